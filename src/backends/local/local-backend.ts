@@ -1,0 +1,236 @@
+import os from 'node:os';
+import path from 'node:path';
+import { z } from 'zod';
+import { type ExecutionRequest, ExecutionRequestSchema } from '../../model/request.ts';
+import type { ExecutionResult, RolloutError, Timings } from '../../model/result.ts';
+import type { Deadline } from '../../runtime/guard.ts';
+import type { ImplementationRef } from '../../runtime/protocol.ts';
+import type { AgentWorkflowConfig, GraderConfig, GraderSpec, WorkflowSpec } from '../../runtime/workflow.ts';
+import type { ExecuteOptions, ExecutionBackend, ResultCallback } from '../backend.ts';
+import { buildResult, deliver, reasonNotGraded } from '../results.ts';
+import { InlineExecutor } from './inline-executor.ts';
+import type { PhaseExecutor } from './phase-executor.ts';
+import { Slots } from './slots.ts';
+import { WorkerPoolExecutor } from './worker-pool.ts';
+
+/** Concurrency when no workflow config is given at all (the seed SDK's default). */
+export const DEFAULT_MAX_CONCURRENT = 4;
+
+/** Options of {@link LocalBackend}. */
+export interface LocalBackendOptions<TW = AgentWorkflowConfig, TG = GraderConfig> {
+  /** A class or function (runs on the calling thread), or a `"module:export"` string (runs in worker threads). */
+  workflow: WorkflowSpec<TW> | ImplementationRef;
+  workflowConfig?: TW;
+  grader?: GraderSpec<TG> | ImplementationRef;
+  graderConfig?: TG;
+  /** `inline` runs everything on the calling thread; `pool` needs `"module:export"` references. */
+  mode?: 'auto' | 'inline' | 'pool';
+  /** Root under which each rollout gets `<root>/<rollout id>/`; a temporary directory by default. */
+  artifactsRoot?: string;
+  /** Directory that `"module:export"` paths resolve from; the process's cwd by default. */
+  cwd?: string;
+  /** Worker threads of the pool; the machine's parallelism by default. */
+  threads?: number;
+  /** Model endpoint and key handed to each rollout's RolloutContext (env fallbacks apply). */
+  chatCompletionsUrl?: string;
+  apiKey?: string;
+}
+
+function isRef(spec: unknown): spec is ImplementationRef {
+  return typeof spec === 'string' || (typeof spec === 'object' && spec !== null && 'file' in spec);
+}
+
+function resolveLimit(workflowConfig: AgentWorkflowConfig | undefined): number {
+  if (workflowConfig === undefined) return DEFAULT_MAX_CONCURRENT;
+  const limit = workflowConfig.concurrency?.maxConcurrent;
+  if (limit === undefined || limit === null) return Infinity;
+  if (!Number.isInteger(limit) || limit < 1) {
+    throw new RangeError(`concurrency.maxConcurrent must be a positive integer or null, got ${String(limit)}`);
+  }
+  return limit;
+}
+
+function deadlineOf(startEpochMs: number, seconds: number | null | undefined, describe: (waitedMs: number) => string): Deadline | null {
+  if (seconds === null || seconds === undefined) return null;
+  return { atEpochMs: startEpochMs + seconds * 1000, message: describe(Date.now() - startEpochMs) };
+}
+
+function agentDeadlineMessage(seconds: number, queuedMs: number): string {
+  const queued = queuedMs >= 1 ? ` (${(queuedMs / 1000).toFixed(2)}s of it spent queued)` : '';
+  return `agent deadline of ${seconds}s exceeded${queued}`;
+}
+
+/**
+ * Runs workflows and graders in this Node process: `"module:export"` references in a tinypool worker-thread
+ * pool (many rollouts per thread, faults isolated per rollout), classes and functions on the calling thread.
+ *
+ * @example
+ * ```ts
+ * const backend = new LocalBackend({ workflow: MyWorkflow, grader: MyGrader });
+ * await backend.execute(request, (r) => console.log('workflow', r.status), (r) => console.log(r.rewards));
+ * await backend.close();
+ * ```
+ */
+export class LocalBackend<TW = AgentWorkflowConfig, TG = GraderConfig> implements ExecutionBackend {
+  readonly #options: LocalBackendOptions<TW, TG>;
+  readonly #slots: Slots;
+  readonly #executor: PhaseExecutor;
+  readonly #artifactsRoot: string;
+
+  constructor(options: LocalBackendOptions<TW, TG>) {
+    this.#options = options;
+    this.#slots = new Slots(resolveLimit(options.workflowConfig as AgentWorkflowConfig | undefined));
+    this.#artifactsRoot = options.artifactsRoot ?? path.join(os.tmpdir(), `rollout-test-artifacts-${process.pid}`);
+    this.#executor = this.#createExecutor();
+  }
+
+  #createExecutor(): PhaseExecutor {
+    const { workflow, grader, mode = 'auto' } = this.#options;
+    const cwd = this.#options.cwd ?? process.cwd();
+    const refs = isRef(workflow) && (grader === undefined || isRef(grader));
+    if (mode === 'pool' && !refs) {
+      throw new TypeError('mode "pool" needs "module:export" references: classes and functions cannot cross threads');
+    }
+    if (mode === 'inline' || !refs) {
+      if (typeof workflow === 'object' || typeof grader === 'object') {
+        throw new TypeError('suite references run in the pool only; pass classes or "module:export" strings inline');
+      }
+      return new InlineExecutor(workflow, grader as GraderSpec | undefined, cwd);
+    }
+    const threads = this.#options.threads ?? WorkerPoolExecutor.defaultThreads(this.#slots.limit);
+    return new WorkerPoolExecutor({ workflow, grader: grader as ImplementationRef | undefined, cwd, threads });
+  }
+
+  /** Rollouts that may run at once; 0 means no limit. */
+  get maxConcurrency(): number {
+    return Number.isFinite(this.#slots.limit) ? this.#slots.limit : 0;
+  }
+
+  health(): Record<string, unknown> {
+    return {
+      status: 'ok',
+      concurrency: { maxConcurrent: this.maxConcurrency, queued: this.#slots.queued, running: this.#slots.running },
+    };
+  }
+
+  /** The directory a rollout's artifacts go to. */
+  artifactsDir(requestId: string): string {
+    return path.join(this.#artifactsRoot, requestId);
+  }
+
+  async execute(
+    request: ExecutionRequest,
+    onWorkflowComplete: ResultCallback,
+    onGraderComplete?: ResultCallback,
+    options: ExecuteOptions = {},
+  ): Promise<void> {
+    const startEpochMs = Date.now();
+    const parsed = ExecutionRequestSchema.safeParse(request);
+    if (!parsed.success) {
+      const error: RolloutError = {
+        category: 'VALIDATION_ERROR',
+        phase: 'setup',
+        message: `invalid request: ${z.prettifyError(parsed.error)}`,
+      };
+      const result = buildResult({ requestId: String(request?.id), error, timings: zeroTimings() });
+      await deliver(onWorkflowComplete, result, 'onWorkflowComplete');
+      await deliver(onGraderComplete, result, 'onGraderComplete');
+      return;
+    }
+    const { signal } = options;
+    try {
+      await this.#slots.acquire(signal);
+    } catch {
+      const result = buildResult({ requestId: parsed.data.id, cancelled: true, timings: zeroTimings(Date.now() - startEpochMs) });
+      await deliver(onWorkflowComplete, result, 'onWorkflowComplete');
+      await deliver(onGraderComplete, result, 'onGraderComplete');
+      return;
+    }
+    try {
+      await this.#runAcquired(parsed.data, startEpochMs, onWorkflowComplete, onGraderComplete, signal);
+    } finally {
+      this.#slots.release();
+    }
+  }
+
+  async #runAcquired(
+    request: ExecutionRequest,
+    startEpochMs: number,
+    onWorkflowComplete: ResultCallback,
+    onGraderComplete: ResultCallback | undefined,
+    signal: AbortSignal | undefined,
+  ): Promise<void> {
+    const queuedMs = Date.now() - startEpochMs;
+    const artifactsDir = this.artifactsDir(request.id);
+    const seconds = request.agentTimeoutSec;
+    const workflowOutcome = await this.#executor.workflow(
+      {
+        request,
+        config: this.#options.workflowConfig,
+        artifactsDir,
+        deadline: deadlineOf(startEpochMs, seconds, (waited) => agentDeadlineMessage(seconds!, waited)),
+        chatCompletionsUrl: this.#options.chatCompletionsUrl,
+        apiKey: this.#options.apiKey,
+      },
+      signal,
+    );
+    const timings: Timings = { queuedMs, workflowMs: workflowOutcome.durationMs, graderMs: 0 };
+    const workflowResult = buildResult({
+      requestId: request.id,
+      ...(workflowOutcome.ok ? { samples: workflowOutcome.samples } : workflowOutcome),
+      logs: workflowOutcome.logs,
+      timings,
+    });
+    await deliver(onWorkflowComplete, workflowResult, 'onWorkflowComplete');
+    if (!onGraderComplete) return;
+    const notGraded = reasonNotGraded(this.#options.grader !== undefined, request, workflowResult);
+    if (notGraded) {
+      const result = buildResult({
+        requestId: request.id,
+        samples: workflowResult.samples,
+        error: notGraded,
+        cancelled: workflowResult.status === 'cancelled',
+        timings,
+      });
+      return deliver(onGraderComplete, result, 'onGraderComplete');
+    }
+    await this.#grade(request, workflowResult, artifactsDir, onGraderComplete, signal);
+  }
+
+  async #grade(
+    request: ExecutionRequest,
+    workflowResult: ExecutionResult,
+    artifactsDir: string,
+    onGraderComplete: ResultCallback,
+    signal: AbortSignal | undefined,
+  ): Promise<void> {
+    const seconds = request.graderTimeoutSec;
+    const outcome = await this.#executor.grader(
+      {
+        request,
+        config: this.#options.graderConfig,
+        samples: workflowResult.samples,
+        artifactsDir,
+        deadline: deadlineOf(Date.now(), seconds, () => `grader deadline of ${seconds}s exceeded`),
+      },
+      signal,
+    );
+    const timings = { ...workflowResult.timings, graderMs: outcome.durationMs };
+    const result = buildResult({
+      requestId: request.id,
+      ...(outcome.ok ? { samples: outcome.samples, rewards: outcome.rewards } : { ...outcome, samples: workflowResult.samples }),
+      logs: outcome.logs,
+      timings,
+    });
+    await deliver(onGraderComplete, result, 'onGraderComplete');
+  }
+
+  /** Stops the worker pool; rollouts still running are cancelled. */
+  close(): Promise<void> {
+    return this.#executor.close();
+  }
+}
+
+function zeroTimings(queuedMs = 0): Timings {
+  return { queuedMs, workflowMs: 0, graderMs: 0 };
+}

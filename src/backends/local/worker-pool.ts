@@ -1,0 +1,174 @@
+import { availableParallelism } from 'node:os';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { BroadcastChannel } from 'node:worker_threads';
+import { Tinypool } from 'tinypool';
+import type { Phase } from '../../model/result.ts';
+import type { Deadline } from '../../runtime/guard.ts';
+import type {
+  GraderPhaseInput,
+  GraderPhaseOutcome,
+  WorkflowPhaseInput,
+  WorkflowPhaseOutcome,
+} from '../../runtime/phases.ts';
+import type { ControlMessage, ImplementationRef, WorkerTask } from '../../runtime/protocol.ts';
+import type { PhaseExecutor } from './phase-executor.ts';
+
+/** How long past its deadline a task may stay unsettled before its thread is suspected of being blocked. */
+const BLOCKED_GRACE_MS = 1_000;
+/** How long live threads get to answer a ping. */
+const PING_WAIT_MS = 500;
+/** A rollout whose thread was lost under it (through no fault of its own) is re-run this many times. */
+const MAX_RERUNS = 2;
+
+/** The error tinypool rejects a lost thread's tasks with, once the pool terminated the thread. */
+class WorkerLost extends Error {
+  override name = 'WorkerLost';
+}
+
+const workerFile = new URL('../../runtime/worker-entry.js', import.meta.url);
+
+export interface WorkerPoolOptions {
+  workflow: ImplementationRef;
+  grader?: ImplementationRef | undefined;
+  cwd: string;
+  /** Worker threads; by default the machine's parallelism, at most the concurrency limit. */
+  threads: number;
+}
+
+type Outcome = WorkflowPhaseOutcome | GraderPhaseOutcome;
+type TaskBody = Pick<WorkerTask, 'kind' | 'input'> & { implementation: ImplementationRef };
+
+let poolCount = 0;
+
+/**
+ * Runs phases in a tinypool worker-thread pool, many rollouts concurrently per thread. Guards what a single
+ * thread cannot: a thread blocked past a deadline is found by pinging every thread, terminated, and its other
+ * rollouts re-run; the blocked rollout is a TIMEOUT.
+ */
+export class WorkerPoolExecutor implements PhaseExecutor {
+  readonly #options: WorkerPoolOptions;
+  readonly #channelName = `rollout-test:${process.pid}:${++poolCount}`;
+  #pool: Tinypool | undefined;
+  #channel: BroadcastChannel | undefined;
+  #nextTaskId = 1;
+  #nextNonce = 1;
+  readonly #pongs = new Map<number, Set<number>>();
+  readonly #knownThreads = new Set<number>();
+  #blockedCheck: Promise<void> | undefined;
+
+  constructor(options: WorkerPoolOptions) {
+    this.#options = options;
+  }
+
+  static defaultThreads(maxConcurrent: number): number {
+    return Math.max(1, Math.min(availableParallelism(), maxConcurrent));
+  }
+
+  workflow(input: WorkflowPhaseInput, signal?: AbortSignal): Promise<WorkflowPhaseOutcome> {
+    const body = { kind: 'workflow', input, implementation: this.#options.workflow } as const;
+    return this.#run(body, 'workflow', input.deadline, signal) as Promise<WorkflowPhaseOutcome>;
+  }
+
+  grader(input: GraderPhaseInput, signal?: AbortSignal): Promise<GraderPhaseOutcome> {
+    const implementation = this.#options.grader;
+    if (implementation === undefined) throw new Error('grader() called on a pool without a grader');
+    const body = { kind: 'grader', input, implementation } as const;
+    return this.#run(body, 'grader', input.deadline, signal) as Promise<GraderPhaseOutcome>;
+  }
+
+  async close(): Promise<void> {
+    const pool = this.#pool;
+    this.#pool = undefined;
+    this.#channel?.close();
+    this.#channel = undefined;
+    await pool?.destroy();
+  }
+
+  #start(): { pool: Tinypool; channel: BroadcastChannel } {
+    if (!this.#pool || !this.#channel) {
+      const threads = this.#options.threads;
+      this.#pool = new Tinypool({
+        filename: workerFile.href,
+        name: 'runTask',
+        runtime: 'worker_threads',
+        minThreads: threads,
+        maxThreads: threads,
+        // The backend's own slots bound concurrency; the pool only spreads rollouts over threads.
+        concurrentTasksPerWorker: Number.MAX_SAFE_INTEGER,
+        useAtomics: false,
+        idleTimeout: 2 ** 31 - 1,
+        terminateTimeout: 5_000,
+      });
+      // Errors of lost threads reach their tasks; a pool-level error must not crash the host.
+      this.#pool.on('error', () => undefined);
+      this.#channel = new BroadcastChannel(this.#channelName);
+      this.#channel.onmessage = (event) => this.#onControl((event as { data: ControlMessage }).data);
+      this.#channel.unref();
+    }
+    return { pool: this.#pool, channel: this.#channel };
+  }
+
+  #onControl(message: ControlMessage): void {
+    if (message.type === 'hello') this.#knownThreads.add(message.threadId);
+    if (message.type !== 'pong') return;
+    this.#knownThreads.add(message.threadId);
+    this.#pongs.get(message.nonce)?.add(message.threadId);
+  }
+
+  async #run(body: TaskBody, phase: Phase, deadline: Deadline | null, signal?: AbortSignal, rerun = 0): Promise<Outcome> {
+    const { pool, channel } = this.#start();
+    const taskId = this.#nextTaskId++;
+    const task = { ...body, taskId, cwd: this.#options.cwd, controlChannel: this.#channelName } as WorkerTask;
+    const started = performance.now();
+    const onCancel = () => channel.postMessage({ type: 'cancel', taskId } satisfies ControlMessage);
+    signal?.addEventListener('abort', onCancel, { once: true });
+    const watchdog = deadline
+      ? setTimeout(() => this.#checkForBlockedThreads(), Math.max(0, deadline.atEpochMs - Date.now()) + BLOCKED_GRACE_MS)
+      : undefined;
+    try {
+      return (await pool.run(task)) as Outcome;
+    } catch (error) {
+      const durationMs = performance.now() - started;
+      const failed = (category: 'TIMEOUT' | 'AGENT_ERROR', message: string, cancelled?: boolean): Outcome => ({
+        ok: false,
+        error: { category, phase, message },
+        logs: [],
+        durationMs,
+        ...(cancelled ? { cancelled } : {}),
+      });
+      if (signal?.aborted || !this.#pool) return failed('AGENT_ERROR', 'cancelled before it finished', true);
+      const reason = error instanceof Error ? error.message : String(error);
+      if (deadline && Date.now() >= deadline.atEpochMs) {
+        return failed('TIMEOUT', `${deadline.message}; it kept its thread busy past the deadline, so the thread was terminated`);
+      }
+      if (rerun < MAX_RERUNS) return this.#run(body, phase, deadline, signal, rerun + 1);
+      return failed('AGENT_ERROR', `its worker thread was lost ${rerun + 1} times: ${reason}`);
+    } finally {
+      clearTimeout(watchdog);
+      signal?.removeEventListener('abort', onCancel);
+    }
+  }
+
+  /** Pings every thread; threads that ran tasks before and do not answer are blocked, and are terminated. */
+  #checkForBlockedThreads(): Promise<void> {
+    this.#blockedCheck ??= (async () => {
+      const { pool, channel } = this.#start();
+      const nonce = this.#nextNonce++;
+      const answered = new Set<number>();
+      this.#pongs.set(nonce, answered);
+      channel.postMessage({ type: 'ping', nonce } satisfies ControlMessage);
+      await sleep(PING_WAIT_MS);
+      this.#pongs.delete(nonce);
+      for (const thread of pool.threads) {
+        const id = thread.threadId;
+        if (this.#knownThreads.has(id) && !answered.has(id)) {
+          this.#knownThreads.delete(id);
+          thread.emit('error', new WorkerLost(`worker thread ${id} was blocked past a rollout's deadline and was terminated`));
+        }
+      }
+    })().finally(() => {
+      this.#blockedCheck = undefined;
+    });
+    return this.#blockedCheck;
+  }
+}

@@ -1,0 +1,58 @@
+import type { ExecutionResult, RolloutError, Timings } from '../model/result.ts';
+import type { RolloutSample } from '../model/sample.ts';
+import type { ResultCallback } from './backend.ts';
+
+/** The parts of a result that vary; everything else has a default. */
+export interface ResultParts {
+  requestId: string;
+  samples?: RolloutSample[];
+  rewards?: Record<string, number>;
+  error?: RolloutError | undefined;
+  cancelled?: boolean | undefined;
+  timings: Timings;
+  logs?: string[];
+  extraFields?: ExecutionResult['extraFields'];
+}
+
+/** Builds a result; its status follows from whether it carries an error or was cancelled. */
+export function buildResult(parts: ResultParts): ExecutionResult {
+  const extraFields = { ...parts.extraFields };
+  if (parts.logs?.length) extraFields.logs = parts.logs;
+  const result: ExecutionResult = {
+    requestId: parts.requestId,
+    status: parts.cancelled ? 'cancelled' : parts.error ? 'failure' : 'success',
+    samples: parts.samples ?? [],
+    rewards: parts.rewards ?? {},
+    timings: parts.timings,
+    extraFields,
+  };
+  if (parts.error) result.error = parts.error;
+  return result;
+}
+
+/** Calls a user callback; one that throws is logged, never allowed to break the backend. */
+export async function deliver(callback: ResultCallback | undefined, result: ExecutionResult, name: string): Promise<void> {
+  if (!callback) return;
+  try {
+    await callback(result);
+  } catch (error) {
+    console.error(`rollout-test: ${name} callback threw for rollout "${result.requestId}" (ignored):`, error);
+  }
+}
+
+/** Why a rollout is not graded, or undefined when it should be (SPEC §3 step 4). */
+export function reasonNotGraded(
+  hasGrader: boolean,
+  request: { label?: string | null | undefined; metadata?: object | null | undefined },
+  workflowResult: ExecutionResult,
+): RolloutError | undefined {
+  if (workflowResult.error) {
+    return { ...workflowResult.error, message: `not graded: the workflow failed: ${workflowResult.error.message}` };
+  }
+  if (workflowResult.status === 'cancelled') return { category: 'AGENT_ERROR', phase: 'grader', message: 'not graded: cancelled' };
+  if (!hasGrader) return { category: 'VALIDATION_ERROR', phase: 'grader', message: 'not graded: no grader is configured' };
+  if (request.label == null && request.metadata == null) {
+    return { category: 'VALIDATION_ERROR', phase: 'grader', message: 'not graded: the request has neither a label nor metadata' };
+  }
+  return undefined;
+}

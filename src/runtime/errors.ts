@@ -1,0 +1,69 @@
+import type { ErrorCategory, Phase, RolloutError } from '../model/result.ts';
+
+/** Thrown for bad data: a malformed request, a non-finite reward, a sample that fails its schema. */
+export class ValidationError extends Error {
+  override name = 'ValidationError';
+}
+
+/** A deadline fired. `AbortSignal.timeout()` throws a DOMException of the same name, handled alike. */
+export class TimeoutError extends Error {
+  override name = 'TimeoutError';
+}
+
+/** An error response from the model endpoint, raised by an integration; carries the HTTP status. */
+export class HttpError extends Error {
+  override name = 'HttpError';
+  constructor(
+    message: string,
+    readonly status: number,
+  ) {
+    super(message);
+  }
+}
+
+const VALIDATION_NAMES = new Set(['TypeError', 'RangeError', 'AssertionError', 'ZodError', 'ValidationError']);
+
+function errorName(error: unknown): string | undefined {
+  if (typeof error !== 'object' || error === null) return undefined;
+  const name = (error as { name?: unknown }).name;
+  return typeof name === 'string' ? name : undefined;
+}
+
+/**
+ * Maps anything thrown by a workflow or grader to its category (SPEC §1). Names are compared rather than
+ * classes because errors cross realms (worker threads, user copies of zod or chai).
+ */
+export function categorizeError(error: unknown): ErrorCategory {
+  const name = errorName(error);
+  if (name === undefined) return 'AGENT_ERROR';
+  if (name === 'TimeoutError') return 'TIMEOUT';
+  if (VALIDATION_NAMES.has(name) || name.startsWith('AssertionError')) return 'VALIDATION_ERROR';
+  if (name === 'HttpError' || name === 'APIError' || isHttpStatusError(error)) return 'HTTP_ERROR';
+  return 'AGENT_ERROR';
+}
+
+/** The OpenAI and AI SDKs raise their own classes for 4xx/5xx; they all carry a numeric status. */
+function isHttpStatusError(error: unknown): boolean {
+  const status = (error as { status?: unknown; statusCode?: unknown }).status ??
+    (error as { statusCode?: unknown }).statusCode;
+  const name = errorName(error) ?? '';
+  return typeof status === 'number' && status >= 400 && /Error$/.test(name) && /API|Http|Call/i.test(name);
+}
+
+/** Builds the structured error of a result from a thrown value. */
+export function toRolloutError(error: unknown, phase: Phase, category = categorizeError(error)): RolloutError {
+  if (error instanceof Error || (typeof error === 'object' && error !== null && 'message' in error)) {
+    const e = error as Error;
+    const message = String(e.message || e.name || 'error without a message');
+    return e.stack ? { category, phase, message, stack: String(e.stack) } : { category, phase, message };
+  }
+  return { category, phase, message: `non-Error value thrown: ${describeThrown(error)}` };
+}
+
+function describeThrown(value: unknown): string {
+  try {
+    return typeof value === 'string' ? JSON.stringify(value) : String(JSON.stringify(value) ?? value);
+  } catch {
+    return String(value);
+  }
+}

@@ -1,0 +1,76 @@
+import type { Phase, RolloutError } from '../model/result.ts';
+import { toRolloutError, TimeoutError } from './errors.ts';
+import { type RolloutContext, runInRolloutScope } from './rollout-context.ts';
+
+/** An absolute deadline (epoch ms, so it means the same in every thread) and what to say when it fires. */
+export interface Deadline {
+  atEpochMs: number;
+  message: string;
+}
+
+/** How a guarded phase ended. `cancelled` is set when the run was cancelled rather than the code failing. */
+export type GuardedOutcome<T> =
+  | { ok: true; value: T; durationMs: number }
+  | { ok: false; error: RolloutError; durationMs: number; cancelled?: boolean };
+
+export interface GuardOptions {
+  phase: Phase;
+  deadline: Deadline | null;
+  /** Cancels the phase from outside (the run was interrupted). */
+  cancelSignal?: AbortSignal | undefined;
+  context: RolloutContext;
+}
+
+/**
+ * Runs user code so that it always settles: on its own result, its deadline (even if the code ignores the
+ * abort signal), an outside cancel, or a fault (process.exit, an uncaught exception or unhandled rejection
+ * traced to this rollout). Whatever the code does after that is ignored.
+ */
+export function runGuarded<T>(options: GuardOptions, body: (signal: AbortSignal) => Promise<T>): Promise<GuardedOutcome<T>> {
+  const started = performance.now();
+  const controller = new AbortController();
+  const elapsed = () => performance.now() - started;
+  return new Promise<GuardedOutcome<T>>((resolve) => {
+    let settled = false;
+    const cleanups: Array<() => void> = [];
+    const settle = (outcome: GuardedOutcome<T>) => {
+      if (settled) return;
+      settled = true;
+      for (const cleanup of cleanups) cleanup();
+      if (!controller.signal.aborted) controller.abort(new Error('phase ended'));
+      resolve(outcome);
+    };
+    const fail = (error: unknown, category?: RolloutError['category'], cancelled?: boolean) =>
+      settle({ ok: false, error: toRolloutError(error, options.phase, category), durationMs: elapsed(), cancelled });
+
+    if (options.deadline) {
+      const timeout = new TimeoutError(options.deadline.message);
+      const remaining = options.deadline.atEpochMs - Date.now();
+      if (remaining <= 0) return fail(timeout, 'TIMEOUT');
+      const timer = setTimeout(() => {
+        controller.abort(timeout);
+        fail(timeout, 'TIMEOUT');
+      }, remaining);
+      cleanups.push(() => clearTimeout(timer));
+    }
+    const cancel = options.cancelSignal;
+    if (cancel) {
+      const onCancel = () => {
+        controller.abort(cancel.reason);
+        fail(new Error('cancelled before it finished'), 'AGENT_ERROR', true);
+      };
+      if (cancel.aborted) return onCancel();
+      cancel.addEventListener('abort', onCancel, { once: true });
+      cleanups.push(() => cancel.removeEventListener('abort', onCancel));
+    }
+    const scope = { context: options.context, fault: (error: Error) => fail(error, 'AGENT_ERROR') };
+    runInRolloutScope(scope, () => {
+      Promise.resolve()
+        .then(() => body(controller.signal))
+        .then(
+          (value) => settle({ ok: true, value, durationMs: elapsed() }),
+          (error) => fail(error),
+        );
+    });
+  });
+}

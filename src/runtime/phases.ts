@@ -1,0 +1,114 @@
+import { mkdir } from 'node:fs/promises';
+import type { ExecutionRequest } from '../model/request.ts';
+import type { RolloutError } from '../model/result.ts';
+import type { RolloutSample } from '../model/sample.ts';
+import { toRolloutError } from './errors.ts';
+import { type Deadline, runGuarded } from './guard.ts';
+import type { Invoke } from './implementation.ts';
+import { createCapturingLogger } from './logger.ts';
+import { RewardBook } from './rewards.ts';
+import { RolloutContext } from './rollout-context.ts';
+import { samplesOf } from './samples.ts';
+import type { AgentWorkflowContext, GradeResult, GraderContext, WorkflowResult } from './workflow.ts';
+
+/** The serializable part of a workflow phase: what crosses into a worker or a trial. */
+export interface WorkflowPhaseInput {
+  request: ExecutionRequest;
+  config: unknown;
+  artifactsDir: string;
+  deadline: Deadline | null;
+  chatCompletionsUrl?: string | undefined;
+  apiKey?: string | undefined;
+}
+
+/** The serializable part of a grader phase. */
+export interface GraderPhaseInput {
+  request: ExecutionRequest;
+  config: unknown;
+  samples: RolloutSample[];
+  artifactsDir: string;
+  deadline: Deadline | null;
+}
+
+interface PhaseReport {
+  logs: string[];
+  durationMs: number;
+}
+type Failed = PhaseReport & { ok: false; error: RolloutError; cancelled?: boolean };
+
+export type WorkflowPhaseOutcome = (PhaseReport & { ok: true; samples: RolloutSample[] }) | Failed;
+export type GraderPhaseOutcome =
+  | (PhaseReport & { ok: true; samples: RolloutSample[]; rewards: Record<string, number> })
+  | Failed;
+
+/** Runs one workflow: builds its context, installs the RolloutContext, collects and validates samples. */
+export async function runWorkflowPhase(
+  invoke: Invoke<AgentWorkflowContext<any>, WorkflowResult>,
+  input: WorkflowPhaseInput,
+  cancelSignal?: AbortSignal,
+): Promise<WorkflowPhaseOutcome> {
+  const { logger, lines } = createCapturingLogger();
+  const rollout = new RolloutContext({
+    rolloutId: input.request.id,
+    chatCompletionsUrl: input.chatCompletionsUrl,
+    apiKey: input.apiKey,
+  });
+  const outcome = await runGuarded(
+    { phase: 'workflow', deadline: input.deadline, cancelSignal, context: rollout },
+    async (signal) => {
+      await mkdir(input.artifactsDir, { recursive: true });
+      const ctx: AgentWorkflowContext<any> = {
+        prompt: input.request.prompt,
+        config: input.config ?? {},
+        metadata: input.request.metadata ?? {},
+        rolloutId: input.request.id,
+        artifactsDir: input.artifactsDir,
+        signal,
+        rollout,
+        logger,
+      };
+      return samplesOf(await invoke(ctx.config, ctx), rollout);
+    },
+  );
+  if (!outcome.ok) return { ...outcome, logs: lines };
+  return { ok: true, samples: outcome.value, logs: lines, durationMs: outcome.durationMs };
+}
+
+/** Runs one grader over a copy of the samples and requires a finite reward (or removed samples). */
+export async function runGraderPhase(
+  invoke: Invoke<GraderContext<any>, GradeResult>,
+  input: GraderPhaseInput,
+  cancelSignal?: AbortSignal,
+): Promise<GraderPhaseOutcome> {
+  const { logger, lines } = createCapturingLogger();
+  const book = new RewardBook(structuredClone(input.samples));
+  const rollout = new RolloutContext({ rolloutId: input.request.id });
+  const outcome = await runGuarded(
+    { phase: 'grader', deadline: input.deadline, cancelSignal, context: rollout },
+    async (signal) => {
+      await mkdir(input.artifactsDir, { recursive: true });
+      const ctx: GraderContext<any> = {
+        label: input.request.label ?? null,
+        samples: book.samples,
+        sample: book.samples[0],
+        metadata: input.request.metadata ?? {},
+        config: input.config ?? {},
+        rolloutId: input.request.id,
+        artifactsDir: input.artifactsDir,
+        signal,
+        logger,
+        setReward: (value, options) => book.setReward(value, options),
+        removeSample: (index) => book.removeSample(index),
+      };
+      book.apply(await invoke(ctx.config, ctx));
+      book.finish();
+    },
+  );
+  if (!outcome.ok) return { ...outcome, logs: lines };
+  return { ok: true, samples: book.samples, rewards: book.rewards, logs: lines, durationMs: outcome.durationMs };
+}
+
+/** The outcome of a phase whose workflow or grader could not even be loaded. */
+export function setupFailure(error: unknown): Failed {
+  return { ok: false, error: toRolloutError(error, 'setup', 'AGENT_ERROR'), logs: [], durationMs: 0 };
+}

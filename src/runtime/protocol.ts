@@ -1,0 +1,38 @@
+/**
+ * The typed boundary between the main process (scheduling, deadlines, reporting) and the threads that run
+ * user code. Everything here is structured-clone safe.
+ */
+import type { GraderPhaseInput, GraderPhaseOutcome, WorkflowPhaseInput, WorkflowPhaseOutcome } from './phases.ts';
+
+/**
+ * Names the code to run in a worker: a `"module:export"` string, or the workflow/grader of a suite that a
+ * rollout file declares with `defineRollout`.
+ */
+export type ImplementationRef = string | { file: string; suite: string; role: 'workflow' | 'grader' };
+
+interface TaskBase {
+  taskId: number;
+  /** Directory that relative module paths resolve from. */
+  cwd: string;
+  implementation: ImplementationRef;
+  /** Name of the BroadcastChannel that carries {@link ControlMessage}s for this pool. */
+  controlChannel: string;
+}
+
+export type WorkerTask =
+  | (TaskBase & { kind: 'workflow'; input: WorkflowPhaseInput })
+  | (TaskBase & { kind: 'grader'; input: GraderPhaseInput });
+
+export type WorkerTaskOutcome<T extends WorkerTask> = T['kind'] extends 'workflow'
+  ? WorkflowPhaseOutcome
+  : GraderPhaseOutcome;
+
+/**
+ * Messages on the control channel: a thread announces itself before its first task; cancel a task; ask every
+ * live thread to answer (blocked ones cannot).
+ */
+export type ControlMessage =
+  | { type: 'hello'; threadId: number }
+  | { type: 'cancel'; taskId: number }
+  | { type: 'ping'; nonce: number }
+  | { type: 'pong'; nonce: number; threadId: number };

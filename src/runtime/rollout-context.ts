@@ -1,0 +1,72 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { RolloutSample } from '../model/sample.ts';
+
+/** Produces the samples of one source when the workflow ends (e.g. every model call a client recorded). */
+export type SampleSource = (() => RolloutSample[] | Promise<RolloutSample[]>) | {
+  collect(): RolloutSample[] | Promise<RolloutSample[]>;
+};
+
+/** Where a rollout reaches its model, and where its samples are gathered. */
+export interface RolloutContextInit {
+  rolloutId: string;
+  chatCompletionsUrl?: string | undefined;
+  apiKey?: string | undefined;
+}
+
+/**
+ * Per-rollout state that agent integrations find through {@link getRolloutContext}, so that they can register
+ * their samples without the user passing anything around.
+ */
+export class RolloutContext {
+  readonly rolloutId: string;
+  /** The model endpoint: the run's setting, else `ROLLOUT_CHAT_COMPLETIONS_URL`. */
+  readonly chatCompletionsUrl: string | undefined;
+  /** The model API key: the run's setting, else `ROLLOUT_API_KEY`. */
+  readonly apiKey: string | undefined;
+  readonly #sources = new Map<string, SampleSource>();
+
+  constructor(init: RolloutContextInit) {
+    this.rolloutId = init.rolloutId;
+    this.chatCompletionsUrl = init.chatCompletionsUrl ?? process.env.ROLLOUT_CHAT_COMPLETIONS_URL;
+    this.apiKey = init.apiKey ?? process.env.ROLLOUT_API_KEY;
+  }
+
+  /** Registers a source of samples; a second source under the same name replaces the first. */
+  registerSampleSource(name: string, source: SampleSource): void {
+    this.#sources.set(name, source);
+  }
+
+  /** The samples of every registered source, each stamped with the source's name. */
+  async collectSamples(): Promise<RolloutSample[]> {
+    const samples: RolloutSample[] = [];
+    for (const [name, source] of this.#sources) {
+      const produced = typeof source === 'function' ? await source() : await source.collect();
+      for (const sample of produced) samples.push({ ...sample, source: sample.source || name });
+    }
+    return samples;
+  }
+}
+
+/** What the runtime keeps per rollout beside the public context: where to report a fault. */
+export interface RolloutScope {
+  context: RolloutContext;
+  /** Fails the rollout at once: a fault escaped the workflow's own promise chain. */
+  fault(error: Error): void;
+}
+
+const scopeStorage = new AsyncLocalStorage<RolloutScope>();
+
+/** Runs `fn` with `scope` installed for everything it starts, timers and promises included. */
+export function runInRolloutScope<T>(scope: RolloutScope, fn: () => T): T {
+  return scopeStorage.run(scope, fn);
+}
+
+/** The scope of the rollout whose code is running now, if any. */
+export function currentRolloutScope(): RolloutScope | undefined {
+  return scopeStorage.getStore();
+}
+
+/** The RolloutContext of the rollout whose code is running now, or `undefined` outside a rollout. */
+export function getRolloutContext(): RolloutContext | undefined {
+  return scopeStorage.getStore()?.context;
+}

@@ -1,0 +1,74 @@
+import type { JsonObject } from '../model/json.ts';
+import type { Message } from '../model/message.ts';
+import type { AgentWorkflowConfig, GraderConfig, GraderSpec, WorkflowSpec } from './workflow.ts';
+
+/** One dataset row as users write it; normalized by the runner (see SPEC §6). */
+export interface DatasetRow {
+  id?: string | number;
+  prompt?: string | Message[];
+  system_prompt?: string;
+  user_prompt?: string;
+  label?: string | number | boolean | null;
+  ground_truth?: string | number | boolean | null;
+  metadata?: JsonObject;
+  [key: string]: unknown;
+}
+
+/** Per-rollout deadlines in seconds; `null` means none. */
+export interface TimeoutsConfig {
+  agentSec?: number | null;
+  graderSec?: number | null;
+}
+
+/** Where a suite's rollouts run. */
+export type BackendConfig =
+  | { type: 'local'; inline?: boolean; maxConcurrency?: number | null }
+  | {
+      type: 'harbor';
+      taskDir: string;
+      environment?: 'docker' | 'sandbox' | 'process';
+      nConcurrent?: number;
+      [key: string]: unknown;
+    };
+
+/** A rollout suite: a dataset run through a workflow and scored by a grader. */
+export interface RolloutSuite<TW = AgentWorkflowConfig, TG = GraderConfig> {
+  name: string;
+  /** Inline rows, or a JSONL / JSON / CSV file relative to the rollout file. */
+  dataset: DatasetRow[] | string;
+  workflow: WorkflowSpec<TW>;
+  workflowConfig?: TW;
+  grader?: GraderSpec<TG>;
+  graderConfig?: TG;
+  /** Runs per row (independent), for pass@k. */
+  n?: number;
+  /** Reward at or above which a rollout passes; 1.0 by default. */
+  passThreshold?: number;
+  /** Minimum mean reward of the suite; below it the run fails. */
+  threshold?: number;
+  timeouts?: TimeoutsConfig;
+  backend?: BackendConfig;
+}
+
+let collecting: RolloutSuite<any, any>[] | undefined;
+
+/** Records a suite declared while a rollout file is being loaded; elsewhere it is a no-op. */
+export function registerSuite(suite: RolloutSuite<any, any>): void {
+  collecting?.push(suite);
+}
+
+/** Runs `load` and returns the suites it declared. Loads are serialized so each knows its own file. */
+let chain: Promise<unknown> = Promise.resolve();
+export function collectDeclaredSuites(load: () => Promise<unknown>): Promise<RolloutSuite<any, any>[]> {
+  const next = chain.then(async () => {
+    collecting = [];
+    try {
+      await load();
+      return collecting;
+    } finally {
+      collecting = undefined;
+    }
+  });
+  chain = next.catch(() => undefined);
+  return next;
+}

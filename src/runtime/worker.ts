@@ -1,0 +1,64 @@
+/**
+ * The tinypool worker entry: runs many rollouts concurrently on one thread. Faults of user code are traced
+ * to their rollout here; deadlines that code ignores are enforced by the guard; a thread blocked past its
+ * deadline is terminated from the main thread (see `backends/local/worker-pool.ts`).
+ */
+import { BroadcastChannel, threadId } from 'node:worker_threads';
+import { installFaultHandlers, interceptProcessExit } from './faults.ts';
+import type { Invoke } from './implementation.ts';
+import { runGraderPhase, runWorkflowPhase, setupFailure, type GraderPhaseOutcome, type WorkflowPhaseOutcome } from './phases.ts';
+import type { ControlMessage, WorkerTask } from './protocol.ts';
+import { resolveImplementation } from './resolve-implementation.ts';
+
+installFaultHandlers();
+interceptProcessExit();
+
+const cancellers = new Map<number, AbortController>();
+const channels = new Map<string, BroadcastChannel>();
+const implementations = new Map<string, Promise<Invoke<any, any>>>();
+
+function listen(name: string): void {
+  if (channels.has(name)) return;
+  const channel = new BroadcastChannel(name);
+  channel.onmessage = (event) => {
+    const message = (event as { data: ControlMessage }).data;
+    if (message.type === 'cancel') cancellers.get(message.taskId)?.abort();
+    else if (message.type === 'ping') channel.postMessage({ type: 'pong', nonce: message.nonce, threadId });
+  };
+  channel.unref();
+  channels.set(name, channel);
+  channel.postMessage({ type: 'hello', threadId } satisfies ControlMessage);
+}
+
+function implementationOf(task: WorkerTask): Promise<Invoke<any, any>> {
+  const key = `${task.kind}\0${task.cwd}\0${JSON.stringify(task.implementation)}`;
+  let found = implementations.get(key);
+  if (!found) {
+    found = resolveImplementation(task.implementation, task.kind, task.cwd);
+    implementations.set(key, found);
+    found.catch(() => implementations.delete(key));
+  }
+  return found;
+}
+
+/** Runs one phase of one rollout; always resolves with an outcome, never throws the rollout's error. */
+export async function runTask(task: WorkerTask): Promise<WorkflowPhaseOutcome | GraderPhaseOutcome> {
+  listen(task.controlChannel);
+  const canceller = new AbortController();
+  cancellers.set(task.taskId, canceller);
+  try {
+    let invoke: Invoke<any, any>;
+    try {
+      invoke = await implementationOf(task);
+    } catch (error) {
+      return setupFailure(error);
+    }
+    return task.kind === 'workflow'
+      ? await runWorkflowPhase(invoke, task.input, canceller.signal)
+      : await runGraderPhase(invoke, task.input, canceller.signal);
+  } finally {
+    cancellers.delete(task.taskId);
+  }
+}
+
+export default runTask;

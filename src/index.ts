@@ -44,7 +44,13 @@ export {
   type WorkflowSpec,
   type GraderSpec,
 } from './runtime/workflow.ts';
-export { RolloutContext, getRolloutContext, type SampleSource } from './runtime/rollout-context.ts';
+export {
+  RolloutContext,
+  getRolloutContext,
+  type SampleSource,
+  type RolloutContextInit,
+  type ModelCacheSettings,
+} from './runtime/rollout-context.ts';
 export { ValidationError, TimeoutError, HttpError, categorizeError } from './runtime/errors.ts';
 export { resolveExportRef, parseExportRef } from './runtime/implementation.ts';
 export type { ImplementationRef } from './runtime/protocol.ts';

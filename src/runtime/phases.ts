@@ -7,7 +7,7 @@ import { type Deadline, runGuarded } from './guard.ts';
 import type { Invoke } from './implementation.ts';
 import { createCapturingLogger } from './logger.ts';
 import { RewardBook } from './rewards.ts';
-import { RolloutContext } from './rollout-context.ts';
+import { type ModelCacheSettings, RolloutContext } from './rollout-context.ts';
 import { samplesOf } from './samples.ts';
 import type { AgentWorkflowContext, GradeResult, GraderContext, WorkflowResult } from './workflow.ts';
 
@@ -19,6 +19,7 @@ export interface WorkflowPhaseInput {
   deadline: Deadline | null;
   chatCompletionsUrl?: string | undefined;
   apiKey?: string | undefined;
+  modelCache?: ModelCacheSettings | undefined;
 }
 
 /** The serializable part of a grader phase. */
@@ -52,6 +53,7 @@ export async function runWorkflowPhase(
     rolloutId: input.request.id,
     chatCompletionsUrl: input.chatCompletionsUrl,
     apiKey: input.apiKey,
+    modelCache: input.modelCache,
   });
   const outcome = await runGuarded(
     { phase: 'workflow', deadline: input.deadline, cancelSignal, context: rollout },

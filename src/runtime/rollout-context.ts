@@ -11,6 +11,13 @@ export interface RolloutContextInit {
   rolloutId: string;
   chatCompletionsUrl?: string | undefined;
   apiKey?: string | undefined;
+  modelCache?: ModelCacheSettings | undefined;
+}
+
+/** Model-call cache of a run: `record` stores every response, `replay` serves them and never calls the model. */
+export interface ModelCacheSettings {
+  mode: 'record' | 'replay';
+  dir: string;
 }
 
 /**
@@ -23,12 +30,15 @@ export class RolloutContext {
   readonly chatCompletionsUrl: string | undefined;
   /** The model API key: the run's setting, else `ROLLOUT_API_KEY`. */
   readonly apiKey: string | undefined;
+  /** Set when the run records or replays model calls; integrations key entries by request body and rollout id. */
+  readonly modelCache: ModelCacheSettings | undefined;
   readonly #sources = new Map<string, SampleSource>();
 
   constructor(init: RolloutContextInit) {
     this.rolloutId = init.rolloutId;
     this.chatCompletionsUrl = init.chatCompletionsUrl ?? process.env.ROLLOUT_CHAT_COMPLETIONS_URL;
     this.apiKey = init.apiKey ?? process.env.ROLLOUT_API_KEY;
+    this.modelCache = init.modelCache;
   }
 
   /** Registers a source of samples; a second source under the same name replaces the first. */

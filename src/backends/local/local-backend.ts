@@ -5,6 +5,7 @@ import { type ExecutionRequest, ExecutionRequestSchema } from '../../model/reque
 import type { ExecutionResult, RolloutError, Timings } from '../../model/result.ts';
 import type { Deadline } from '../../runtime/guard.ts';
 import type { ImplementationRef } from '../../runtime/protocol.ts';
+import type { ModelCacheSettings } from '../../runtime/rollout-context.ts';
 import type { AgentWorkflowConfig, GraderConfig, GraderSpec, WorkflowSpec } from '../../runtime/workflow.ts';
 import type { ExecuteOptions, ExecutionBackend, ResultCallback } from '../backend.ts';
 import { buildResult, deliver, reasonNotGraded } from '../results.ts';
@@ -34,6 +35,8 @@ export interface LocalBackendOptions<TW = AgentWorkflowConfig, TG = GraderConfig
   /** Model endpoint and key handed to each rollout's RolloutContext (env fallbacks apply). */
   chatCompletionsUrl?: string;
   apiKey?: string;
+  /** Record or replay model calls (off by default). */
+  modelCache?: ModelCacheSettings;
 }
 
 function isRef(spec: unknown): spec is ImplementationRef {
@@ -171,6 +174,7 @@ export class LocalBackend<TW = AgentWorkflowConfig, TG = GraderConfig> implement
         deadline: deadlineOf(startEpochMs, seconds, (waited) => agentDeadlineMessage(seconds!, waited)),
         chatCompletionsUrl: this.#options.chatCompletionsUrl,
         apiKey: this.#options.apiKey,
+        modelCache: this.#options.modelCache,
       },
       signal,
     );

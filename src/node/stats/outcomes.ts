@@ -1,0 +1,82 @@
+import type { Phase } from '../../model/index.ts';
+
+/** How one rollout ended, as the statistics see it. */
+export interface RolloutOutcome {
+  /** The dataset row; the runs of one row share it. */
+  rowKey: string;
+  /** Which of the row's `n` runs this is. */
+  run: number;
+  /** The primary reward; `null` when none was produced. */
+  reward: number | null;
+  status: 'passed' | 'failed' | 'errored' | 'skipped';
+  /** Error category of an errored rollout (`TIMEOUT`, `HTTP_ERROR`, …). */
+  category?: string;
+  /** Where an errored rollout failed. */
+  phase?: Phase;
+}
+
+/** A run that counts in rewards and pass rates. */
+export interface ScoredRun {
+  reward: number;
+  /** A workflow or grader error: scored 0 and never a pass. */
+  errored: boolean;
+}
+
+/** A run passes when it did not error and its reward reaches the threshold. */
+export function isPass(run: ScoredRun, passThreshold: number): boolean {
+  return !run.errored && run.reward >= passThreshold;
+}
+
+/**
+ * Whether a rollout failed for infrastructure rather than for the agent: its environment never came up
+ * (phase `setup`) or the model endpoint answered with an error (`HTTP_ERROR`). Those say nothing about
+ * the agent, so they are kept out of rewards and reported apart.
+ */
+export function isInfrastructureFailure(outcome: RolloutOutcome): boolean {
+  return outcome.status === 'errored' && (outcome.phase === 'setup' || outcome.category === 'HTTP_ERROR');
+}
+
+/**
+ * The reward a rollout contributes to means and pass rates, or `null` when it is kept out (skipped, or an
+ * infrastructure failure). A workflow or grader error scores 0 because the agent produced nothing usable;
+ * a missing reward also scores 0, as in Harbor's summaries.
+ * @throws RangeError on a non-finite reward.
+ */
+export function scoredReward(outcome: RolloutOutcome): number | null {
+  if (outcome.status === 'skipped' || isInfrastructureFailure(outcome)) return null;
+  if (outcome.status === 'errored') return 0;
+  const reward = outcome.reward ?? 0;
+  if (!Number.isFinite(reward)) throw new RangeError(`row ${outcome.rowKey} run ${outcome.run}: reward must be finite`);
+  return reward;
+}
+
+/**
+ * The scored runs of each row as `[rowKey, runs]`, rows by key and runs by run number: outcomes arrive in
+ * completion order, and a fixed order keeps seeded intervals identical from one run to the next. Rows
+ * without a scored run are left out.
+ */
+export function scoredRows(outcomes: readonly RolloutOutcome[]): [string, ScoredRun[]][] {
+  const byRow = new Map<string, { run: number; scored: ScoredRun }[]>();
+  for (const outcome of outcomes) {
+    const reward = scoredReward(outcome);
+    if (reward === null) continue;
+    const runs = byRow.get(outcome.rowKey) ?? [];
+    runs.push({ run: outcome.run, scored: { reward, errored: outcome.status === 'errored' } });
+    byRow.set(outcome.rowKey, runs);
+  }
+  return [...byRow.entries()]
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([key, runs]) => [key, runs.sort((a, b) => a.run - b.run).map((r) => r.scored)]);
+}
+
+/**
+ * Mean scored reward of each row, by row key: what a run stores so that a later run can be compared with
+ * it by `compareToBaseline`. Rows without a scored run are absent.
+ */
+export function rowMeanRewards(outcomes: readonly RolloutOutcome[]): Record<string, number> {
+  const means: Record<string, number> = {};
+  for (const [key, runs] of scoredRows(outcomes)) {
+    means[key] = runs.reduce((sum, run) => sum + run.reward, 0) / runs.length;
+  }
+  return means;
+}

@@ -1,0 +1,271 @@
+import { describe, expect, it } from 'vitest';
+import {
+  bootstrapMeanInterval,
+  compareToBaseline,
+  createRng,
+  distribution,
+  kValues,
+  passAtK,
+  passHatK,
+  rowMeanRewards,
+  summarizeOutcomes,
+  summarizeSuites,
+  type RolloutOutcome,
+} from '../src/node/stats/index.ts';
+
+describe('passAtK', () => {
+  it.each([
+    [5, 2, 2, 0.7],
+    [10, 3, 1, 0.3],
+    [4, 4, 4, 1],
+    [5, 0, 3, 0],
+    [10, 5, 3, 11 / 12], // 1 - C(5,3)/C(10,3) = 1 - 10/120
+    [3, 1, 2, 2 / 3], // 1 - C(2,2)/C(3,2)
+    [5, 2, 4, 1], // only 3 failures: any 4 runs hold a pass
+    [100, 1, 1, 0.01],
+  ])('n=%i c=%i k=%i → %f', (n, c, k, expected) => {
+    expect(passAtK(n, c, k)).toBeCloseTo(expected, 12);
+  });
+
+  it('stays finite where the binomial coefficients overflow', () => {
+    // C(2000, 1000) is far beyond double range; one pass among 2000 runs, half drawn: exactly 1/2.
+    expect(passAtK(2000, 1, 1000)).toBeCloseTo(0.5, 12);
+  });
+
+  it('rejects counts outside its domain', () => {
+    expect(() => passAtK(3, 4, 1)).toThrow(RangeError);
+    expect(() => passAtK(3, 1, 0)).toThrow(RangeError);
+    expect(() => passAtK(3, 1, 4)).toThrow(RangeError);
+    expect(() => passAtK(3, 1.5, 1)).toThrow(RangeError);
+  });
+});
+
+describe('passHatK', () => {
+  it.each([
+    [5, 3, 2, 0.3], // C(3,2)/C(5,2) = 3/10
+    [5, 2, 3, 0],
+    [4, 4, 4, 1],
+    [10, 5, 3, 1 / 12], // C(5,3)/C(10,3) = 10/120
+    [6, 3, 1, 0.5],
+  ])('n=%i c=%i k=%i → %f', (n, c, k, expected) => {
+    expect(passHatK(n, c, k)).toBeCloseTo(expected, 12);
+  });
+
+  it('rejects k above n', () => {
+    expect(() => passHatK(2, 1, 3)).toThrow(RangeError);
+  });
+});
+
+describe('kValues', () => {
+  it('lists the powers of two up to n', () => {
+    expect(kValues(0)).toEqual([]);
+    expect(kValues(1)).toEqual([1]);
+    expect(kValues(5)).toEqual([1, 2, 4]);
+    expect(kValues(8)).toEqual([1, 2, 4, 8]);
+  });
+});
+
+describe('distribution', () => {
+  it('gives min, median, max and the population std', () => {
+    const d = distribution([4, 1, 3, 2]);
+    expect(d).toMatchObject({ min: 1, median: 2.5, max: 4 });
+    expect(d.std).toBeCloseTo(Math.sqrt(1.25), 12);
+    expect(distribution([0, 1, 0]).std).toBeCloseTo(Math.sqrt(2 / 9), 12);
+  });
+
+  it('is all null for no values', () => {
+    expect(distribution([])).toEqual({ min: null, median: null, max: null, std: null });
+  });
+});
+
+describe('createRng', () => {
+  it('repeats its sequence for a seed and differs across seeds', () => {
+    const draw = (seed: number) => Array.from({ length: 5 }, createRng(seed));
+    expect(draw(42)).toEqual(draw(42));
+    expect(draw(42)).not.toEqual(draw(43));
+    expect(draw(7).every((x) => x >= 0 && x < 1)).toBe(true);
+  });
+});
+
+/** Rows of `runs` Bernoulli runs, each row with its own success chance drawn uniformly from [0.2, 0.8]. */
+function simulateRows(random: () => number, rows: number, runs: number): number[][] {
+  return Array.from({ length: rows }, () => {
+    const p = 0.2 + 0.6 * random();
+    return Array.from({ length: runs }, () => (random() < p ? 1 : 0));
+  });
+}
+
+describe('bootstrapMeanInterval', () => {
+  it('covers the true mean in about 95% of seeded simulated datasets', () => {
+    const random = createRng(2024);
+    let covered = 0;
+    for (let i = 0; i < 200; i++) {
+      const { low, high } = bootstrapMeanInterval(simulateRows(random, 30, 4), { resamples: 1000, seed: i });
+      if (low !== null && high !== null && low <= 0.5 && 0.5 <= high) covered += 1;
+    }
+    expect(covered / 200).toBeGreaterThanOrEqual(0.9);
+    expect(covered / 200).toBeLessThanOrEqual(0.99);
+  });
+
+  it('keeps the runs of a row together', () => {
+    // Resampling 2 rows can only give means 0, 10/11 or 1; resampling runs one by one would not reach 0.
+    const result = bootstrapMeanInterval([Array<number>(10).fill(1), [0]]);
+    expect(result.mean).toBeCloseTo(10 / 11, 12);
+    expect(result.low).toBe(0);
+    expect(result.high).toBe(1);
+  });
+
+  it('is reproducible with a seed', () => {
+    const groups = simulateRows(createRng(1), 20, 3);
+    expect(bootstrapMeanInterval(groups, { seed: 9 })).toEqual(bootstrapMeanInterval(groups, { seed: 9 }));
+    expect(bootstrapMeanInterval(groups)).toEqual(bootstrapMeanInterval(groups));
+  });
+
+  it('uses null rather than NaN in degenerate cases', () => {
+    expect(bootstrapMeanInterval([])).toEqual({ mean: null, low: null, high: null });
+    expect(bootstrapMeanInterval([[], []])).toEqual({ mean: null, low: null, high: null });
+    expect(bootstrapMeanInterval([[1, 0]])).toEqual({ mean: 0.5, low: null, high: null });
+    expect(bootstrapMeanInterval([[0.3], [0.3, 0.3]])).toEqual({ mean: 0.3, low: 0.3, high: 0.3 });
+  });
+
+  it('rejects non-finite values and bad options', () => {
+    expect(() => bootstrapMeanInterval([[Number.NaN], [1]])).toThrow(RangeError);
+    expect(() => bootstrapMeanInterval([[1], [0]], { confidence: 1 })).toThrow(RangeError);
+    expect(() => bootstrapMeanInterval([[1], [0]], { resamples: 0 })).toThrow(RangeError);
+  });
+});
+
+const outcome = (rowKey: string, run: number, rest: Partial<RolloutOutcome>): RolloutOutcome => ({
+  rowKey,
+  run,
+  reward: null,
+  status: 'passed',
+  ...rest,
+});
+
+/** Four rows of two runs; scored rewards: a [1, 0.5], b [0, 0], c [1]; d has none. */
+const handBuilt: RolloutOutcome[] = [
+  outcome('a', 0, { reward: 1, status: 'passed' }),
+  outcome('a', 1, { reward: 0.5, status: 'failed' }),
+  // A workflow error scores 0 even when a reward was recorded before it failed.
+  outcome('b', 0, { reward: 0.9, status: 'errored', category: 'AGENT_ERROR', phase: 'workflow' }),
+  outcome('b', 1, { status: 'errored', category: 'TIMEOUT', phase: 'grader' }),
+  outcome('c', 0, { status: 'errored', category: 'AGENT_ERROR', phase: 'setup' }),
+  outcome('c', 1, { reward: 1, status: 'passed' }),
+  outcome('d', 0, { status: 'skipped' }),
+  outcome('d', 1, { status: 'errored', category: 'HTTP_ERROR', phase: 'workflow' }),
+];
+
+describe('summarizeOutcomes', () => {
+  it('keeps infrastructure failures and skips out of rewards and scores other errors as 0', () => {
+    const stats = summarizeOutcomes(handBuilt);
+    expect(stats.counts).toEqual({ total: 8, passed: 2, failed: 1, errored: 4, skipped: 1, infrastructure: 2, rows: 4 });
+    expect(stats.meanReward.mean).toBeCloseTo(2.5 / 5, 12);
+    expect(stats.passRate).toBeCloseTo(2 / 5, 12);
+    expect(stats.runsPerRow).toBe(1);
+    expect(stats.passAtK).toEqual({ '1': 0.5 });
+    expect(stats.passHatK).toEqual({ '1': 0.5 });
+    expect(stats.rewards).toMatchObject({ min: 0, median: 0.5, max: 1 });
+    expect(stats.rewards.std).toBeCloseTo(Math.sqrt(0.2), 12);
+    expect(stats.errorsByCategory).toEqual({ AGENT_ERROR: 2, HTTP_ERROR: 1, TIMEOUT: 1 });
+    expect(stats.infrastructureErrorsByCategory).toEqual({ AGENT_ERROR: 1, HTTP_ERROR: 1 });
+  });
+
+  it('measures trainability over rows', () => {
+    const { trainability } = summarizeOutcomes(handBuilt);
+    // Rows with two scored runs: a (1, 0.5) varies, b (0, 0) does not.
+    expect(trainability.zeroVarianceShare).toBe(0.5);
+    expect(trainability.rowPassRateSpread).toMatchObject({ min: 0, median: 0.5, max: 1 });
+  });
+
+  it('applies the pass threshold, never passing an errored run', () => {
+    expect(summarizeOutcomes(handBuilt, { passThreshold: 0.5 }).passRate).toBeCloseTo(3 / 5, 12);
+    expect(summarizeOutcomes(handBuilt, { passThreshold: 0 }).passRate).toBeCloseTo(3 / 5, 12);
+  });
+
+  it('averages pass@k and pass^k over rows for k = 1, 2, 4', () => {
+    const rewards = { x: [1, 1, 0, 0], y: [1, 1, 1, 1] };
+    const outcomes = Object.entries(rewards).flatMap(([row, rs]) =>
+      rs.map((reward, run) => outcome(row, run, { reward, status: reward >= 1 ? 'passed' : 'failed' })),
+    );
+    const stats = summarizeOutcomes(outcomes);
+    // x: n=4, c=2 → pass@1 1/2, pass@2 5/6, pass@4 1; pass^1 1/2, pass^2 1/6, pass^4 0. y: all 1.
+    expect(stats.passAtK['1']).toBeCloseTo(0.75, 12);
+    expect(stats.passAtK['2']).toBeCloseTo(11 / 12, 12);
+    expect(stats.passAtK['4']).toBeCloseTo(1, 12);
+    expect(stats.passHatK['1']).toBeCloseTo(0.75, 12);
+    expect(stats.passHatK['2']).toBeCloseTo(7 / 12, 12);
+    expect(stats.passHatK['4']).toBeCloseTo(0.5, 12);
+    expect(stats.trainability.zeroVarianceShare).toBe(0.5);
+  });
+
+  it('is JSON-safe, with nulls when nothing was scored', () => {
+    const empty = summarizeOutcomes([outcome('a', 0, { status: 'skipped' })]);
+    expect(empty.meanReward).toEqual({ mean: null, low: null, high: null });
+    expect(empty.passRate).toBeNull();
+    expect(empty.passAtK).toEqual({});
+    expect(empty.trainability.zeroVarianceShare).toBeNull();
+    for (const stats of [empty, summarizeOutcomes(handBuilt)]) {
+      expect(JSON.parse(JSON.stringify(stats))).toEqual(stats);
+    }
+  });
+
+  it('does not depend on the order outcomes arrive in', () => {
+    expect(summarizeOutcomes([...handBuilt].reverse())).toEqual(summarizeOutcomes(handBuilt));
+  });
+});
+
+describe('summarizeSuites', () => {
+  it('keeps rows of different suites apart in the overall figures', () => {
+    const { suites, overall } = summarizeSuites({
+      math: [outcome('r1', 0, { reward: 1 }), outcome('r1', 1, { reward: 1 })],
+      code: [outcome('r1', 0, { reward: 0, status: 'failed' }), outcome('r1', 1, { reward: 0, status: 'failed' })],
+    });
+    expect(suites.math?.passRate).toBe(1);
+    expect(suites.code?.passRate).toBe(0);
+    expect(overall.counts.rows).toBe(2);
+    expect(overall.trainability.zeroVarianceShare).toBe(1);
+    expect(overall.meanReward).toMatchObject({ mean: 0.5, low: 0, high: 1 });
+  });
+});
+
+describe('rowMeanRewards', () => {
+  it('averages the scored runs of each row', () => {
+    expect(rowMeanRewards(handBuilt)).toEqual({ a: 0.75, b: 0, c: 1 });
+  });
+});
+
+describe('compareToBaseline', () => {
+  const random = createRng(11);
+  const baseline = Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`row${i}`, random()]));
+  const shifted = (by: number) =>
+    Object.fromEntries(Object.entries(baseline).map(([key, value]) => [key, value + by + 0.05 * (random() - 0.5)]));
+
+  it('classifies clearly better, worse and equal runs', () => {
+    expect(compareToBaseline(shifted(0.2), baseline).verdict).toBe('improved');
+    expect(compareToBaseline(shifted(-0.2), baseline).verdict).toBe('regressed');
+    const same = compareToBaseline(baseline, baseline);
+    expect(same).toEqual({ delta: 0, low: 0, high: 0, verdict: 'unchanged', pairedRows: 40 });
+  });
+
+  it('calls noise unchanged', () => {
+    const noisy = Object.fromEntries(Object.keys(baseline).map((key) => [key, random()]));
+    const result = compareToBaseline(noisy, baseline);
+    expect(result.low).toBeLessThan(0);
+    expect(result.high).toBeGreaterThan(0);
+    expect(result.verdict).toBe('unchanged');
+  });
+
+  it('pairs only shared rows, accepts Maps and ignores storage order', () => {
+    const current = new Map([['b', 0.9], ['a', 0.8], ['new', 0.1]]);
+    const result = compareToBaseline(current, { a: 0.5, b: 0.4, gone: 1 });
+    expect(result.pairedRows).toBe(2);
+    expect(result.delta).toBeCloseTo(0.4, 12);
+    expect(compareToBaseline(new Map([...current].reverse()), { b: 0.4, a: 0.5 })).toEqual(result);
+  });
+
+  it('is unchanged without an interval', () => {
+    expect(compareToBaseline({ a: 1 }, { a: 0 })).toEqual({ delta: 1, low: null, high: null, verdict: 'unchanged', pairedRows: 1 });
+    expect(compareToBaseline({ a: 1 }, { b: 0 })).toEqual({ delta: null, low: null, high: null, verdict: 'unchanged', pairedRows: 0 });
+  });
+});

@@ -17,6 +17,8 @@ import type { PhaseExecutor } from './phase-executor.ts';
 const BLOCKED_GRACE_MS = 1_000;
 /** How long live threads get to answer a ping. */
 const PING_WAIT_MS = 500;
+/** How often a cancel is repeated until its task settles. */
+const CANCEL_RESEND_MS = 100;
 /** A rollout whose thread was lost under it (through no fault of its own) is re-run this many times. */
 const MAX_RERUNS = 2;
 
@@ -120,7 +122,13 @@ export class WorkerPoolExecutor implements PhaseExecutor {
     const taskId = this.#nextTaskId++;
     const task = { ...body, taskId, cwd: this.#options.cwd, controlChannel: this.#channelName } as WorkerTask;
     const started = performance.now();
-    const onCancel = () => channel.postMessage({ type: 'cancel', taskId } satisfies ControlMessage);
+    // The task may not have reached its thread yet, and the channel does not buffer: repeat until it settles.
+    let resend: NodeJS.Timeout | undefined;
+    const onCancel = () => {
+      const post = () => channel.postMessage({ type: 'cancel', taskId } satisfies ControlMessage);
+      post();
+      resend = setInterval(post, CANCEL_RESEND_MS);
+    };
     signal?.addEventListener('abort', onCancel, { once: true });
     const watchdog = deadline
       ? setTimeout(() => this.#checkForBlockedThreads(), Math.max(0, deadline.atEpochMs - Date.now()) + BLOCKED_GRACE_MS)
@@ -145,6 +153,7 @@ export class WorkerPoolExecutor implements PhaseExecutor {
       return failed('AGENT_ERROR', `its worker thread was lost ${rerun + 1} times: ${reason}`);
     } finally {
       clearTimeout(watchdog);
+      clearInterval(resend);
       signal?.removeEventListener('abort', onCancel);
     }
   }

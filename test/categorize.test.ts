@@ -1,0 +1,32 @@
+import assert from 'node:assert';
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { categorizeError, HttpError, TimeoutError, ValidationError } from '../src/index.ts';
+
+function thrown(fn: () => unknown): unknown {
+  try {
+    fn();
+  } catch (error) {
+    return error;
+  }
+  throw new Error('did not throw');
+}
+
+describe('categorizeError (SPEC §1)', () => {
+  it.each([
+    ['a TimeoutError', new TimeoutError('late'), 'TIMEOUT'],
+    ['AbortSignal.timeout()', new DOMException('timed out', 'TimeoutError'), 'TIMEOUT'],
+    ['a TypeError', new TypeError('x'), 'VALIDATION_ERROR'],
+    ['a RangeError', new RangeError('x'), 'VALIDATION_ERROR'],
+    ['a node:assert failure', thrown(() => assert.equal(1, 2)), 'VALIDATION_ERROR'],
+    ['a vitest expect failure', thrown(() => expect(1).toBe(2)), 'VALIDATION_ERROR'],
+    ['a ZodError', thrown(() => z.number().parse('x')), 'VALIDATION_ERROR'],
+    ['the project ValidationError', new ValidationError('x'), 'VALIDATION_ERROR'],
+    ['an HttpError', new HttpError('bad gateway', 502), 'HTTP_ERROR'],
+    ['a plain Error', new Error('x'), 'AGENT_ERROR'],
+    ['a string', 'oops', 'AGENT_ERROR'],
+    ['undefined', undefined, 'AGENT_ERROR'],
+  ])('maps %s', (_, error, category) => {
+    expect(categorizeError(error)).toBe(category);
+  });
+});

@@ -1,0 +1,264 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it, vi } from 'vitest';
+import { AgentWorkflow, LocalBackend, type AgentWorkflowContext, type ExecutionBackend } from '../src/index.ts';
+import { ConfigurableGrader, ContainsGrader, EchoWorkflow, FaultyWorkflow, SourceWorkflow } from './fixtures/workflows.ts';
+import { ref, request, runOne } from './helpers/backend.ts';
+
+const backends: ExecutionBackend[] = [];
+function backend(options: ConstructorParameters<typeof LocalBackend>[0]): LocalBackend {
+  const created = new LocalBackend(options);
+  backends.push(created);
+  return created;
+}
+afterAll(() => Promise.all(backends.map((b) => b.close())));
+
+/** Counts how many rollouts run at once, on the calling thread. */
+function peakTracker() {
+  const state = { running: 0, peak: 0 };
+  class Tracked extends AgentWorkflow {
+    async run(ctx: AgentWorkflowContext) {
+      state.peak = Math.max(state.peak, ++state.running);
+      await new Promise((r) => setTimeout(r, 20));
+      state.running--;
+      return [...ctx.prompt];
+    }
+  }
+  return { state, Tracked };
+}
+
+async function peakOf(workflowConfig: object | undefined, rollouts = 12): Promise<{ peak: number; max: number }> {
+  const { state, Tracked } = peakTracker();
+  const b = backend({ workflow: Tracked, ...(workflowConfig ? { workflowConfig } : {}) });
+  await Promise.all(Array.from({ length: rollouts }, (_, i) => runOne(b, request(`r${i}`))));
+  return { peak: state.peak, max: b.maxConcurrency };
+}
+
+describe('concurrency', () => {
+  it('defaults to 4 when no workflow config is given', async () => {
+    expect(await peakOf(undefined)).toEqual({ peak: 4, max: 4 });
+  });
+  it('is unbounded for maxConcurrent: null and for a config without a limit', async () => {
+    expect(await peakOf({ concurrency: { maxConcurrent: null } })).toEqual({ peak: 12, max: 0 });
+    expect(await peakOf({ name: 'no limit set' })).toEqual({ peak: 12, max: 0 });
+  });
+  it('honours an explicit limit', async () => {
+    expect(await peakOf({ concurrency: { maxConcurrent: 3 } })).toEqual({ peak: 3, max: 3 });
+  });
+  it('rejects a limit that is not a positive integer', () => {
+    expect(() => new LocalBackend({ workflow: EchoWorkflow, workflowConfig: { concurrency: { maxConcurrent: 0 } } })).toThrow(
+      /positive integer/,
+    );
+  });
+  it('reports health with queued and running counts', async () => {
+    const b = backend({ workflow: EchoWorkflow, workflowConfig: { concurrency: { maxConcurrent: 1 } } });
+    const runs = [0, 1, 2].map((i) => runOne(b, request(`h${i}`, { metadata: { delayMs: 50 } })));
+    await new Promise((r) => setTimeout(r, 10));
+    expect(b.health()).toEqual({ status: 'ok', concurrency: { maxConcurrent: 1, queued: 2, running: 1 } });
+    await Promise.all(runs);
+    expect(b.health()).toEqual({ status: 'ok', concurrency: { maxConcurrent: 1, queued: 0, running: 0 } });
+  });
+});
+
+describe('deadlines', () => {
+  it('counts time spent queued against the agent deadline and says so', async () => {
+    const b = backend({ workflow: EchoWorkflow, workflowConfig: { concurrency: { maxConcurrent: 1 } } });
+    const [, second] = await Promise.all([
+      runOne(b, request('first', { metadata: { delayMs: 400 } })),
+      runOne(b, request('second', { agentTimeoutSec: 0.2 })),
+    ]);
+    expect(second.workflow[0]!.error).toMatchObject({ category: 'TIMEOUT', phase: 'workflow' });
+    expect(second.workflow[0]!.error!.message).toMatch(/agent deadline of 0.2s exceeded \(0\.\d\ds of it spent queued\)/);
+  });
+  it('treats a timeout <= 0 as already expired, without running the workflow', async () => {
+    const b = backend({ workflow: ref('FaultyWorkflow'), workflowConfig: {} });
+    const { workflow } = await runOne(b, request('expired', { agentTimeoutSec: 0, metadata: { fault: 'exit' } }));
+    expect(workflow[0]!.error!.category).toBe('TIMEOUT');
+  });
+  it('gives the grader a deadline of its own', async () => {
+    const b = backend({ workflow: EchoWorkflow, grader: ConfigurableGrader });
+    const { workflow, grader } = await runOne(
+      b,
+      request('slow-grader', { metadata: { grade: 'slow' }, agentTimeoutSec: 0.1, graderTimeoutSec: 0.2 }),
+    );
+    expect(workflow[0]!.status).toBe('success');
+    expect(grader[0]!.error).toMatchObject({ category: 'TIMEOUT', phase: 'grader', message: 'grader deadline of 0.2s exceeded' });
+  });
+  it('keeps the message of a TimeoutError thrown by user code', async () => {
+    const b = backend({ workflow: FaultyWorkflow });
+    const { workflow } = await runOne(b, request('own', { metadata: { fault: 'timeout-own' } }));
+    expect(workflow[0]!.error).toMatchObject({ category: 'TIMEOUT', message: 'my own deadline' });
+  });
+});
+
+describe('grading', () => {
+  it('grades a successful workflow whose request has a label', async () => {
+    const b = backend({ workflow: EchoWorkflow, grader: ContainsGrader });
+    const { workflow, grader } = await runOne(b, request('g', { label: 'question g' }));
+    expect(workflow[0]!.status).toBe('success');
+    expect(grader[0]).toMatchObject({ status: 'success', rewards: { reward: 1 } });
+    expect(grader[0]!.samples[0]!.reward).toBe(1);
+  });
+  it.each([
+    ['no grader is configured', { workflow: EchoWorkflow }, request('a', { label: 'x' })],
+    ['neither a label nor metadata', { workflow: EchoWorkflow, grader: ContainsGrader }, request('b')],
+    ['the workflow failed', { workflow: FaultyWorkflow, grader: ContainsGrader }, request('c', { metadata: { fault: 'type' } })],
+  ])('sends a failure to onGraderComplete when %s', async (reason, options, req) => {
+    const { grader } = await runOne(backend(options), req);
+    expect(grader).toHaveLength(1);
+    expect(grader[0]!.status).toBe('failure');
+    expect(grader[0]!.error!.message).toContain(reason);
+  });
+  it.each([
+    ['none', /grader produced no reward/],
+    ['nan', /must be a finite number/],
+  ])('makes a %s reward a VALIDATION_ERROR', async (grade, message) => {
+    const b = backend({ workflow: EchoWorkflow, grader: ConfigurableGrader });
+    const { grader } = await runOne(b, request('v', { metadata: { grade } }));
+    expect(grader[0]!.error).toMatchObject({ category: 'VALIDATION_ERROR', phase: 'grader' });
+    expect(grader[0]!.error!.message).toMatch(message);
+  });
+  it('accepts a removed sample without a reward, and named reward components', async () => {
+    const b = backend({ workflow: EchoWorkflow, grader: ConfigurableGrader });
+    const removed = await runOne(b, request('rm', { metadata: { grade: 'remove' } }));
+    expect(removed.grader[0]!.status).toBe('success');
+    expect(removed.grader[0]!.samples[0]!.removeSample).toBe(true);
+    const set = await runOne(b, request('set', { metadata: { grade: 'set' } }));
+    expect(set.grader[0]!.rewards).toEqual({ reward: 0.5, style: 2 });
+  });
+  it('categorizes a grader that throws as AGENT_ERROR in phase grader', async () => {
+    const b = backend({ workflow: EchoWorkflow, grader: ConfigurableGrader });
+    const { grader } = await runOne(b, request('t', { metadata: { grade: 'throw' } }));
+    expect(grader[0]!.error).toMatchObject({ category: 'AGENT_ERROR', phase: 'grader', message: 'grader broke' });
+  });
+});
+
+describe('results and callbacks', () => {
+  it('takes samples from registered sources when the workflow returns nothing', async () => {
+    const { workflow } = await runOne(backend({ workflow: SourceWorkflow }), request('src'));
+    expect(workflow[0]!.samples).toEqual([
+      expect.objectContaining({ source: 'recorder', metrics: { turns: 1 }, extraFields: { seen: 'src' } }),
+    ]);
+  });
+  it('makes NaN in a sample a VALIDATION_ERROR', async () => {
+    const { workflow } = await runOne(backend({ workflow: FaultyWorkflow }), request('nan', { metadata: { fault: 'nan' } }));
+    expect(workflow[0]!.error).toMatchObject({ category: 'VALIDATION_ERROR', phase: 'workflow' });
+    expect(workflow[0]!.error!.message).toContain('metrics.score');
+  });
+  it('rejects a request whose id is not one path segment, or whose timeout is infinite', async () => {
+    const b = backend({ workflow: EchoWorkflow, grader: ContainsGrader });
+    for (const bad of [request('a/b'), request('..'), request('ok', { agentTimeoutSec: Infinity })]) {
+      const { workflow, grader } = await runOne(b, bad);
+      expect(workflow[0]!.error).toMatchObject({ category: 'VALIDATION_ERROR', phase: 'setup' });
+      expect(grader).toHaveLength(1);
+    }
+  });
+  it('logs a callback that throws and goes on', async () => {
+    const log = vi.spyOn(console, 'error').mockImplementation(() => {});
+    const b = backend({ workflow: EchoWorkflow, grader: ContainsGrader });
+    const graded: string[] = [];
+    await b.execute(
+      request('cb', { label: 'x' }),
+      () => {
+        throw new Error('callback bug');
+      },
+      (r) => void graded.push(r.status),
+    );
+    expect(graded).toEqual(['success']);
+    expect(log.mock.calls[0]!.join(' ')).toContain('onWorkflowComplete callback threw');
+    log.mockRestore();
+  });
+  it('gives each rollout an artifacts dir under the configured root', async () => {
+    const root = mkdtempSync(path.join(os.tmpdir(), 'rt-artifacts-'));
+    const b = backend({ workflow: ref('ArtifactWorkflow'), artifactsRoot: root });
+    const { workflow } = await runOne(b, request('art-1'));
+    expect(workflow[0]!.samples[0]!.extraFields.artifactsDir).toBe(path.join(root, 'art-1'));
+    expect(readFileSync(path.join(root, 'art-1', 'out.txt'), 'utf8')).toBe('art-1');
+  });
+  it('cancels a running rollout through its signal', async () => {
+    const b = backend({ workflow: ref('FaultyWorkflow') });
+    const controller = new AbortController();
+    const running = runOne(b, request('cancel-me', { metadata: { fault: 'swallow' } }), controller.signal);
+    setTimeout(() => controller.abort(), 100);
+    const { workflow, grader } = await running;
+    expect(workflow[0]!.status).toBe('cancelled');
+    expect(grader[0]!.status).toBe('cancelled');
+  });
+});
+
+describe('"module:export" resolution', () => {
+  it('names a module that cannot be imported', async () => {
+    const { workflow } = await runOne(backend({ workflow: './no/such/module.ts:Agent' }), request('m'));
+    expect(workflow[0]!.error).toMatchObject({ category: 'AGENT_ERROR', phase: 'setup' });
+    expect(workflow[0]!.error!.message).toContain('cannot import module "./no/such/module.ts"');
+  });
+  it('names a missing export and lists what the module has', async () => {
+    const { workflow } = await runOne(backend({ workflow: ref('Nope'), mode: 'inline' }), request('e'));
+    expect(workflow[0]!.error!.message).toMatch(/has no export "Nope" \(it exports: .*EchoWorkflow/);
+  });
+  it('refuses a string without an export part', async () => {
+    const { workflow } = await runOne(backend({ workflow: 'just-a-module' }), request('x'));
+    expect(workflow[0]!.error!.message).toContain('is not a "module:export" reference');
+  });
+  it('runs an explicit inline mode on the calling thread', async () => {
+    const { workflow } = await runOne(backend({ workflow: ref('EchoWorkflow'), mode: 'inline' }), request('in'));
+    expect(workflow[0]!.status).toBe('success');
+  });
+});
+
+describe('faults in pooled workflows', () => {
+  it('fails only the faulty rollouts, with what happened, while healthy ones beside them succeed', async () => {
+    const b = backend({
+      workflow: ref('FaultyWorkflow'),
+      grader: ref('ContainsGrader'),
+      workflowConfig: { concurrency: { maxConcurrent: null } },
+      threads: 2,
+    });
+    const faults = ['exit', 'timer', 'rejection', 'loop'];
+    const healthy = Array.from({ length: 8 }, (_, i) =>
+      runOne(b, request(`ok-${i}`, { label: `ok-${i}`, metadata: { delayMs: 300 + 50 * i }, agentTimeoutSec: 60 })),
+    );
+    const faulty = faults.map((fault) =>
+      runOne(b, request(`f-${fault}`, { metadata: { fault }, agentTimeoutSec: fault === 'loop' ? 1 : 60 })),
+    );
+    const [faultResults, healthyResults] = await Promise.all([Promise.all(faulty), Promise.all(healthy)]);
+    expect(faultResults.map((r) => r.workflow[0]!.error?.category)).toEqual(['AGENT_ERROR', 'AGENT_ERROR', 'AGENT_ERROR', 'TIMEOUT']);
+    expect(faultResults[0]!.workflow[0]!.error!.message).toContain('process.exit(3)');
+    expect(faultResults[1]!.workflow[0]!.error!.message).toMatch(/uncaught exception.*boom from a timer/);
+    expect(faultResults[2]!.workflow[0]!.error!.message).toMatch(/unhandled promise rejection: nobody awaited me/);
+    expect(faultResults[3]!.workflow[0]!.error!.message).toMatch(/agent deadline of 1s exceeded.*thread was terminated/);
+    for (const r of healthyResults) {
+      expect(r.workflow).toHaveLength(1);
+      expect(r.workflow[0]!.status).toBe('success');
+      expect(r.grader[0]!.rewards).toEqual({ reward: 1 });
+    }
+    // The terminated thread was replaced: the pool still serves rollouts.
+    const after = await runOne(b, request('after', { label: 'after' }));
+    expect(after.grader[0]!.rewards).toEqual({ reward: 1 });
+  });
+
+  it('pushes 1,000 no-op rollouts through the pool at concurrency 64, each callback exactly once', async () => {
+    const b = backend({ workflow: ref('noop'), grader: ref('one'), workflowConfig: { concurrency: { maxConcurrent: 64 } } });
+    const seen = { workflow: new Map<string, number>(), grader: new Map<string, number>() };
+    const bump = (map: Map<string, number>, id: string) => map.set(id, (map.get(id) ?? 0) + 1);
+    await Promise.all(
+      Array.from({ length: 1000 }, (_, i) =>
+        b.execute(
+          request(`n${i}`, { label: 'x' }),
+          (r) => void bump(seen.workflow, r.requestId),
+          (r) => {
+            expect(r.status).toBe('success');
+            bump(seen.grader, r.requestId);
+          },
+        ),
+      ),
+    );
+    for (const map of [seen.workflow, seen.grader]) {
+      expect(map.size).toBe(1000);
+      expect([...map.values()].every((count) => count === 1)).toBe(true);
+    }
+    expect(existsSync(b.artifactsDir('n0'))).toBe(true);
+  });
+});

@@ -1,0 +1,23 @@
+import type { EnvironmentInit, EnvironmentType, TrialEnvironment } from './environment.ts';
+import { ProcessEnvironment } from './process-environment.ts';
+import { SandboxEnvironment } from './sandbox-environment.ts';
+
+/** Which environment trials run in, and its options. */
+export interface EnvironmentConfig {
+  type: EnvironmentType;
+  [option: string]: unknown;
+}
+
+/** Makes the environment of one trial. */
+export function createEnvironment(config: EnvironmentConfig, init: EnvironmentInit): TrialEnvironment {
+  switch (config.type) {
+    case 'process':
+      return new ProcessEnvironment(init);
+    case 'sandbox':
+      return new SandboxEnvironment(init);
+    case 'docker':
+      throw new Error('the docker environment is not available yet; use "sandbox" (bubblewrap) or "process"');
+    default:
+      throw new Error(`unknown environment type "${String((config as { type: unknown }).type)}": use docker, sandbox or process`);
+  }
+}

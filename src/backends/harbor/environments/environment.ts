@@ -1,0 +1,90 @@
+/**
+ * The interface every trial environment implements (process, sandbox, and docker next), so that a trial's
+ * lifecycle never depends on where it runs.
+ */
+
+/** The environments a trial can run in. */
+export type EnvironmentType = 'process' | 'sandbox' | 'docker';
+
+/** Where a trial's directories are, as commands inside the environment see them. */
+export interface EnvironmentPaths {
+  /** The working directory: the task's `workdir`, holding the user's code. */
+  workspace: string;
+  /** Holds `agent/`, `verifier/` and `artifacts/` (Harbor's `/logs`), which are the trial directory's own. */
+  logs: string;
+  /** Where the task's `tests/` are uploaded (Harbor's `/tests`). */
+  tests: string;
+  /** Where the task's `solution/` is uploaded for the oracle agent (Harbor's `/solution`). */
+  solution: string;
+}
+
+/** Options of {@link TrialEnvironment.exec}. */
+export interface ExecOptions {
+  /** Working directory inside the environment; the workspace by default. */
+  cwd?: string;
+  /** Variables added to the environment's own; values here never reach a file. */
+  env?: Record<string, string>;
+  /** Kills every process the command started once this many milliseconds have passed. */
+  timeoutMs?: number;
+  /** Kills every process the command started when aborted. */
+  signal?: AbortSignal;
+}
+
+/** How a command ended. Killed commands have `timedOut` or `cancelled` set; the output is what came before. */
+export interface ExecResult {
+  exitCode: number | undefined;
+  stdout: string;
+  stderr: string;
+  timedOut: boolean;
+  cancelled: boolean;
+}
+
+/** How commands inside the environment reach the model endpoint. */
+export interface EndpointRoute {
+  /** The URL to use when the environment can reach the endpoint directly. */
+  url: string;
+  /** A unix socket (environment path) to forward a loopback port to, when the environment has no network. */
+  socket?: string;
+}
+
+/** Everything an environment needs to know at construction. */
+export interface EnvironmentInit {
+  /** Absolute path of the trial directory; its `agent/`, `verifier/`, `artifacts/` are the environment's logs. */
+  trialDir: string;
+  /** The task's `workdir`; `/workspace` when unset. */
+  workdir: string | undefined;
+  network: 'no-network' | 'public' | 'allowlist';
+  /** `[environment] env` of the task. */
+  env: Record<string, string>;
+  limits: ResourceLimits;
+  /**
+   * Host paths the trial reads at the same absolute path: the harness runtime (its built code and
+   * node_modules), the node binary, the user's node_modules. This is how the runtime reaches a trial whose
+   * image has no Node.
+   */
+  sharedPaths: string[];
+}
+
+/** Limits from task.toml; each is applied where the environment can enforce it. */
+export interface ResourceLimits {
+  memoryMb?: number | undefined;
+  storageMb?: number | undefined;
+  cpus?: number | undefined;
+}
+
+/** One running trial environment: start it, run commands, move files in and out, and always stop it. */
+export interface TrialEnvironment {
+  readonly type: EnvironmentType;
+  readonly paths: EnvironmentPaths;
+  /** Prepares the environment; a rejection is a (retryable) setup failure. */
+  start(signal?: AbortSignal): Promise<void>;
+  exec(command: string[], options?: ExecOptions): Promise<ExecResult>;
+  /** Copies a host file or directory to a path inside the environment, leaving out what `exclude` names. */
+  upload(hostPath: string, envPath: string, exclude?: (hostPath: string) => boolean): Promise<void>;
+  /** Copies a file or directory inside the environment to the host. */
+  download(envPath: string, hostPath: string): Promise<void>;
+  /** Routes the model endpoint into the environment (through a unix socket when it has no network). */
+  routeEndpoint(url: string): Promise<EndpointRoute>;
+  /** Kills whatever still runs and releases everything; safe to call twice and after a failed start. */
+  stop(): Promise<void>;
+}

@@ -1,0 +1,78 @@
+import { readdir, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { RolloutSample } from '../../../model/sample.ts';
+import { type AgentOutcome, inWorkspace } from './agent.ts';
+import { readRewardFiles } from './reward-file.ts';
+import { killedError, logFile, phaseError, runInEnvironment } from './runner-phase.ts';
+import { TrialError } from './trial-error.ts';
+import type { TrialRun } from './trial-run.ts';
+
+/** What verification produced: rewards, the graded samples when a grader ran, or why it failed. */
+export interface VerifierOutcome {
+  rewards: Record<string, number>;
+  samples?: RolloutSample[];
+  logs: string[];
+  error?: TrialError | undefined;
+}
+
+/**
+ * Verifies the agent's work: the task's `tests/test.sh` when it has one (rewards from the files it writes),
+ * else the configured Grader, run inside the environment. Never throws a rollout's failure.
+ */
+export async function runVerifier(run: TrialRun, agent: AgentOutcome): Promise<VerifierOutcome> {
+  await emptyDir(run.paths.verifierDir);
+  try {
+    if (run.task.testsDir) return await runTests(run, run.task.testsDir);
+    if (run.config.grader) return await runGrader(run, agent);
+    throw TrialError.of('VerifierError', 'VALIDATION_ERROR', 'grader', `no reward source: task ${run.task.name} has no tests/test.sh and no grader is configured`);
+  } catch (error) {
+    const failure = error instanceof TrialError ? error : TrialError.of('VerifierError', 'AGENT_ERROR', 'grader', error);
+    return { rewards: {}, logs: [], error: failure };
+  }
+}
+
+/** Whatever the agent left in the verifier folder must not pass for the verifier's output. The folder itself stays (it may be mounted). */
+async function emptyDir(dir: string): Promise<void> {
+  for (const entry of await readdir(dir)) await rm(path.join(dir, entry), { recursive: true, force: true });
+}
+
+/** Harbor's verifier: the script's exit code is not the reward; the reward files are. */
+async function runTests(run: TrialRun, testsDir: string): Promise<VerifierOutcome> {
+  const { env, config } = run;
+  await env.upload(testsDir, env.paths.tests);
+  const exec = await env.exec(['bash', path.posix.join(env.paths.tests, 'test.sh')], {
+    env: run.task.config.verifier.env,
+    timeoutMs: config.verifierTimeoutSec * 1000,
+    signal: run.signal,
+  });
+  await writeFile(path.join(run.paths.verifierDir, 'test-stdout.txt'), exec.stdout);
+  if (exec.stderr) await writeFile(path.join(run.paths.verifierDir, 'test-stderr.txt'), exec.stderr);
+  const killed = killedError('grader', exec, config.verifierTimeoutSec);
+  if (killed) throw killed;
+  return { rewards: await readRewardFiles(run.paths.verifierDir), logs: [] };
+}
+
+async function runGrader(run: TrialRun, agent: AgentOutcome): Promise<VerifierOutcome> {
+  const grader = run.config.grader!;
+  const seconds = run.config.verifierTimeoutSec;
+  const outcome = await runInEnvironment(
+    run,
+    {
+      kind: 'grader',
+      cwd: run.env.paths.workspace,
+      implementation: inWorkspace(run, grader.implementation),
+      input: {
+        request: run.config.request,
+        config: grader.config,
+        samples: agent.samples,
+        artifactsDir: path.posix.join(run.env.paths.logs, 'artifacts'),
+        deadline: { atEpochMs: Date.now() + seconds * 1000, message: `grader deadline of ${seconds}s exceeded` },
+      },
+      outcomeFile: logFile(run, 'grader', 'grader-outcome.json').inside,
+      rewardFile: logFile(run, 'grader', 'reward.json').inside,
+    },
+    seconds,
+  );
+  if (outcome.ok) return { rewards: outcome.rewards, samples: outcome.samples, logs: outcome.logs };
+  return { rewards: {}, logs: outcome.logs, error: phaseError('grader', outcome) };
+}

@@ -1,0 +1,3 @@
+#!/usr/bin/env bash
+echo 9 > answer.txt
+echo "answer: 9"

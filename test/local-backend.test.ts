@@ -3,12 +3,12 @@ import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
-import { AgentWorkflow, LocalBackend, type AgentWorkflowContext, type ExecutionBackend } from '../src/index.ts';
+import { AgentWorkflow, LocalBackend, type AgentWorkflowContext, type ExecutionBackend, type LocalBackendOptions } from '../src/index.ts';
 import { ConfigurableGrader, ContainsGrader, EchoWorkflow, FaultyWorkflow, SourceWorkflow } from './fixtures/workflows.ts';
 import { ref, request, runOne } from './helpers/backend.ts';
 
 const backends: ExecutionBackend[] = [];
-function backend(options: ConstructorParameters<typeof LocalBackend>[0]): LocalBackend {
+function backend(options: LocalBackendOptions<any, any>): LocalBackend<any, any> {
   const created = new LocalBackend(options);
   backends.push(created);
   return created;

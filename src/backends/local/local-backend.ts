@@ -12,7 +12,8 @@ import { buildResult, deliver, reasonNotGraded } from '../results.ts';
 import { InlineExecutor } from './inline-executor.ts';
 import type { PhaseExecutor } from './phase-executor.ts';
 import { Slots } from './slots.ts';
-import { WorkerPoolExecutor } from './worker-pool.ts';
+import { PoolExecutor } from './pool-executor.ts';
+import { WorkerPool } from './worker-pool.ts';
 
 /** Concurrency when no workflow config is given at all (the seed SDK's default). */
 export const DEFAULT_MAX_CONCURRENT = 4;
@@ -32,6 +33,8 @@ export interface LocalBackendOptions<TW = AgentWorkflowConfig, TG = GraderConfig
   cwd?: string;
   /** Worker threads of the pool; the machine's parallelism by default. */
   threads?: number;
+  /** A pool shared with other backends (e.g. one per CLI run); it is left open by {@link LocalBackend.close}. */
+  pool?: WorkerPool;
   /** Model endpoint and key handed to each rollout's RolloutContext (env fallbacks apply). */
   chatCompletionsUrl?: string;
   apiKey?: string;
@@ -100,8 +103,10 @@ export class LocalBackend<TW = AgentWorkflowConfig, TG = GraderConfig> implement
       }
       return new InlineExecutor(workflow, grader as GraderSpec | undefined, cwd);
     }
-    const threads = this.#options.threads ?? WorkerPoolExecutor.defaultThreads(this.#slots.limit);
-    return new WorkerPoolExecutor({ workflow, grader: grader as ImplementationRef | undefined, cwd, threads });
+    const shared = this.#options.pool;
+    const threads = this.#options.threads ?? WorkerPool.defaultThreads(this.#slots.limit);
+    const pool = shared ?? new WorkerPool({ threads });
+    return new PoolExecutor({ workflow, grader: grader as ImplementationRef | undefined, cwd, pool, ownsPool: !shared });
   }
 
   /** Rollouts that may run at once; 0 means no limit. */

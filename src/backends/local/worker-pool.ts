@@ -3,7 +3,6 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { BroadcastChannel } from 'node:worker_threads';
 import { Tinypool } from 'tinypool';
 import type { Phase } from '../../model/result.ts';
-import type { Deadline } from '../../runtime/guard.ts';
 import type {
   GraderPhaseInput,
   GraderPhaseOutcome,
@@ -11,7 +10,6 @@ import type {
   WorkflowPhaseOutcome,
 } from '../../runtime/phases.ts';
 import type { ControlMessage, ImplementationRef, WorkerTask } from '../../runtime/protocol.ts';
-import type { PhaseExecutor } from './phase-executor.ts';
 
 /** How long past its deadline a task may stay unsettled before its thread is suspected of being blocked. */
 const BLOCKED_GRACE_MS = 1_000;
@@ -30,24 +28,23 @@ class WorkerLost extends Error {
 const workerFile = new URL('../../runtime/worker-entry.js', import.meta.url);
 
 export interface WorkerPoolOptions {
-  workflow: ImplementationRef;
-  grader?: ImplementationRef | undefined;
-  cwd: string;
-  /** Worker threads; by default the machine's parallelism, at most the concurrency limit. */
+  /** Worker threads; see {@link WorkerPool.defaultThreads}. */
   threads: number;
 }
 
 type Outcome = WorkflowPhaseOutcome | GraderPhaseOutcome;
-type TaskBody = Pick<WorkerTask, 'kind' | 'input'> & { implementation: ImplementationRef };
+/** One phase to run: what, with which implementation, resolved from which directory. */
+export type PoolTask = Pick<WorkerTask, 'kind' | 'input' | 'cwd'> & { implementation: ImplementationRef };
 
 let poolCount = 0;
 
 /**
- * Runs phases in a tinypool worker-thread pool, many rollouts concurrently per thread. Guards what a single
- * thread cannot: a thread blocked past a deadline is found by pinging every thread, terminated, and its other
- * rollouts re-run; the blocked rollout is a TIMEOUT.
+ * A tinypool worker-thread pool that runs many rollouts concurrently per thread, shareable by several
+ * backends (tasks carry their own implementation reference). Guards what a single thread cannot: a thread
+ * blocked past a deadline is found by pinging every thread, terminated, and its other rollouts re-run; the
+ * blocked rollout is a TIMEOUT.
  */
-export class WorkerPoolExecutor implements PhaseExecutor {
+export class WorkerPool {
   readonly #options: WorkerPoolOptions;
   readonly #channelName = `rollout-test:${process.pid}:${++poolCount}`;
   #pool: Tinypool | undefined;
@@ -62,20 +59,14 @@ export class WorkerPoolExecutor implements PhaseExecutor {
     this.#options = options;
   }
 
+  /** The machine's parallelism, but no more threads than rollouts may run at once. */
   static defaultThreads(maxConcurrent: number): number {
     return Math.max(1, Math.min(availableParallelism(), maxConcurrent));
   }
 
-  workflow(input: WorkflowPhaseInput, signal?: AbortSignal): Promise<WorkflowPhaseOutcome> {
-    const body = { kind: 'workflow', input, implementation: this.#options.workflow } as const;
-    return this.#run(body, 'workflow', input.deadline, signal) as Promise<WorkflowPhaseOutcome>;
-  }
-
-  grader(input: GraderPhaseInput, signal?: AbortSignal): Promise<GraderPhaseOutcome> {
-    const implementation = this.#options.grader;
-    if (implementation === undefined) throw new Error('grader() called on a pool without a grader');
-    const body = { kind: 'grader', input, implementation } as const;
-    return this.#run(body, 'grader', input.deadline, signal) as Promise<GraderPhaseOutcome>;
+  /** Runs one phase; resolves with its outcome, also when the thread under it was lost or it was cancelled. */
+  run<T extends PoolTask>(task: T, signal?: AbortSignal): Promise<T['kind'] extends 'workflow' ? WorkflowPhaseOutcome : GraderPhaseOutcome> {
+    return this.#run(task, signal) as Promise<any>;
   }
 
   async close(): Promise<void> {
@@ -117,10 +108,12 @@ export class WorkerPoolExecutor implements PhaseExecutor {
     this.#pongs.get(message.nonce)?.add(message.threadId);
   }
 
-  async #run(body: TaskBody, phase: Phase, deadline: Deadline | null, signal?: AbortSignal, rerun = 0): Promise<Outcome> {
+  async #run(body: PoolTask, signal?: AbortSignal, rerun = 0): Promise<Outcome> {
     const { pool, channel } = this.#start();
     const taskId = this.#nextTaskId++;
-    const task = { ...body, taskId, cwd: this.#options.cwd, controlChannel: this.#channelName } as WorkerTask;
+    const task = { ...body, taskId, controlChannel: this.#channelName } as WorkerTask;
+    const phase: Phase = body.kind;
+    const deadline = body.input.deadline;
     const started = performance.now();
     // The task may not have reached its thread yet, and the channel does not buffer: repeat until it settles.
     let resend: NodeJS.Timeout | undefined;
@@ -149,7 +142,7 @@ export class WorkerPoolExecutor implements PhaseExecutor {
       if (deadline && Date.now() >= deadline.atEpochMs) {
         return failed('TIMEOUT', `${deadline.message}; it kept its thread busy past the deadline, so the thread was terminated`);
       }
-      if (rerun < MAX_RERUNS) return this.#run(body, phase, deadline, signal, rerun + 1);
+      if (rerun < MAX_RERUNS) return this.#run(body, signal, rerun + 1);
       return failed('AGENT_ERROR', `its worker thread was lost ${rerun + 1} times: ${reason}`);
     } finally {
       clearTimeout(watchdog);

@@ -1,0 +1,24 @@
+import type { ResolvedConfig } from '../config/resolve-config.ts';
+import { relative } from '../reporters/format.ts';
+import type { Terminal } from '../reporters/terminal.ts';
+import { discover } from '../run/runner.ts';
+
+/** `rollout-test list`: each suite with its rows and rollouts, nothing run. Exit 1 if a file fails to load. */
+export async function listSuites(config: ResolvedConfig, terminal: Terminal): Promise<number> {
+  const { files, counts } = await discover(config);
+  const { colors } = terminal;
+  let failed = false;
+  for (const { file, suites, loadError } of files) {
+    const where = relative(config.root, file);
+    if (loadError) {
+      failed = true;
+      terminal.write(`${colors.red('✗')} ${where} ${colors.red(`failed to load: ${loadError.message.split('\n')[0]}`)}\n`);
+    }
+    for (const suite of suites) {
+      const count = counts.get(`${file}\0${suite.name}`);
+      const figures = count instanceof Error || !count ? colors.red(`dataset error: ${count?.message ?? 'unknown'}`) : `${count.rows} rows, ${count.rollouts} rollouts`;
+      terminal.write(`${suite.name} ${colors.dim(`(${where})`)} ${figures}\n`);
+    }
+  }
+  return failed ? 1 : 0;
+}

@@ -1,0 +1,28 @@
+/**
+ * Every CLI option, declared once: this table registers the options with the parser and so also produces
+ * `--help`.
+ */
+export interface OptionSpec {
+  flags: string;
+  description: string;
+  /** Options that only some commands take. */
+  commands?: Array<'run' | 'list' | 'watch'>;
+}
+
+export const OPTIONS: OptionSpec[] = [
+  { flags: '-t, --name-pattern <regex>', description: 'Only suites whose name matches this regular expression' },
+  { flags: '--rows <list>', description: 'Only these dataset rows, 1-based: e.g. 1,3,5-9' },
+  { flags: '-n, --runs <n>', description: 'Runs per row (each independent), overriding the suites' },
+  { flags: '--max-concurrency <n>', description: 'Rollouts in flight at once per suite (default 4)' },
+  { flags: '--backend <type>', description: 'Backend of suites that name none: local | harbor' },
+  { flags: '--env <type>', description: 'Harbor trial environment: docker | sandbox | process' },
+  { flags: '--reporter <name>', description: 'default | verbose | json | junit; repeat for several' },
+  { flags: '--outputFile <path>', description: 'Report file of json/junit; --outputFile.<reporter> <path> for one' },
+  { flags: '--outputDir <dir>', description: 'Directory of the journal, samples and summary (default .rollouts)' },
+  { flags: '--bail <n>', description: 'Stop after n failed or errored rollouts' },
+  { flags: '--pass-threshold <reward>', description: 'Reward at or above which a rollout passes (default 1)' },
+  { flags: '--threshold <reward>', description: 'Minimum mean reward of every suite; exit 1 below it' },
+  { flags: '--inline', description: 'Run workflows on the main thread (no worker pool), for debugging' },
+  { flags: '--config <path>', description: 'Path of the config file (default rollout.config.{ts,mts,js,mjs})' },
+  { flags: '--root <dir>', description: 'Project root (default the current directory)' },
+];

@@ -1,0 +1,22 @@
+import { z } from 'zod';
+
+const reporterName = z.enum(['default', 'verbose', 'json', 'junit']);
+const seconds = z.number().refine(Number.isFinite, 'must be finite').nullable().optional();
+
+/** The shape `rollout.config.ts` must have; checked so that a typo is an error that names the key. */
+export const UserConfigSchema = z.strictObject({
+  include: z.array(z.string()).optional(),
+  exclude: z.array(z.string()).optional(),
+  reporters: z
+    .array(z.union([reporterName, z.tuple([reporterName, z.object({ outputFile: z.string().optional() })])]))
+    .optional(),
+  outputDir: z.string().optional(),
+  concurrency: z.number().int().positive().nullable().optional(),
+  timeouts: z.strictObject({ agentSec: seconds, graderSec: seconds }).optional(),
+  passThreshold: z.number().optional(),
+  threshold: z.number().optional(),
+  backend: z.looseObject({ type: z.enum(['local', 'harbor']) }).optional(),
+  chatCompletionsUrl: z.string().optional(),
+  bail: z.number().int().positive().optional(),
+  runs: z.number().int().positive().optional(),
+});

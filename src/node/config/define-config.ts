@@ -1,0 +1,35 @@
+import type { BackendConfig, TimeoutsConfig } from '../../runtime/suite.ts';
+
+/** A reporter by name, optionally with its output file: `'junit'` or `['junit', {outputFile: 'r.xml'}]`. */
+export type ReporterSpec = ReporterName | [ReporterName, { outputFile?: string }];
+export type ReporterName = 'default' | 'verbose' | 'json' | 'junit';
+
+/** `rollout.config.ts`; every field can be overridden by a CLI flag. */
+export interface UserConfig {
+  /** Globs of rollout files, relative to the root. */
+  include?: string[];
+  exclude?: string[];
+  reporters?: ReporterSpec[];
+  /** Where journals, samples and summaries go; `.rollouts` by default. */
+  outputDir?: string;
+  /** Rollouts in flight at once per suite (unless a suite's workflowConfig says otherwise); 4 by default. */
+  concurrency?: number | null;
+  timeouts?: TimeoutsConfig;
+  /** Reward at or above which a rollout passes; 1.0 by default. */
+  passThreshold?: number;
+  /** Minimum mean reward of every suite. */
+  threshold?: number;
+  /** Default backend of suites that do not name one. */
+  backend?: BackendConfig;
+  /** Model endpoint for every rollout (else `ROLLOUT_CHAT_COMPLETIONS_URL`). */
+  chatCompletionsUrl?: string;
+  /** Stop after this many failed or errored rollouts. */
+  bail?: number;
+  /** Runs per row, unless a suite sets `n`. */
+  runs?: number;
+}
+
+/** Typed identity helper for `rollout.config.ts`. */
+export function defineConfig(config: UserConfig): UserConfig {
+  return config;
+}

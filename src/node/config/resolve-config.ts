@@ -1,0 +1,96 @@
+import path from 'node:path';
+import type { BackendConfig } from '../../runtime/suite.ts';
+import type { CliOptions } from '../cli/cli-options.ts';
+import { UsageError } from '../cli/usage-error.ts';
+import { parseRowSelection, type RowSelection } from '../dataset/row-selection.ts';
+import type { ReporterName, UserConfig } from './define-config.ts';
+
+export const DEFAULT_INCLUDE = ['**/*.rollout.{ts,mts,js,mjs}'];
+export const DEFAULT_EXCLUDE = ['**/node_modules/**', '**/dist/**', '**/.git/**'];
+
+/** A reporter to run and where it writes (stdout when no file is given). */
+export interface ReporterChoice {
+  name: ReporterName;
+  outputFile?: string | undefined;
+}
+
+/** The config file and the CLI flags merged; flags win. */
+export interface ResolvedConfig {
+  root: string;
+  configFile: string | undefined;
+  include: string[];
+  exclude: string[];
+  fileFilters: string[];
+  namePattern: RegExp | undefined;
+  rows: RowSelection | undefined;
+  reporters: ReporterChoice[];
+  outputDir: string;
+  environment: 'docker' | 'sandbox' | 'process' | undefined;
+  chatCompletionsUrl: string | undefined;
+  bail: number | undefined;
+  inline: boolean;
+  /** The flags and the config file as given: per-suite settings rank flag > suite > config file (see suite-settings). */
+  cli: CliOptions;
+  user: UserConfig;
+  /** The backend the flags ask for, else the config file's. */
+  backend: BackendConfig | undefined;
+}
+
+function compilePattern(source: string | undefined): RegExp | undefined {
+  if (source === undefined) return undefined;
+  try {
+    return new RegExp(source);
+  } catch (error) {
+    throw new UsageError(`-t ${JSON.stringify(source)} is not a valid regular expression: ${(error as Error).message}`);
+  }
+}
+
+function outputFileFor(name: ReporterName, flag: CliOptions['outputFile'], fromConfig?: string): string | undefined {
+  if (typeof flag === 'string') return name === 'json' || name === 'junit' ? flag : undefined;
+  return flag?.[name] ?? fromConfig;
+}
+
+function resolveReporters(cli: CliOptions, config: UserConfig, root: string): ReporterChoice[] {
+  const fromConfig = new Map((config.reporters ?? []).map((r) => (Array.isArray(r) ? [r[0], r[1].outputFile] : [r, undefined])));
+  const names = (cli.reporter ?? [...fromConfig.keys()]) as string[];
+  const valid = ['default', 'verbose', 'json', 'junit'];
+  const unknown = names.find((name) => !valid.includes(name));
+  if (unknown) throw new UsageError(`unknown reporter "${unknown}"; choose from ${valid.join(', ')}`);
+  const chosen = (names.length ? names : ['default']) as ReporterName[];
+  return chosen.map((name) => {
+    const file = outputFileFor(name, cli.outputFile, fromConfig.get(name));
+    return { name, outputFile: file === undefined ? undefined : path.resolve(root, file) };
+  });
+}
+
+function resolveBackend(cli: CliOptions, config: UserConfig): BackendConfig | undefined {
+  if (cli.backend === 'local') return { type: 'local' };
+  if (cli.backend === 'harbor') {
+    const fromConfig = config.backend?.type === 'harbor' ? config.backend : undefined;
+    if (!fromConfig) throw new UsageError('--backend harbor needs a taskDir: set backend: {type: "harbor", taskDir} in the suite or config');
+    return fromConfig;
+  }
+  return config.backend;
+}
+
+/** Merges config file and flags into the settings of one run. */
+export function resolveConfig(cli: CliOptions, config: UserConfig, root: string, configFile: string | undefined, fileFilters: string[]): ResolvedConfig {
+  return {
+    root,
+    configFile,
+    include: config.include ?? DEFAULT_INCLUDE,
+    exclude: [...DEFAULT_EXCLUDE, ...(config.exclude ?? [])],
+    fileFilters,
+    namePattern: compilePattern(cli.namePattern),
+    rows: cli.rows === undefined ? undefined : parseRowSelection(cli.rows),
+    reporters: resolveReporters(cli, config, root),
+    outputDir: path.resolve(root, cli.outputDir ?? config.outputDir ?? '.rollouts'),
+    cli,
+    user: config,
+    backend: resolveBackend(cli, config),
+    environment: cli.env,
+    chatCompletionsUrl: config.chatCompletionsUrl,
+    bail: cli.bail ?? config.bail,
+    inline: cli.inline ?? false,
+  };
+}

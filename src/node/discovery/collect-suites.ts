@@ -1,0 +1,35 @@
+import { toRolloutError } from '../../runtime/errors.ts';
+import type { RolloutError } from '../../model/result.ts';
+import { loadSuites } from '../../runtime/suite-registry.ts';
+import type { RolloutSuite } from '../../runtime/suite.ts';
+
+/** A rollout file and the suites it declares, or why it could not be loaded. */
+export interface CollectedFile {
+  file: string;
+  suites: RolloutSuite<any, any>[];
+  loadError?: RolloutError;
+}
+
+function checkSuite(suite: RolloutSuite<any, any>, file: string): void {
+  if (typeof suite.name !== 'string' || !suite.name) throw new TypeError(`a suite in ${file} has no name`);
+  if (suite.workflow === undefined) throw new TypeError(`suite "${suite.name}" in ${file} has no workflow`);
+  if (suite.dataset === undefined && suite.backend?.type !== 'harbor') {
+    throw new TypeError(`suite "${suite.name}" in ${file} has no dataset`);
+  }
+}
+
+/** Imports each rollout file on the main thread; a file that fails to import is kept, with its error. */
+export async function collectSuites(files: string[], namePattern: RegExp | undefined): Promise<CollectedFile[]> {
+  const collected: CollectedFile[] = [];
+  for (const file of files) {
+    try {
+      const suites = await loadSuites(file);
+      if (suites.length === 0) throw new TypeError(`${file} declares no suite: call defineRollout({...}) in it`);
+      suites.forEach((suite) => checkSuite(suite, file));
+      collected.push({ file, suites: suites.filter((suite) => !namePattern || namePattern.test(suite.name)) });
+    } catch (error) {
+      collected.push({ file, suites: [], loadError: toRolloutError(error, 'setup', 'AGENT_ERROR') });
+    }
+  }
+  return collected;
+}

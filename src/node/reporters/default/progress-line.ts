@@ -1,0 +1,55 @@
+import { formatDuration } from '../format.ts';
+import type { Terminal } from '../terminal.ts';
+
+const REDRAW_MS = 100;
+
+/**
+ * The live line of an interactive run: done/total, rollouts per second, ETA. Redrawn at most ten times a
+ * second, however fast rollouts finish, and erased before anything else is printed.
+ */
+export class ProgressLine {
+  #done = 0;
+  #total = 0;
+  #started = performance.now();
+  #timer: NodeJS.Timeout | undefined;
+  #shown = false;
+
+  constructor(private readonly terminal: Terminal) {}
+
+  start(total: number): void {
+    this.#total = total;
+    this.#started = performance.now();
+    if (!this.terminal.interactive) return;
+    this.#timer = setInterval(() => this.#draw(), REDRAW_MS);
+    this.#timer.unref();
+  }
+
+  tick(): void {
+    this.#done++;
+  }
+
+  /** Removes the line so that other output starts at column 0; it comes back at the next redraw. */
+  clear(): void {
+    if (this.#shown) this.terminal.write('\r\x1b[2K');
+    this.#shown = false;
+  }
+
+  stop(): void {
+    clearInterval(this.#timer);
+    this.clear();
+  }
+
+  text(): string {
+    const seconds = (performance.now() - this.#started) / 1000;
+    const rate = seconds > 0 ? this.#done / seconds : 0;
+    const remaining = Math.max(0, this.#total - this.#done);
+    const eta = rate > 0 && remaining > 0 ? ` · ETA ${formatDuration((remaining / rate) * 1000)}` : '';
+    return `${this.#done}/${this.#total} rollouts · ${rate.toFixed(1)}/s${eta}`;
+  }
+
+  #draw(): void {
+    const { colors } = this.terminal;
+    this.terminal.write(`\r\x1b[2K${colors.cyan('❯')} ${colors.dim(this.text())}`);
+    this.#shown = true;
+  }
+}

@@ -1,0 +1,29 @@
+import type { SuiteReport } from '../../run/run-report.ts';
+import { formatDuration, formatNumber, relative } from '../format.ts';
+import type { Terminal } from '../terminal.ts';
+
+/** Harbor suites also show where their time went: environment setup, agent, verifier (mean per trial). */
+function phaseTimings(suite: SuiteReport): string {
+  const phases = ['environmentSetupMs', 'agentMs', 'verifierMs'] as const;
+  const means = phases.map((phase) => {
+    const values = suite.records.map((r) => r.timings[phase]).filter((v): v is number => typeof v === 'number');
+    return values.length ? values.reduce((a, b) => a + b, 0) / values.length : undefined;
+  });
+  if (means.every((m) => m === undefined)) return '';
+  const [env, agent, verifier] = means.map((m) => (m === undefined ? '–' : formatDuration(m)));
+  return ` · env ${env} · agent ${agent} · verifier ${verifier}`;
+}
+
+/** A suite's one line, printed as it ends: mark, name, file, rollouts, mean reward, pass@1, duration. */
+export function suiteLine(suite: SuiteReport, root: string, { colors }: Terminal): string {
+  const { counts, meanReward, passAtK } = suite.stats;
+  const bad = suite.error || suite.thresholdMissed || counts.failed + counts.errored > 0;
+  const mark = bad ? colors.red('✗') : colors.green('✓');
+  const where = colors.dim(`(${relative(root, suite.file)})`);
+  if (suite.error && suite.records.length === 0) {
+    return `${mark} ${suite.name === suite.file ? relative(root, suite.file) : `${suite.name} ${where}`} ${colors.red(`failed to load: ${suite.error.message.split('\n')[0]}`)}\n`;
+  }
+  const figures = `${counts.total} rollouts · mean reward ${formatNumber(meanReward.mean)} · pass@1 ${formatNumber(passAtK['1'])}`;
+  const extra = suite.thresholdMissed ? colors.red(` · ${suite.thresholdMissed}`) : '';
+  return `${mark} ${suite.name} ${where} ${figures}${phaseTimings(suite)}${extra} ${colors.dim(formatDuration(suite.durationMs))}\n`;
+}

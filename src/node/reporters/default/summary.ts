@@ -1,0 +1,54 @@
+import Table from 'cli-table3';
+import type { RunReport, SuiteReport } from '../../run/run-report.ts';
+import type { SuiteStatistics } from '../../stats/index.ts';
+import { formatDuration, formatNumber } from '../format.ts';
+import type { Terminal } from '../terminal.ts';
+
+function interval(stats: SuiteStatistics): string {
+  const { mean, low, high } = stats.meanReward;
+  if (mean === null) return '–';
+  return low === null || high === null ? formatNumber(mean) : `${formatNumber(mean)} [${formatNumber(low)}, ${formatNumber(high)}]`;
+}
+
+function passAtKCell(stats: SuiteStatistics): string {
+  const entries = Object.entries(stats.passAtK);
+  return entries.length ? entries.map(([k, v]) => `@${k} ${formatNumber(v)}`).join('  ') : '–';
+}
+
+function row(name: string, stats: SuiteStatistics, durationMs: number): string[] {
+  const c = stats.counts;
+  return [name, String(c.total), String(c.passed), String(c.failed), String(c.errored), String(c.skipped), interval(stats), passAtKCell(stats), formatDuration(durationMs)];
+}
+
+function suiteVerdict(s: SuiteReport): boolean {
+  return !s.error && !s.thresholdMissed && s.stats.counts.failed + s.stats.counts.errored === 0;
+}
+
+/** The closing summary: a table per suite and overall, errors by category, and the run's verdict lines. */
+export function summary(report: RunReport, terminal: Terminal): string {
+  const { colors } = terminal;
+  const table = new Table({
+    head: ['Suite', 'Rollouts', 'Passed', 'Failed', 'Errored', 'Skipped', 'Mean reward [95% CI]', 'pass@k', 'Duration'],
+    style: { head: terminal.interactive ? ['cyan'] : [], border: terminal.interactive ? ['grey'] : [] },
+  });
+  for (const suite of report.suites) table.push(row(suite.name === suite.file ? 'load error' : suite.name, suite.stats, suite.durationMs));
+  table.push(row('All', report.overall, report.durationMs));
+
+  const suitesPassed = report.suites.filter(suiteVerdict).length;
+  const failedSuites = report.suites.length - suitesPassed;
+  const c = report.overall.counts;
+  const errors = Object.entries(report.overall.errorsByCategory).map(([category, n]) => `${category} ${n}`).join(', ');
+  const lines = [
+    '',
+    table.toString(),
+    '',
+    `${colors.dim('   Suites')}  ${failedSuites ? colors.red(`${failedSuites} failed`) + ' | ' : ''}${colors.green(`${suitesPassed} passed`)} (${report.suites.length})`,
+    `${colors.dim(' Rollouts')}  ${colors.green(`${c.passed} passed`)} | ${c.failed ? colors.red(`${c.failed} failed`) : '0 failed'} | ${c.errored ? colors.red(`${c.errored} errored`) : '0 errored'} | ${c.skipped} skipped (${c.total})`,
+    `${colors.dim('   Errors')}  ${errors || 'none'}`,
+    `${colors.dim(' Duration')}  ${formatDuration(report.durationMs)}`,
+  ];
+  if (report.interrupted) {
+    lines.push(colors.yellow(report.interrupted === 'sigint' ? '\nRun cancelled (Ctrl-C): the reports cover the rollouts that finished.' : '\nRun stopped early by --bail.'));
+  }
+  return `${lines.join('\n')}\n`;
+}

@@ -1,0 +1,40 @@
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { RolloutRecord } from '../run/rollout-record.ts';
+
+const PACKAGE_ROOT = fileURLToPath(new URL('../../..', import.meta.url));
+
+export function formatDuration(ms: number): string {
+  if (ms < 1000) return `${Math.round(ms)}ms`;
+  if (ms < 60_000) return `${(ms / 1000).toFixed(2)}s`;
+  return `${Math.floor(ms / 60_000)}m ${Math.round((ms % 60_000) / 1000)}s`;
+}
+
+export function formatNumber(value: number | null | undefined, digits = 3): string {
+  return value === null || value === undefined ? '–' : value.toFixed(digits);
+}
+
+export function relative(root: string, file: string): string {
+  return path.relative(root, file) || file;
+}
+
+/** `suite › row 3 (id) › run 2`: how a rollout is named in every report. */
+export function rolloutName(record: RolloutRecord): string {
+  const row = record.rowId === undefined ? `row ${record.row}` : `row ${record.row} (${record.rowId})`;
+  return `${record.suite} › ${row} › run ${record.run}`;
+}
+
+/**
+ * The first stack frame in the user's own code: not Node's internals, not node_modules, not rollout-test.
+ * It is what someone reading a failure wants to open.
+ */
+export function userFrame(stack: string | undefined, root: string): string | undefined {
+  for (const line of (stack ?? '').split('\n').slice(1)) {
+    const match = /\(?((?:file:\/\/)?\/[^()]+):(\d+):(\d+)\)?\s*$/.exec(line.trim());
+    if (!match) continue;
+    const file = match[1]!.startsWith('file://') ? fileURLToPath(match[1]!) : match[1]!;
+    if (file.includes('/node_modules/') || file.startsWith(PACKAGE_ROOT + 'dist/') || file.startsWith(PACKAGE_ROOT + 'src/')) continue;
+    return `${relative(root, file)}:${match[2]}:${match[3]}`;
+  }
+  return undefined;
+}

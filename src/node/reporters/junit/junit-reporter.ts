@@ -1,0 +1,106 @@
+import os from 'node:os';
+import type { RolloutRecord } from '../../run/rollout-record.ts';
+import type { RunReport, SuiteReport } from '../../run/run-report.ts';
+import type { SuiteStatistics } from '../../stats/index.ts';
+import { relative, rolloutName } from '../format.ts';
+import type { Reporter } from '../reporter.ts';
+import type { Terminal } from '../terminal.ts';
+import { writeReport } from '../write-report.ts';
+import { element, escapeXml, properties } from './xml.ts';
+
+const seconds = (ms: number) => (ms / 1000).toFixed(3);
+
+function testcaseBody(record: RolloutRecord, passThreshold: number): string {
+  const props: Array<[string, string | number]> = [['reward', record.reward ?? 'none']];
+  for (const [name, value] of Object.entries(record.rewards)) if (name !== 'reward') props.push([`reward.${name}`, value]);
+  if (record.error) props.push(['category', record.error.category], ['phase', record.error.phase]);
+  const parts = [properties(props)];
+  if (record.status === 'skipped') parts.push(element('skipped', { message: record.error?.message ?? 'not run' }));
+  if (record.status === 'failed') {
+    const message = `reward ${record.reward ?? 'none'} is below the pass threshold ${passThreshold}`;
+    parts.push(element('failure', { message, type: 'RewardBelowThreshold' }, escapeXml(message)));
+  }
+  if (record.status === 'errored' && record.error) {
+    const { category, message, stack } = record.error;
+    parts.push(element('error', { message: message.split('\n')[0], type: category }, escapeXml(stack ?? message)));
+  }
+  if (record.logs?.length) parts.push(element('system-out', {}, escapeXml(record.logs.join('\n'))));
+  return parts.join('');
+}
+
+function suiteProperties(stats: SuiteStatistics, suite: SuiteReport): string {
+  const entries: Array<[string, string | number]> = [['passThreshold', suite.passThreshold], ['runs', suite.runs]];
+  const { mean, low, high } = stats.meanReward;
+  if (mean !== null) entries.push(['meanReward', mean]);
+  if (low !== null && high !== null) entries.push(['meanReward.ci95.low', low], ['meanReward.ci95.high', high]);
+  for (const [k, value] of Object.entries(stats.passAtK)) entries.push([`pass@${k}`, value]);
+  for (const [category, count] of Object.entries(stats.errorsByCategory)) entries.push([`errors.${category}`, count]);
+  if (suite.thresholdMissed) entries.push(['thresholdMissed', suite.thresholdMissed]);
+  return properties(entries);
+}
+
+/**
+ * Suite-level outcomes as testcases, so CI shows them: a load or dataset error is an errored testcase (as
+ * Vitest does for a file that fails to import), a missed threshold a failed one.
+ */
+function suiteLevelCases(suite: SuiteReport, root: string): { xml: string[]; failures: number; errors: number } {
+  const classname = relative(root, suite.file);
+  const xml: string[] = [];
+  if (suite.error) {
+    const { message, category, stack } = suite.error;
+    const name = suite.name === suite.file ? 'load' : `${suite.name} › setup`;
+    const error = element('error', { message: message.split('\n')[0], type: category }, escapeXml(stack ?? message));
+    xml.push(element('testcase', { classname, name, time: '0.000' }, error));
+  }
+  if (suite.thresholdMissed) {
+    const failure = element('failure', { message: suite.thresholdMissed, type: 'ThresholdMissed' }, escapeXml(suite.thresholdMissed));
+    xml.push(element('testcase', { classname, name: `${suite.name} › threshold`, time: '0.000' }, failure));
+  }
+  return { xml, failures: suite.thresholdMissed ? 1 : 0, errors: suite.error ? 1 : 0 };
+}
+
+function testsuite(suite: SuiteReport, report: RunReport): string {
+  const { counts } = suite.stats;
+  const classname = relative(report.root, suite.file);
+  const extra = suiteLevelCases(suite, report.root);
+  const cases = suite.records.map((record) =>
+    element('testcase', { classname, name: rolloutName(record), time: seconds(record.durationMs) }, testcaseBody(record, suite.passThreshold)),
+  );
+  cases.push(...extra.xml);
+  return element(
+    'testsuite',
+    {
+      name: suite.name === suite.file ? classname : suite.name,
+      timestamp: report.startedAt.replace(/\.\d+Z$/, ''),
+      hostname: os.hostname(),
+      tests: counts.total + extra.xml.length,
+      failures: counts.failed + extra.failures,
+      errors: counts.errored + extra.errors,
+      skipped: counts.skipped,
+      time: seconds(suite.durationMs),
+      file: classname,
+    },
+    suiteProperties(suite.stats, suite) + cases.join(''),
+  );
+}
+
+/** One testsuite per suite, one testcase per rollout; valid against the common JUnit schema in `schemas/`. */
+export class JunitReporter implements Reporter {
+  constructor(
+    private readonly terminal: Terminal,
+    private readonly outputFile: string | undefined,
+  ) {}
+
+  onRunEnd(report: RunReport): void {
+    const suites = [...report.suites].sort((a, b) => a.file.localeCompare(b.file) || a.name.localeCompare(b.name));
+    const totals = { tests: 0, failures: 0, errors: 0 };
+    for (const suite of suites) {
+      const extra = suiteLevelCases(suite, report.root);
+      totals.tests += suite.stats.counts.total + extra.xml.length;
+      totals.failures += suite.stats.counts.failed + extra.failures;
+      totals.errors += suite.stats.counts.errored + extra.errors;
+    }
+    const body = element('testsuites', { name: 'rollout-test', ...totals, time: seconds(report.durationMs) }, suites.map((s) => testsuite(s, report)).join('\n'));
+    writeReport(`<?xml version="1.0" encoding="UTF-8"?>\n${body}\n`, this.outputFile, this.terminal);
+  }
+}

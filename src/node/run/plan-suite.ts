@@ -1,0 +1,69 @@
+import type { ExecutionRequest } from '../../model/request.ts';
+import type { RolloutSuite } from '../../runtime/suite.ts';
+import type { ResolvedConfig } from '../config/resolve-config.ts';
+import { normalizeRow } from '../dataset/normalize-row.ts';
+import { readRawRows } from '../dataset/raw-rows.ts';
+import { requestId } from './request-id.ts';
+import type { RolloutKey } from './rollout-record.ts';
+import type { SuiteSettings } from './suite-settings.ts';
+
+/** A rollout to run, or a row that cannot become one. */
+export type PlannedRollout =
+  | { kind: 'request'; key: RolloutKey; request: ExecutionRequest }
+  | { kind: 'invalid'; key: RolloutKey; message: string };
+
+export interface SuitePlanInput {
+  file: string;
+  suite: RolloutSuite<any, any>;
+  settings: SuiteSettings;
+  config: ResolvedConfig;
+  idPrefix: string;
+}
+
+/** Streams a suite's rollouts, row by row and run by run, without holding the dataset in memory. */
+export async function* planSuite({ file, suite, settings, config, idPrefix }: SuitePlanInput): AsyncGenerator<PlannedRollout> {
+  for await (const raw of readRawRows(suite.dataset, file)) {
+    if (config.rows && !config.rows.has(raw.index)) continue;
+    const keyOf = (run: number, rowId?: string): RolloutKey => ({
+      id: requestId(idPrefix, raw.index, run),
+      suite: suite.name,
+      file,
+      row: raw.index,
+      rowId,
+      where: raw.where,
+      run,
+    });
+    let row;
+    try {
+      if (raw.readError) throw new Error(raw.readError);
+      row = normalizeRow(raw.value);
+    } catch (error) {
+      yield { kind: 'invalid', key: keyOf(1), message: (error as Error).message };
+      continue;
+    }
+    for (let run = 1; run <= settings.runs; run++) {
+      const request: ExecutionRequest = {
+        id: requestId(idPrefix, raw.index, run),
+        prompt: row.prompt,
+        label: row.label,
+        metadata: row.metadata,
+        agentTimeoutSec: settings.timeouts.agentSec ?? null,
+        graderTimeoutSec: settings.timeouts.graderSec ?? null,
+      };
+      yield { kind: 'request', key: keyOf(run, row.id), request };
+    }
+  }
+}
+
+/** How many rollouts a suite plans (rows selected × runs), for progress and `list`. */
+export async function countPlanned(input: SuitePlanInput): Promise<{ rows: number; rollouts: number }> {
+  let rows = 0;
+  let rollouts = 0;
+  let lastRow = 0;
+  for await (const planned of planSuite(input)) {
+    rollouts++;
+    if (planned.key.row !== lastRow) rows++;
+    lastRow = planned.key.row;
+  }
+  return { rows, rollouts };
+}

@@ -1,0 +1,64 @@
+import type { ExecutionResult, RolloutError, Timings } from '../../model/result.ts';
+
+/** How a rollout ended, as a test does. */
+export type RolloutStatus = 'passed' | 'failed' | 'errored' | 'skipped';
+
+/** What the reports keep of one rollout (samples go to the samples file, not here). */
+export interface RolloutRecord {
+  id: string;
+  suite: string;
+  file: string;
+  /** 1-based row index, and the row's own id when it has one. */
+  row: number;
+  rowId?: string | undefined;
+  /** Where the row came from: `file:line` or `inline row N`. */
+  where: string;
+  /** 1-based run of the row. */
+  run: number;
+  status: RolloutStatus;
+  reward: number | null;
+  rewards: Record<string, number>;
+  error?: RolloutError | undefined;
+  durationMs: number;
+  timings: Timings;
+  logs?: string[] | undefined;
+}
+
+/** Who a record is about. */
+export type RolloutKey = Pick<RolloutRecord, 'id' | 'suite' | 'file' | 'row' | 'rowId' | 'where' | 'run'>;
+
+/**
+ * Classifies a rollout from its final result. Without a grader, a workflow that succeeded passes (there is
+ * nothing to score); a result that says `not graded` for a missing grader is not an error.
+ */
+export function toRecord(key: RolloutKey, result: ExecutionResult, passThreshold: number, graded: boolean): RolloutRecord {
+  const reward = result.rewards.reward ?? null;
+  const error = graded || result.error?.phase !== 'grader' ? result.error : undefined;
+  const status: RolloutStatus =
+    result.status === 'cancelled' ? 'skipped' : error ? 'errored' : !graded || (reward !== null && reward >= passThreshold) ? 'passed' : 'failed';
+  const logs = status === 'passed' ? undefined : (result.extraFields.logs as string[] | undefined);
+  const { queuedMs, workflowMs, graderMs } = result.timings;
+  return {
+    ...key,
+    status,
+    reward,
+    rewards: result.rewards,
+    error,
+    durationMs: workflowMs + graderMs + queuedMs,
+    timings: result.timings,
+    logs,
+  };
+}
+
+/** A record for a row that could not become a request (a broken row): a VALIDATION_ERROR in setup. */
+export function invalidRowRecord(key: RolloutKey, message: string): RolloutRecord {
+  return {
+    ...key,
+    status: 'errored',
+    reward: null,
+    rewards: {},
+    error: { category: 'VALIDATION_ERROR', phase: 'setup', message: `${key.where}: ${message}` },
+    durationMs: 0,
+    timings: { queuedMs: 0, workflowMs: 0, graderMs: 0 },
+  };
+}

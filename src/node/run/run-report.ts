@@ -1,0 +1,43 @@
+import type { RolloutError } from '../../model/result.ts';
+import type { SuiteStatistics } from '../stats/index.ts';
+import type { RolloutRecord } from './rollout-record.ts';
+
+/** One suite's outcome: its rollouts and their statistics, or the error that kept it from running. */
+export interface SuiteReport {
+  name: string;
+  file: string;
+  backend: string;
+  runs: number;
+  passThreshold: number;
+  threshold: number | undefined;
+  records: RolloutRecord[];
+  stats: SuiteStatistics;
+  durationMs: number;
+  /** Set when the suite (or its whole file) failed before or outside its rollouts: an import or dataset error. */
+  error?: RolloutError | undefined;
+  /** Set when the suite's mean reward is below its threshold. */
+  thresholdMissed?: string | undefined;
+}
+
+/** The outcome of a run, as reporters and `summary.json` see it. */
+export interface RunReport {
+  /** Version of this shape in the JSON report and `summary.json`. */
+  version: 1;
+  startedAt: string;
+  durationMs: number;
+  root: string;
+  suites: SuiteReport[];
+  overall: SuiteStatistics;
+  /** Cancelled by Ctrl-C, or stopped by `--bail`. */
+  interrupted: 'sigint' | 'bail' | undefined;
+  exitCode: 0 | 1 | 130;
+}
+
+/** Exit code: 130 when interrupted by Ctrl-C, 1 on any failure, error or missed threshold, else 0. */
+export function exitCodeOf(suites: SuiteReport[], interrupted: RunReport['interrupted']): RunReport['exitCode'] {
+  if (interrupted === 'sigint') return 130;
+  const bad = suites.some(
+    (s) => s.error || s.thresholdMissed || s.stats.counts.failed > 0 || s.stats.counts.errored > 0,
+  );
+  return bad || interrupted === 'bail' ? 1 : 0;
+}

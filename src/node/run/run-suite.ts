@@ -1,0 +1,108 @@
+import { toRolloutError } from '../../runtime/errors.ts';
+import type { RolloutSuite } from '../../runtime/suite.ts';
+import type { WorkerPool } from '../../backends/local/worker-pool.ts';
+import type { ResolvedConfig } from '../config/resolve-config.ts';
+import type { RunOutputs } from '../output/run-outputs.ts';
+import { summarizeOutcomes } from '../stats/index.ts';
+import { type PlannedRollout, planSuite } from './plan-suite.ts';
+import { suiteIdPrefix } from './request-id.ts';
+import { invalidRowRecord, type RolloutRecord, toRecord } from './rollout-record.ts';
+import type { SuiteReport } from './run-report.ts';
+import { createSuiteBackend } from './suite-backend.ts';
+import { type SuiteSettings, suiteSettings } from './suite-settings.ts';
+import type { ExecutionBackend } from '../../backends/backend.ts';
+import type { ExecutionResult } from '../../model/result.ts';
+
+/** What every suite of a run shares. */
+export interface RunContext {
+  config: ResolvedConfig;
+  pool: WorkerPool;
+  outputs: RunOutputs;
+  /** Aborts on Ctrl-C or `--bail`: no new rollouts start, running ones are cancelled. */
+  signal: AbortSignal;
+  onRecord(record: RolloutRecord): void;
+}
+
+/** Rollouts handed to the backend ahead of its free slots, so that it never waits on the dataset reader. */
+const READ_AHEAD = 2;
+const UNBOUNDED_IN_FLIGHT = 1024;
+
+/** Statistics of records, as the stats module sees outcomes; `rowKey` groups the runs of one row. */
+export function statsOf(records: RolloutRecord[], passThreshold: number, rowKey = (r: RolloutRecord) => String(r.row)) {
+  return summarizeOutcomes(
+    records.map((r) => ({ rowKey: rowKey(r), run: r.run, reward: r.reward, status: r.status, category: r.error?.category, phase: r.error?.phase })),
+    { passThreshold },
+  );
+}
+
+async function dispatch(planned: Extract<PlannedRollout, { kind: 'request' }>, backend: ExecutionBackend, settings: SuiteSettings, graded: boolean, ctx: RunContext, record: (r: RolloutRecord) => void) {
+  let workflowError: ExecutionResult['error'];
+  await backend.execute(
+    planned.request,
+    (result) => void (workflowError = result.error),
+    (result) => {
+      // A failed workflow is reported as itself, not as the "not graded" notice the grader callback carries.
+      const final = workflowError ? { ...result, error: workflowError } : result;
+      const rollout = toRecord(planned.key, final, settings.passThreshold, graded);
+      ctx.outputs.rollout(rollout, result.samples);
+      record(rollout);
+    },
+    { signal: ctx.signal },
+  );
+}
+
+/** Runs every rollout of one suite, streaming its dataset, and reports each as it finishes. */
+export async function runSuite(file: string, suite: RolloutSuite<any, any>, ctx: RunContext): Promise<SuiteReport> {
+  const started = performance.now();
+  const settings = suiteSettings(suite, ctx.config);
+  const records: RolloutRecord[] = [];
+  const record = (r: RolloutRecord) => {
+    records.push(r);
+    ctx.onRecord(r);
+  };
+  let error: SuiteReport['error'];
+  let backend: ExecutionBackend | undefined;
+  const inFlight = new Set<Promise<void>>();
+  try {
+    backend = createSuiteBackend({ file, suite, settings, config: ctx.config, pool: ctx.pool });
+    const limit = settings.concurrency === null ? UNBOUNDED_IN_FLIGHT : settings.concurrency * READ_AHEAD;
+    const idPrefix = suiteIdPrefix(ctx.config.root, file, suite.name);
+    for await (const planned of planSuite({ file, suite, settings, config: ctx.config, idPrefix })) {
+      if (ctx.signal.aborted) break;
+      if (planned.kind === 'invalid') {
+        const invalid = invalidRowRecord(planned.key, planned.message);
+        ctx.outputs.rollout(invalid, []);
+        record(invalid);
+        continue;
+      }
+      const running = dispatch(planned, backend, settings, suite.grader !== undefined, ctx, record);
+      inFlight.add(running);
+      void running.finally(() => inFlight.delete(running));
+      if (inFlight.size >= limit) await Promise.race(inFlight);
+    }
+  } catch (caught) {
+    error = toRolloutError(caught, 'setup', 'AGENT_ERROR');
+  } finally {
+    await Promise.all(inFlight);
+    await backend?.close();
+  }
+  const stats = statsOf(records, settings.passThreshold);
+  const mean = stats.meanReward.mean;
+  const thresholdMissed =
+    settings.threshold !== undefined && (mean === null || mean < settings.threshold)
+      ? `mean reward ${mean === null ? 'n/a' : mean.toFixed(3)} is below the threshold ${settings.threshold}`
+      : undefined;
+  return {
+    name: suite.name,
+    file,
+    backend: settings.backend.type,
+    runs: settings.runs,
+    passThreshold: settings.passThreshold,
+    threshold: settings.threshold,
+    records,
+    stats,
+    durationMs: performance.now() - started,
+    error,
+    thresholdMissed,
+  };
+}

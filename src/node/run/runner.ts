@@ -1,0 +1,128 @@
+import { WorkerPool } from '../../backends/local/worker-pool.ts';
+import type { ResolvedConfig } from '../config/resolve-config.ts';
+import { type CollectedFile, collectSuites } from '../discovery/collect-suites.ts';
+import { findRolloutFiles } from '../discovery/find-rollout-files.ts';
+import { RunOutputs } from '../output/run-outputs.ts';
+import type { Reporter } from '../reporters/reporter.ts';
+import { countPlanned } from './plan-suite.ts';
+import { suiteIdPrefix } from './request-id.ts';
+import type { RolloutRecord } from './rollout-record.ts';
+import { exitCodeOf, type RunReport, type SuiteReport } from './run-report.ts';
+import { type RunContext, runSuite, statsOf } from './run-suite.ts';
+import { suiteSettings } from './suite-settings.ts';
+import { UsageError } from '../cli/usage-error.ts';
+
+/** The rollout files and suites a run would execute, with their planned rollouts. */
+export interface DiscoveredRun {
+  files: CollectedFile[];
+  counts: Map<string, { rows: number; rollouts: number } | Error>;
+}
+
+const suiteKey = (file: string, name: string) => `${file}\0${name}`;
+
+/** Finds and loads the rollout files and counts what each suite would run (what `list` prints). */
+export async function discover(config: ResolvedConfig): Promise<DiscoveredRun> {
+  const paths = await findRolloutFiles(config.root, config.include, config.exclude, config.fileFilters);
+  if (paths.length === 0) {
+    const where = config.fileFilters.length ? ` matching ${config.fileFilters.join(', ')}` : '';
+    throw new UsageError(`no rollout files found${where} under ${config.root} (include: ${config.include.join(', ')})`);
+  }
+  const files = await collectSuites(paths, config.namePattern);
+  const counts: DiscoveredRun['counts'] = new Map();
+  for (const { file, suites } of files) {
+    for (const suite of suites) {
+      const input = { file, suite, settings: suiteSettings(suite, config), config, idPrefix: suiteIdPrefix(config.root, file, suite.name) };
+      counts.set(suiteKey(file, suite.name), await countPlanned(input).catch((error: Error) => error));
+    }
+  }
+  return { files, counts };
+}
+
+function fileErrorReport(file: CollectedFile, config: ResolvedConfig): SuiteReport {
+  const passThreshold = config.cli.passThreshold ?? config.user.passThreshold ?? 1;
+  return {
+    name: file.file,
+    file: file.file,
+    backend: 'none',
+    runs: 0,
+    passThreshold,
+    threshold: undefined,
+    records: [],
+    stats: statsOf([], passThreshold),
+    durationMs: 0,
+    error: file.loadError,
+  };
+}
+
+/** Stops the run on Ctrl-C (`sigint`) or after `--bail` failures. */
+function runController(config: ResolvedConfig, interrupt: AbortSignal) {
+  const controller = new AbortController();
+  let reason: RunReport['interrupted'];
+  const stop = (why: 'sigint' | 'bail') => {
+    reason ??= why;
+    controller.abort(new Error(why === 'sigint' ? 'cancelled by Ctrl-C' : `stopped after ${config.bail} failures (--bail)`));
+  };
+  if (interrupt.aborted) stop('sigint');
+  interrupt.addEventListener('abort', () => stop('sigint'), { once: true });
+  let failures = 0;
+  const onRecord = (record: RolloutRecord) => {
+    if ((record.status === 'failed' || record.status === 'errored') && config.bail !== undefined && ++failures >= config.bail) stop('bail');
+  };
+  return { signal: controller.signal, onRecord, reason: () => reason };
+}
+
+/** Runs every discovered suite, one after another, telling the reporters as rollouts and suites end. */
+export async function runRollouts(config: ResolvedConfig, reporters: Reporter[], interrupt: AbortSignal): Promise<RunReport> {
+  const startedAt = new Date();
+  const started = performance.now();
+  const { files, counts } = await discover(config);
+  const total = [...counts.values()].reduce((sum, c) => sum + (c instanceof Error ? 0 : c.rollouts), 0);
+  const suiteCount = files.reduce((sum, f) => sum + (f.loadError ? 1 : f.suites.length), 0);
+  reporters.forEach((r) => r.onRunStart?.({ total, suites: suiteCount, files: files.length }));
+  const control = runController(config, interrupt);
+  const outputs = new RunOutputs(config.outputDir);
+  const pool = new WorkerPool({ threads: WorkerPool.defaultThreads(Infinity) });
+  const ctx: RunContext = {
+    config,
+    pool,
+    outputs,
+    signal: control.signal,
+    onRecord: (record) => {
+      control.onRecord(record);
+      reporters.forEach((r) => r.onRolloutEnd?.(record));
+    },
+  };
+  const suites: SuiteReport[] = [];
+  const finishSuite = (report: SuiteReport) => {
+    suites.push(report);
+    const { records: _, ...summary } = report;
+    outputs.journal({ type: 'suite', ...summary });
+    reporters.forEach((r) => r.onSuiteEnd?.(report));
+  };
+  try {
+    for (const file of files) {
+      if (file.loadError) finishSuite(fileErrorReport(file, config));
+      for (const suite of file.suites) {
+        if (control.signal.aborted) break;
+        finishSuite(await runSuite(file.file, suite, ctx));
+      }
+    }
+  } finally {
+    await pool.close();
+  }
+  const passThreshold = config.cli.passThreshold ?? config.user.passThreshold ?? 1;
+  const interrupted = control.reason();
+  const report: RunReport = {
+    version: 1,
+    startedAt: startedAt.toISOString(),
+    durationMs: performance.now() - started,
+    root: config.root,
+    suites,
+    overall: statsOf(suites.flatMap((s) => s.records), passThreshold, (r) => `${r.file}\0${r.suite}\0${r.row}`),
+    interrupted,
+    exitCode: exitCodeOf(suites, interrupted),
+  };
+  outputs.finish({ ...report, suites: suites.map(({ records: _, ...rest }) => rest) });
+  for (const reporter of reporters) await reporter.onRunEnd(report);
+  return report;
+}

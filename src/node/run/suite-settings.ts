@@ -1,0 +1,38 @@
+import type { AgentWorkflowConfig } from '../../runtime/workflow.ts';
+import type { BackendConfig, RolloutSuite, TimeoutsConfig } from '../../runtime/suite.ts';
+import type { ResolvedConfig } from '../config/resolve-config.ts';
+
+/** Concurrency of a suite when nothing sets it: the seed SDK's default. */
+export const DEFAULT_CONCURRENCY = 4;
+
+/** What one suite runs with. Precedence: a CLI flag, then the suite, then the config file, then the default. */
+export interface SuiteSettings {
+  runs: number;
+  passThreshold: number;
+  threshold: number | undefined;
+  /** `null` means no limit. */
+  concurrency: number | null;
+  timeouts: TimeoutsConfig;
+  backend: BackendConfig;
+  workflowConfig: AgentWorkflowConfig;
+}
+
+function suiteConcurrency(suite: RolloutSuite<any, any>): number | null | undefined {
+  const concurrency = (suite.workflowConfig as AgentWorkflowConfig | undefined)?.concurrency;
+  return concurrency && 'maxConcurrent' in concurrency ? concurrency.maxConcurrent : undefined;
+}
+
+export function suiteSettings(suite: RolloutSuite<any, any>, config: ResolvedConfig): SuiteSettings {
+  const { cli, user } = config;
+  const concurrency = cli.maxConcurrency ?? suiteConcurrency(suite) ?? user.concurrency ?? DEFAULT_CONCURRENCY;
+  const workflowConfig = { ...(suite.workflowConfig as AgentWorkflowConfig | undefined), concurrency: { maxConcurrent: concurrency } };
+  return {
+    runs: cli.runs ?? suite.n ?? user.runs ?? 1,
+    passThreshold: cli.passThreshold ?? suite.passThreshold ?? user.passThreshold ?? 1,
+    threshold: cli.threshold ?? suite.threshold ?? user.threshold,
+    concurrency,
+    timeouts: { ...user.timeouts, ...suite.timeouts },
+    backend: (cli.backend ? config.backend : undefined) ?? suite.backend ?? config.backend ?? { type: 'local' },
+    workflowConfig,
+  };
+}

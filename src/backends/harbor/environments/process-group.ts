@@ -37,6 +37,7 @@ export async function runProcessGroup(file: string, args: string[], options: Gro
     reject: false,
     stdin: 'ignore',
     maxBuffer: MAX_BUFFER,
+    stripFinalNewline: false,
   });
   const pgid = child.pid;
   if (pgid !== undefined) options.groups.add(pgid);

@@ -13,6 +13,7 @@ import { TRIAL_ENV, type TrialRunnerSpec } from './trial-protocol.ts';
 /**
  * Without network, the model endpoint is reached through the harness's unix socket: a loopback port inside
  * the trial forwards to it, and the endpoint URL is rewritten to that port for the workflow and its children.
+ * The bridge carries plain HTTP (a local or proxied model server); an https endpoint needs a task with network.
  */
 async function bridgeModelEndpoint(): Promise<void> {
   const socket = process.env[TRIAL_ENV.modelSocket];

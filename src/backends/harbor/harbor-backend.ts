@@ -156,7 +156,7 @@ export class HarborBackend<TW = AgentWorkflowConfig, TG = GraderConfig> implemen
     const { workflow, workflowConfig, grader, graderConfig } = this.#options;
     const agent: AgentSpec = workflow === ORACLE_AGENT ? { kind: 'oracle' } : { kind: 'workflow', implementation: workflow, config: workflowConfig };
     return {
-      trialName: `${task.name}__${request.id}__${randomUUID().slice(0, 8)}`,
+      trialName: trialNameOf(task, request),
       trialsDir: this.#trialsDir,
       taskDir: task.dir,
       userCodeDir: path.resolve(this.#options.userCodeDir),
@@ -172,6 +172,12 @@ export class HarborBackend<TW = AgentWorkflowConfig, TG = GraderConfig> implemen
 
   /** Trials stop their environments themselves; nothing is held between rollouts. */
   async close(): Promise<void> {}
+}
+
+/** Harbor-style `<task>__<rollout>__<random>`, safe as one directory name whatever the task is called. */
+function trialNameOf(task: HarborTask, request: ExecutionRequest): string {
+  const safe = (text: string) => text.replace(/[^\w.-]+/g, '-').slice(0, 48);
+  return `${safe(task.name)}__${safe(request.id)}__${randomUUID().slice(0, 8)}`;
 }
 
 function setupFailure(requestId: string, category: 'VALIDATION_ERROR', message: string): ExecutionResult {

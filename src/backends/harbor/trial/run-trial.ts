@@ -5,7 +5,7 @@ import type { TrialEnvironment } from '../environments/environment.ts';
 import type { HarborTask } from '../task/load-task.ts';
 import { type AgentOutcome, runAgent } from './agent.ts';
 import type { EmitTrialEvent } from './hooks.ts';
-import { trialRunnerLaunch } from './runtime-entry.ts';
+import { type RunnerLaunch, trialRunnerLaunch } from './runtime-entry.ts';
 import type { TrialConfig } from './trial-config.ts';
 import { TrialError, type TrialErrorType } from './trial-error.ts';
 import { TrialPaths, trialDirOf } from './trial-paths.ts';
@@ -66,18 +66,19 @@ export async function runTrial(config: TrialConfig, context: TrialContext): Prom
   });
   await context.emit('trial-started');
   const outcome: Pick<TrialOutcome, 'agent' | 'verifier'> = {};
+  const launch = trialRunnerLaunch();
   let env: TrialEnvironment | undefined;
   try {
     await step(recorder, 'environment_setup', 'EnvironmentStartError', context.signal, async () => {
-      env = createTrialEnvironment(config, context.task, paths);
+      env = createTrialEnvironment(config, context.task, paths, launch);
       await withDeadline(env.start(context.signal), context.task.config.environment.build_timeout_sec, 'environment start');
     });
     await context.emit('environment-started');
-    const run: TrialRun = { config, task: context.task, env: env!, paths, recorder, signal: context.signal, launch: trialRunnerLaunch(), runnerEnv: {} };
+    const run: TrialRun = { config, task: context.task, env: env!, paths, recorder, signal: context.signal, launch, runnerEnv: {} };
     await step(recorder, 'agent_setup', 'AgentSetupError', context.signal, () => setUpAgent(run, context.apiKey));
     await runSteps(run, context, outcome);
   } catch (error) {
-    await recorder.fail(error as TrialError);
+    await recorder.fail(error instanceof TrialError ? error : TrialError.of('HarnessError', 'AGENT_ERROR', 'setup', error));
   } finally {
     await stopQuietly(env, recorder);
   }
@@ -105,7 +106,7 @@ function timingsOf(recorder: TrialRecorder, context: TrialContext): TrialTimings
 }
 
 /** The environment of a trial, sharing the harness runtime and the user's node_modules with it. */
-function createTrialEnvironment(config: TrialConfig, task: HarborTask, paths: TrialPaths): TrialEnvironment {
+function createTrialEnvironment(config: TrialConfig, task: HarborTask, paths: TrialPaths, launch: RunnerLaunch): TrialEnvironment {
   const { environment } = task.config;
   const modules = userNodeModules(config.userCodeDir);
   return createEnvironment(config.environment, {
@@ -114,7 +115,7 @@ function createTrialEnvironment(config: TrialConfig, task: HarborTask, paths: Tr
     network: environment.network_mode,
     env: environment.env,
     limits: { memoryMb: environment.memory_mb, storageMb: environment.storage_mb, cpus: environment.cpus },
-    sharedPaths: [...trialRunnerLaunch().sharedPaths, ...(modules ? [modules] : [])],
+    sharedPaths: [...launch.sharedPaths, ...(modules ? [modules] : [])],
   });
 }
 

@@ -14,7 +14,9 @@ export type TrialErrorType =
   | 'RewardFileNotFoundError'
   | 'RewardFileEmptyError'
   | 'VerifierOutputParseError'
-  | 'CancelledError';
+  | 'CancelledError'
+  /** The harness itself failed, e.g. writing the trial directory. */
+  | 'HarnessError';
 
 const RETRYABLE = new Set<TrialErrorType>(['EnvironmentStartError', 'AgentSetupError']);
 

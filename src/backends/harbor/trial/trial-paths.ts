@@ -2,28 +2,18 @@ import path from 'node:path';
 
 /** Harbor's trial directory layout: `trialsDir/<trial-name>/{agent,verifier,artifacts}/` and its files. */
 export class TrialPaths {
-  constructor(readonly dir: string) {}
+  readonly agentDir: string;
+  readonly verifierDir: string;
+  readonly artifactsDir: string;
+  readonly configFile: string;
+  readonly resultFile: string;
+  readonly exceptionFile: string;
+  readonly logFile: string;
 
-  get agentDir(): string {
-    return path.join(this.dir, 'agent');
-  }
-  get verifierDir(): string {
-    return path.join(this.dir, 'verifier');
-  }
-  get artifactsDir(): string {
-    return path.join(this.dir, 'artifacts');
-  }
-  get configFile(): string {
-    return path.join(this.dir, 'config.json');
-  }
-  get resultFile(): string {
-    return path.join(this.dir, 'result.json');
-  }
-  get exceptionFile(): string {
-    return path.join(this.dir, 'exception.txt');
-  }
-  get logFile(): string {
-    return path.join(this.dir, 'trial.log');
+  constructor(readonly dir: string) {
+    const at = (name: string) => path.join(dir, name);
+    [this.agentDir, this.verifierDir, this.artifactsDir] = [at('agent'), at('verifier'), at('artifacts')];
+    [this.configFile, this.resultFile, this.exceptionFile, this.logFile] = [at('config.json'), at('result.json'), at('exception.txt'), at('trial.log')];
   }
 }
 

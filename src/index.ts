@@ -56,6 +56,35 @@ export { resolveExportRef, parseExportRef } from './runtime/implementation.ts';
 export type { ImplementationRef } from './runtime/protocol.ts';
 export type { ExecutionBackend, ResultCallback, ExecuteOptions } from './backends/backend.ts';
 export { LocalBackend, type LocalBackendOptions, DEFAULT_MAX_CONCURRENT } from './backends/local/local-backend.ts';
+export {
+  RecordingOpenAI,
+  createRecordingClient,
+  type RecordingClientOptions,
+} from './integrations/openai/index.ts';
+export {
+  createRecordingFetch,
+  type RecordingFetchOptions,
+  ModelConnectionError,
+  ModelCacheMissError,
+  resolveModelCache,
+  MODEL_CACHE_DIR,
+  type CacheEntry,
+} from './integrations/recording/index.ts';
+export {
+  startModelServer,
+  startModelServerFromSpec,
+  echoScript,
+  calculatorScript,
+  withFaultDirectives,
+  type ModelServer,
+  type ModelServerOptions,
+  type LoggedRequest,
+  type ModelScript,
+  type ScriptRequest,
+  type ScriptReply,
+  type ScriptToolCall,
+  type ScriptFailure,
+} from './testing/model-server/index.ts';
 export { HarborBackend, type HarborBackendOptions, ORACLE_AGENT } from './backends/harbor/harbor-backend.ts';
 export { createHarborBackend, type HarborBackendSettings } from './backends/harbor/create-harbor-backend.ts';
 export { TrialQueue, type TrialQueueOptions } from './backends/harbor/queue/trial-queue.ts';

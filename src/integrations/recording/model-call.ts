@@ -1,0 +1,133 @@
+import { HttpError } from '../../runtime/errors.ts';
+import { ModelCacheMissError, ModelConnectionError, raisedByRecorder, rootMessage } from './errors.ts';
+import { cacheKey, type CacheEntry, readCacheEntry, writeCacheEntry } from './model-cache.ts';
+import { parseCompletion } from './parse.ts';
+import type { CallRecorder, ChatRequest } from './recorder.ts';
+
+const EXCERPT = 80;
+
+function lastUserMessage(request: ChatRequest): string {
+  const message = (request.messages as Array<{ role?: unknown; content?: unknown }>).findLast((m) => m.role === 'user');
+  const text = typeof message?.content === 'string' ? message.content : JSON.stringify(message?.content ?? '');
+  return text.length > EXCERPT ? `${text.slice(0, EXCERPT)}…` : text;
+}
+
+/** The OpenAI-style `error.message` of an error body, else the body itself. */
+function errorMessageOf(body: string): string {
+  try {
+    const message = (JSON.parse(body) as { error?: { message?: unknown } }).error?.message;
+    if (typeof message === 'string') return message;
+  } catch {
+    // not JSON: the raw body says it best
+  }
+  return body.slice(0, 500) || '(empty body)';
+}
+
+/**
+ * One chat completions call: answered by the network or the cache, recorded when its body is complete. Outside a
+ * rollout there is no recorder: nothing is recorded or cached, but errors are raised alike.
+ */
+export class ModelCall {
+  readonly ordinal: number;
+  readonly #started = performance.now();
+  #replayedLatencyMs: number | undefined;
+
+  constructor(
+    readonly request: ChatRequest,
+    readonly url: string,
+    readonly recorder: CallRecorder | undefined,
+  ) {
+    this.ordinal = recorder?.nextOrdinal() ?? 0;
+  }
+
+  get #cache() {
+    return this.recorder?.rollout.modelCache;
+  }
+
+  get #rolloutId(): string {
+    return this.recorder?.rollout.rolloutId ?? '';
+  }
+
+  get #key(): string {
+    return cacheKey(this.request, this.#rolloutId, this.ordinal);
+  }
+
+  get #describe(): string {
+    const where = this.recorder ? `model call #${this.ordinal} of rollout "${this.#rolloutId}"` : 'model call';
+    return `${where} (model ${String(this.request.model)}, last user message "${lastUserMessage(this.request)}")`;
+  }
+
+  /** Sends the request, or in replay mode answers from the store and never touches the network. */
+  async send(fetchFromNetwork: () => Promise<Response>): Promise<Response> {
+    const cache = this.#cache;
+    if (cache?.mode === 'replay') return this.#replay(cache.dir);
+    try {
+      return await fetchFromNetwork();
+    } catch (error) {
+      this.#record({ error: `connection failed: ${rootMessage(error)}` });
+      throw raisedByRecorder(
+        new ModelConnectionError(`${this.#describe}: cannot reach the model endpoint ${this.url}: ${rootMessage(error)}`, { cause: error }),
+      );
+    }
+  }
+
+  async #replay(dir: string): Promise<Response> {
+    const entry = await readCacheEntry(dir, this.#key);
+    if (!entry) {
+      throw raisedByRecorder(
+        new ModelCacheMissError(`model cache replay miss: ${this.#describe} has no entry ${this.#key} in ${dir}; record it with --model-cache record`),
+      );
+    }
+    this.#replayedLatencyMs = entry.latencyMs;
+    return new Response(entry.response.body, { status: entry.response.status, headers: { 'content-type': entry.response.contentType } });
+  }
+
+  /** Reads an error answer whole and records it; the body is returned for the SDK or an {@link HttpError}. */
+  async readError(response: Response): Promise<string> {
+    const body = await response.text();
+    this.complete(response, body);
+    return body;
+  }
+
+  /** The error an HTTP error answer becomes, with the status first in its message. */
+  httpError(status: number, body: string): HttpError {
+    return raisedByRecorder(new HttpError(`model endpoint answered HTTP ${status}: ${errorMessageOf(body)} (${this.#describe})`, status));
+  }
+
+  /** The body was streamed through to the SDK and dropped before its end. */
+  interrupted(error: unknown): ModelConnectionError {
+    this.#record({ error: `answer interrupted: ${rootMessage(error)}` });
+    const message = `${this.#describe}: the model endpoint dropped the connection while answering: ${rootMessage(error)}`;
+    return raisedByRecorder(new ModelConnectionError(message, { cause: error }));
+  }
+
+  /** Records the whole answer, and stores it in record mode. */
+  complete(response: Response, body: string): void {
+    const contentType = response.headers.get('content-type') ?? '';
+    // Measured once: the stored latency must equal the recorded one for replayed samples to match.
+    const latencyMs = this.#latencyMs();
+    try {
+      const outcome = response.ok ? { completion: parseCompletion(body, contentType) } : { error: `HTTP ${response.status}: ${errorMessageOf(body)}` };
+      this.#record(outcome, latencyMs);
+    } catch (error) {
+      this.#record({ error: `unreadable answer: ${rootMessage(error)}` }, latencyMs);
+    }
+    const cache = this.#cache;
+    if (cache?.mode === 'record') {
+      this.recorder?.track(writeCacheEntry(cache.dir, this.#entry({ status: response.status, contentType, body }, latencyMs)));
+    }
+  }
+
+  #latencyMs(): number {
+    return this.#replayedLatencyMs ?? Math.round(performance.now() - this.#started);
+  }
+
+  #record(outcome: { completion?: ReturnType<typeof parseCompletion>; error?: string }, latencyMs = this.#latencyMs()): void {
+    this.recorder?.add({ ordinal: this.ordinal, request: this.request, latencyMs, ...outcome });
+  }
+
+  #entry(response: CacheEntry['response'], latencyMs: number): CacheEntry {
+    const call = { rolloutId: this.#rolloutId, ordinal: this.ordinal, model: String(this.request.model), lastUserMessage: lastUserMessage(this.request) };
+    return { key: this.#key, call, response, latencyMs };
+  }
+}

@@ -1,0 +1,80 @@
+import type { ToolCall } from '../../model/message.ts';
+import type { FiniteJson } from '../../model/json.ts';
+
+/** What one model call answered, the same whether it was streamed or not. */
+export interface ParsedCompletion {
+  model: string | undefined;
+  message: { role: 'assistant'; content: string | null; tool_calls?: ToolCall[] };
+  finishReason: string | null;
+  usage: Record<string, FiniteJson> | undefined;
+  /** `logprobs.content` entries of the first choice. */
+  logprobs: FiniteJson[] | undefined;
+  /** vLLM's completion token ids (`token_ids` on the choice). */
+  tokenIds: number[] | undefined;
+  /** vLLM's prompt token ids (on the response or the choice). */
+  promptTokenIds: number[] | undefined;
+}
+
+type Json = Record<string, any>;
+
+function assistantMessage(content: string | null | undefined, toolCalls: ToolCall[]): ParsedCompletion['message'] {
+  // A streamed answer has '' where the whole answer has null: normalize so both record alike.
+  const text = content || (toolCalls.length ? null : (content ?? ''));
+  return { role: 'assistant', content: text, ...(toolCalls.length ? { tool_calls: toolCalls } : {}) };
+}
+
+function fromCompletion(body: Json): ParsedCompletion {
+  const choice: Json = body.choices?.[0] ?? {};
+  const message: Json = choice.message ?? {};
+  return {
+    model: body.model,
+    message: assistantMessage(message.content, message.tool_calls ?? []),
+    finishReason: choice.finish_reason ?? null,
+    usage: body.usage ?? undefined,
+    // A streamed answer without content has no logprobs chunk where the whole answer has []: record neither.
+    logprobs: choice.logprobs?.content?.length ? choice.logprobs.content : undefined,
+    tokenIds: choice.token_ids ?? undefined,
+    promptTokenIds: body.prompt_token_ids ?? choice.prompt_token_ids ?? undefined,
+  };
+}
+
+/** The JSON payloads of an SSE body, without the final `[DONE]`. */
+function sseEvents(text: string): Json[] {
+  return text
+    .split(/\r?\n\r?\n/)
+    .map((event) => event.split(/\r?\n/).filter((l) => l.startsWith('data:')).map((l) => l.slice(5).trim()).join('\n'))
+    .filter((data) => data && data !== '[DONE]')
+    .map((data) => JSON.parse(data) as Json);
+}
+
+function mergeToolCallDelta(calls: ToolCall[], delta: Json): void {
+  const call = (calls[delta.index ?? calls.length] ??= { id: '', type: 'function', function: { name: '', arguments: '' } });
+  if (delta.id) call.id = delta.id;
+  if (delta.function?.name) call.function.name ||= delta.function.name;
+  call.function.arguments += delta.function?.arguments ?? '';
+}
+
+/** Folds `chat.completion.chunk`s into one completion, as the SDKs do. */
+function fromChunks(chunks: Json[]): ParsedCompletion {
+  let content = '';
+  const toolCalls: ToolCall[] = [];
+  const result: ParsedCompletion = { ...fromCompletion({}), message: assistantMessage('', []) };
+  for (const chunk of chunks) {
+    result.model ??= chunk.model;
+    result.usage = chunk.usage ?? result.usage;
+    result.promptTokenIds ??= chunk.prompt_token_ids;
+    const choice: Json | undefined = chunk.choices?.find((c: Json) => (c.index ?? 0) === 0);
+    if (!choice) continue;
+    content += choice.delta?.content ?? '';
+    for (const delta of choice.delta?.tool_calls ?? []) mergeToolCallDelta(toolCalls, delta);
+    if (choice.logprobs?.content) (result.logprobs ??= []).push(...choice.logprobs.content);
+    if (choice.token_ids) (result.tokenIds ??= []).push(...choice.token_ids);
+    result.finishReason = choice.finish_reason ?? result.finishReason;
+  }
+  return { ...result, message: assistantMessage(content, toolCalls) };
+}
+
+/** Parses a successful chat completions body, streamed (SSE) or whole. */
+export function parseCompletion(text: string, contentType: string): ParsedCompletion {
+  return contentType.includes('text/event-stream') ? fromChunks(sseEvents(text)) : fromCompletion(JSON.parse(text) as Json);
+}

@@ -1,0 +1,63 @@
+import type { RolloutSample } from '../../model/sample.ts';
+import type { RolloutContext } from '../../runtime/rollout-context.ts';
+import type { ParsedCompletion } from './parse.ts';
+import { buildSamples } from './sample.ts';
+
+/** A chat completions request body as sent. */
+export type ChatRequest = Record<string, unknown> & { model?: unknown; messages: unknown[] };
+
+/** One model call as recorded. */
+export interface RecordedCall {
+  /** Position among all model calls of the rollout, from 0. */
+  ordinal: number;
+  request: ChatRequest;
+  latencyMs: number;
+  /** The answer, when the call succeeded. */
+  completion?: ParsedCompletion;
+  /** Why the call failed, when it did. */
+  error?: string;
+}
+
+/** The calls of one integration in one rollout; it is the rollout's sample source under its name. */
+export class CallRecorder {
+  readonly #calls: RecordedCall[] = [];
+  readonly #pending = new Set<Promise<unknown>>();
+
+  constructor(
+    readonly rollout: RolloutContext,
+    readonly source: string,
+    /** Ordinals are counted per rollout across integrations, so that cache keys stay unique. */
+    readonly nextOrdinal: () => number,
+  ) {}
+
+  add(call: RecordedCall): void {
+    this.#calls.push(call);
+  }
+
+  /** Keeps work that must finish before the samples are final (a cache entry being written). */
+  track(work: Promise<unknown>): void {
+    this.#pending.add(work);
+    void work.finally(() => this.#pending.delete(work)).catch(() => undefined);
+  }
+
+  async collect(): Promise<RolloutSample[]> {
+    await Promise.all(this.#pending);
+    return buildSamples(this.source, this.#calls);
+  }
+}
+
+const byRollout = new WeakMap<RolloutContext, { ordinals: number; recorders: Map<string, CallRecorder> }>();
+
+/** The recorder of `source` in `rollout`, made and registered as a sample source on first use. */
+export function recorderFor(rollout: RolloutContext, source: string): CallRecorder {
+  let state = byRollout.get(rollout);
+  if (!state) byRollout.set(rollout, (state = { ordinals: 0, recorders: new Map() }));
+  const calls = state;
+  let recorder = calls.recorders.get(source);
+  if (!recorder) {
+    recorder = new CallRecorder(rollout, source, () => calls.ordinals++);
+    calls.recorders.set(source, recorder);
+    rollout.registerSampleSource(source, recorder);
+  }
+  return recorder;
+}

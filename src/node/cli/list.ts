@@ -3,6 +3,8 @@ import { relative } from '../reporters/format.ts';
 import type { Terminal } from '../reporters/terminal.ts';
 import { discover } from '../run/runner.ts';
 
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+
 /** `rollout-test list`: each suite with its rows and rollouts, nothing run. Exit 1 if a file fails to load. */
 export async function listSuites(config: ResolvedConfig, terminal: Terminal): Promise<number> {
   const { files, counts } = await discover(config);
@@ -16,7 +18,7 @@ export async function listSuites(config: ResolvedConfig, terminal: Terminal): Pr
     }
     for (const suite of suites) {
       const count = counts.get(`${file}\0${suite.name}`);
-      const figures = count instanceof Error || !count ? colors.red(`dataset error: ${count?.message ?? 'unknown'}`) : `${count.rows} rows, ${count.rollouts} rollouts`;
+      const figures = count instanceof Error || !count ? colors.red(`dataset error: ${count?.message ?? 'unknown'}`) : `${plural(count.rows, 'row')}, ${plural(count.rollouts, 'rollout')}`;
       terminal.write(`${suite.name} ${colors.dim(`(${where})`)} ${figures}\n`);
     }
   }

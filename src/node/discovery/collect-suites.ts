@@ -18,6 +18,14 @@ function checkSuite(suite: RolloutSuite<any, any>, file: string): void {
   }
 }
 
+/** Node loads a `.ts` file as CommonJS outside an ESM package; rollout files (and rollout-test) are ESM. */
+function withHint(error: unknown, file: string): unknown {
+  const code = (error as { code?: string } | null)?.code;
+  if (code !== 'ERR_REQUIRE_CYCLE_MODULE' && code !== 'ERR_REQUIRE_ESM') return error;
+  const hint = `${file} was loaded as CommonJS: rollout files are ES modules. Add "type": "module" to the nearest package.json, or name the file *.rollout.mts`;
+  return Object.assign(new Error(hint, { cause: error }), { stack: `Error: ${hint}` });
+}
+
 /** Imports each rollout file on the main thread; a file that fails to import is kept, with its error. */
 export async function collectSuites(files: string[], namePattern: RegExp | undefined): Promise<CollectedFile[]> {
   const collected: CollectedFile[] = [];
@@ -28,7 +36,7 @@ export async function collectSuites(files: string[], namePattern: RegExp | undef
       suites.forEach((suite) => checkSuite(suite, file));
       collected.push({ file, suites: suites.filter((suite) => !namePattern || namePattern.test(suite.name)) });
     } catch (error) {
-      collected.push({ file, suites: [], loadError: toRolloutError(error, 'setup', 'AGENT_ERROR') });
+      collected.push({ file, suites: [], loadError: toRolloutError(withHint(error, file), 'setup', 'AGENT_ERROR') });
     }
   }
   return collected;

@@ -37,7 +37,11 @@ export function summary(report: RunReport, terminal: Terminal): string {
   const suitesPassed = report.suites.filter(suiteVerdict).length;
   const failedSuites = report.suites.length - suitesPassed;
   const c = report.overall.counts;
-  const errors = Object.entries(report.overall.errorsByCategory).map(([category, n]) => `${category} ${n}`).join(', ');
+  const loadFailures = report.suites.filter((s) => s.error).length;
+  const errors = [
+    Object.entries(report.overall.errorsByCategory).map(([category, n]) => `${category} ${n}`).join(', '),
+    loadFailures ? `${loadFailures} suite${loadFailures > 1 ? 's' : ''} failed to load` : '',
+  ].filter(Boolean).join(' · ');
   const lines = [
     '',
     table.toString(),

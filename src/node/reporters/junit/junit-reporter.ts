@@ -63,7 +63,8 @@ function testsuite(suite: SuiteReport, report: RunReport): string {
   const { counts } = suite.stats;
   const classname = relative(report.root, suite.file);
   const extra = suiteLevelCases(suite, report.root);
-  const cases = suite.records.map((record) =>
+  const ordered = [...suite.records].sort((a, b) => a.row - b.row || a.run - b.run);
+  const cases = ordered.map((record) =>
     element('testcase', { classname, name: rolloutName(record), time: seconds(record.durationMs) }, testcaseBody(record, suite.passThreshold)),
   );
   cases.push(...extra.xml);
@@ -80,7 +81,7 @@ function testsuite(suite: SuiteReport, report: RunReport): string {
       time: seconds(suite.durationMs),
       file: classname,
     },
-    suiteProperties(suite.stats, suite) + cases.join(''),
+    `${suiteProperties(suite.stats, suite)}\n${cases.join('\n')}\n`,
   );
 }
 

@@ -94,3 +94,6 @@ export { loadTask, parseTaskConfig, type HarborTask } from './backends/harbor/ta
 export type { TaskConfig } from './backends/harbor/task/task-config.ts';
 export type { EnvironmentConfig } from './backends/harbor/environments/create-environment.ts';
 export type { EnvironmentType, TrialEnvironment } from './backends/harbor/environments/environment.ts';
+export { defineRollout } from './runtime/define-rollout.ts';
+export type { RolloutSuite, DatasetRow, TimeoutsConfig, BackendConfig } from './runtime/suite.ts';
+export { defineConfig, type UserConfig, type ReporterSpec, type ReporterName } from './node/config/define-config.ts';

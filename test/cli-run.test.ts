@@ -110,7 +110,7 @@ defineRollout({ name: 'beta', dataset: [{ prompt: 'q', label: 'q' }], workflow: 
   const project = makeProject(files);
   const json = async (args: string[]) => {
     const run = await runCli(project, [...args, '--reporter', 'json']);
-    return { code: run.exitCode, report: JSON.parse(run.stdout) };
+    return { code: run.exitCode, report: JSON.parse(String(run.stdout)) };
   };
 
   it('exits 0 when every rollout passes', async () => {

@@ -64,7 +64,13 @@ export interface RolloutScope {
   fault(error: Error): void;
 }
 
-const scopeStorage = new AsyncLocalStorage<RolloutScope>();
+/**
+ * One storage per process, even when two copies of rollout-test are loaded (the CLI's and a rollout file's
+ * own import of the package): otherwise integrations would not find the rollout that runs them.
+ */
+const STORAGE_KEY = Symbol.for('rollout-test.rollout-scope');
+const scopeStorage: AsyncLocalStorage<RolloutScope> = ((globalThis as Record<symbol, unknown>)[STORAGE_KEY] ??=
+  new AsyncLocalStorage<RolloutScope>()) as AsyncLocalStorage<RolloutScope>;
 
 /** Runs `fn` with `scope` installed for everything it starts, timers and promises included. */
 export function runInRolloutScope<T>(scope: RolloutScope, fn: () => T): T {

@@ -50,23 +50,27 @@ export interface RolloutSuite<TW = AgentWorkflowConfig, TG = GraderConfig> {
   backend?: BackendConfig;
 }
 
-let collecting: RolloutSuite<any, any>[] | undefined;
+/** Shared by every copy of rollout-test in the process, for the same reason as the rollout scope. */
+const collector = ((globalThis as Record<symbol, unknown>)[Symbol.for('rollout-test.suite-collector')] ??= {
+  suites: undefined,
+}) as { suites: RolloutSuite<any, any>[] | undefined };
 
 /** Records a suite declared while a rollout file is being loaded; elsewhere it is a no-op. */
 export function registerSuite(suite: RolloutSuite<any, any>): void {
-  collecting?.push(suite);
+  collector.suites?.push(suite);
 }
 
 /** Runs `load` and returns the suites it declared. Loads are serialized so each knows its own file. */
 let chain: Promise<unknown> = Promise.resolve();
 export function collectDeclaredSuites(load: () => Promise<unknown>): Promise<RolloutSuite<any, any>[]> {
   const next = chain.then(async () => {
-    collecting = [];
+    const suites: RolloutSuite<any, any>[] = [];
+    collector.suites = suites;
     try {
       await load();
-      return collecting;
+      return suites;
     } finally {
-      collecting = undefined;
+      collector.suites = undefined;
     }
   });
   chain = next.catch(() => undefined);

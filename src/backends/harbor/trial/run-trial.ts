@@ -54,16 +54,7 @@ export interface TrialContext {
  * is recorded and the trial still verifies, as in Harbor; other agent failures skip verification.
  */
 export async function runTrial(config: TrialConfig, context: TrialContext): Promise<TrialOutcome> {
-  const paths = new TrialPaths(trialDirOf(config));
-  for (const dir of [paths.agentDir, paths.verifierDir, paths.artifactsDir]) await mkdir(dir, { recursive: true });
-  await writeFile(paths.configFile, `${JSON.stringify(config, null, 2)}\n`);
-  const recorder = new TrialRecorder(paths, {
-    trial_name: config.trialName,
-    task_name: context.task.name,
-    task_dir: context.task.dir,
-    rollout_id: config.request.id,
-    environment_type: config.environment.type,
-  });
+  const { paths, recorder } = await openTrialDir(config, context.task);
   await context.emit('trial-started');
   const outcome: Pick<TrialOutcome, 'agent' | 'verifier'> = {};
   const launch = trialRunnerLaunch();
@@ -93,6 +84,21 @@ export async function runTrial(config: TrialConfig, context: TrialContext): Prom
     ...outcome,
     timings: timingsOf(recorder, context),
   };
+}
+
+/** Creates the trial directory with its config.json, and the recorder of its result. */
+async function openTrialDir(config: TrialConfig, task: HarborTask): Promise<{ paths: TrialPaths; recorder: TrialRecorder }> {
+  const paths = new TrialPaths(trialDirOf(config));
+  for (const dir of [paths.agentDir, paths.verifierDir, paths.artifactsDir]) await mkdir(dir, { recursive: true });
+  await writeFile(paths.configFile, `${JSON.stringify(config, null, 2)}\n`);
+  const recorder = new TrialRecorder(paths, {
+    trial_name: config.trialName,
+    task_name: task.name,
+    task_dir: task.dir,
+    rollout_id: config.request.id,
+    environment_type: config.environment.type,
+  });
+  return { paths, recorder };
 }
 
 function timingsOf(recorder: TrialRecorder, context: TrialContext): TrialTimings {

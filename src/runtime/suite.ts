@@ -34,8 +34,11 @@ export type BackendConfig =
 /** A rollout suite: a dataset run through a workflow and scored by a grader. */
 export interface RolloutSuite<TW = AgentWorkflowConfig, TG = GraderConfig> {
   name: string;
-  /** Inline rows, or a JSONL / JSON / CSV file relative to the rollout file. */
-  dataset: DatasetRow[] | string;
+  /**
+   * Inline rows, or a JSONL / JSON / CSV file relative to the rollout file. A harbor suite may leave it out:
+   * its task's instruction is then the one prompt.
+   */
+  dataset?: DatasetRow[] | string;
   workflow: WorkflowSpec<TW>;
   workflowConfig?: TW;
   grader?: GraderSpec<TG>;

@@ -1,5 +1,7 @@
 import type { ExecutionRequest } from '../../model/request.ts';
-import type { RolloutSuite } from '../../runtime/suite.ts';
+import path from 'node:path';
+import { loadTask } from '../../backends/harbor/task/load-task.ts';
+import type { DatasetRow, RolloutSuite } from '../../runtime/suite.ts';
 import type { ResolvedConfig } from '../config/resolve-config.ts';
 import { normalizeRow } from '../dataset/normalize-row.ts';
 import { readRawRows } from '../dataset/raw-rows.ts';
@@ -21,8 +23,16 @@ export interface SuitePlanInput {
 }
 
 /** Streams a suite's rollouts, row by row and run by run, without holding the dataset in memory. */
+/** A harbor suite without a dataset runs its task once per run, with the task's instruction as the prompt. */
+async function datasetOf(suite: RolloutSuite<any, any>, settings: SuiteSettings, file: string): Promise<DatasetRow[] | string> {
+  if (suite.dataset !== undefined) return suite.dataset;
+  if (settings.backend.type !== 'harbor') throw new TypeError(`suite "${suite.name}" has no dataset`);
+  const task = await loadTask(path.resolve(path.dirname(file), settings.backend.taskDir));
+  return [{ id: task.name, prompt: task.instruction }];
+}
+
 export async function* planSuite({ file, suite, settings, config, idPrefix }: SuitePlanInput): AsyncGenerator<PlannedRollout> {
-  for await (const raw of readRawRows(suite.dataset, file)) {
+  for await (const raw of readRawRows(await datasetOf(suite, settings, file), file)) {
     if (config.rows && !config.rows.has(raw.index)) continue;
     const keyOf = (run: number, rowId?: string): RolloutKey => ({
       id: requestId(idPrefix, raw.index, run),

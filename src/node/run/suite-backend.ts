@@ -1,5 +1,7 @@
 import path from 'node:path';
 import type { ExecutionBackend } from '../../backends/backend.ts';
+import { createHarborBackend } from '../../backends/harbor/create-harbor-backend.ts';
+import { ORACLE_AGENT } from '../../backends/harbor/harbor-backend.ts';
 import { LocalBackend } from '../../backends/local/local-backend.ts';
 import type { WorkerPool } from '../../backends/local/worker-pool.ts';
 import type { RolloutSuite } from '../../runtime/suite.ts';
@@ -15,14 +17,27 @@ export interface SuiteBackendInput {
 }
 
 /**
- * The backend a suite runs on. In the pool, workers find the workflow through the suite's file and name (so
- * a class declared in the rollout file works); `--inline` hands the loaded classes over directly.
+ * The backend a suite runs on. Workers and trials find the workflow through the suite's file and name (so a
+ * class declared in the rollout file works); `--inline` hands the loaded classes over directly. A harbor
+ * suite runs each rollout as a trial of its task, with the project root as the user code.
  */
 export function createSuiteBackend({ file, suite, settings, config, pool }: SuiteBackendInput): ExecutionBackend {
-  if (settings.backend.type !== 'local') {
-    throw new Error(`backend "${settings.backend.type}" is not available in this build`);
-  }
   const ref = (role: 'workflow' | 'grader') => ({ file, suite: suite.name, role });
+  const backend = settings.backend;
+  if (backend.type === 'harbor') {
+    return createHarborBackend({
+      taskDir: path.resolve(path.dirname(file), backend.taskDir),
+      environment: config.environment ?? backend.environment ?? 'sandbox',
+      nConcurrent: backend.nConcurrent ?? settings.concurrency ?? undefined,
+      workflow: suite.workflow === ORACLE_AGENT ? ORACLE_AGENT : ref('workflow'),
+      grader: suite.grader === undefined ? undefined : ref('grader'),
+      workflowConfig: settings.workflowConfig,
+      graderConfig: suite.graderConfig,
+      userCodeDir: config.root,
+      trialsDir: path.join(config.outputDir, 'trials'),
+      ...(config.chatCompletionsUrl ? { chatCompletionsUrl: config.chatCompletionsUrl } : {}),
+    });
+  }
   return new LocalBackend({
     workflow: config.inline ? suite.workflow : ref('workflow'),
     grader: suite.grader === undefined ? undefined : config.inline ? suite.grader : ref('grader'),

@@ -120,8 +120,10 @@ export type GraderFunction<TConfig = GraderConfig> = (
   ctx: GraderContext<TConfig>,
 ) => Promise<GradeResult> | GradeResult;
 
-export type WorkflowClass<TConfig = any> = new (config: TConfig) => AgentWorkflow<TConfig>;
-export type GraderClass<TConfig = any> = new (config: TConfig) => Grader<TConfig>;
+/** A workflow class: an AgentWorkflow subclass, or any class with the same `run` method. */
+export type WorkflowClass<TConfig = any> = new (config: TConfig) => Pick<AgentWorkflow<TConfig>, 'run'>;
+/** A grader class: a Grader subclass, or any class with the same `grade` method. */
+export type GraderClass<TConfig = any> = new (config: TConfig) => Pick<Grader<TConfig>, 'grade'>;
 
 /** A workflow: a class, a function, or a `"module:export"` string naming one (resolved from the cwd). */
 export type WorkflowSpec<TConfig = any> = WorkflowClass<TConfig> | WorkflowFunction<TConfig> | string;

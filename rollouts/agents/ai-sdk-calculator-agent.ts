@@ -1,7 +1,7 @@
 /** The calculator agent on the Vercel AI SDK: one `generateText` call runs the whole tool loop, each step recorded. */
 import { generateText, type ModelMessage, stepCountIs, tool } from 'ai';
-import { AgentWorkflow, type AgentWorkflowContext } from '../../src/index.ts';
-import { createRecordingProvider } from '../../src/integrations/ai-sdk/index.ts';
+import { AgentWorkflow, type AgentWorkflowContext } from 'rollout-test';
+import { createRecordingProvider } from 'rollout-test/ai-sdk';
 import { CALCULATOR_DESCRIPTION, CALCULATOR_INPUT, type CalculatorAgentConfig, executeCalculator } from './calculator-tool.ts';
 
 const calculator = tool({ description: CALCULATOR_DESCRIPTION, inputSchema: CALCULATOR_INPUT, execute: executeCalculator });

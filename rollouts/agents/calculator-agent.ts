@@ -4,7 +4,7 @@
  */
 import type OpenAI from 'openai';
 import type { ChatCompletionMessage, ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
-import { AgentWorkflow, type AgentWorkflowContext, createRecordingClient, Grader, type GraderContext } from '../../src/index.ts';
+import { AgentWorkflow, type AgentWorkflowContext, createRecordingClient, Grader, type GraderContext } from 'rollout-test';
 import { CALCULATOR_DESCRIPTION, CALCULATOR_PARAMETERS, type CalculatorAgentConfig, gradeFinalAnswer, runCalculator } from './calculator-tool.ts';
 
 const TOOLS: ChatCompletionTool[] = [

@@ -3,7 +3,7 @@
  * decimals (never `eval`: the expression comes from the model).
  */
 import { z } from 'zod';
-import type { AgentWorkflowConfig, GraderContext } from '../../src/index.ts';
+import type { AgentWorkflowConfig, GraderContext } from 'rollout-test';
 
 /** Settings of the example calculator agents. */
 export interface CalculatorAgentConfig extends AgentWorkflowConfig {

@@ -20,6 +20,15 @@ export interface TimeoutsConfig {
   graderSec?: number | null;
 }
 
+/**
+ * The model a suite's rollouts talk to: an OpenAI-compatible endpoint (else `ROLLOUT_CHAT_COMPLETIONS_URL`),
+ * or, when neither is set, a scripted model server started for the run from a `"module:export"` script.
+ */
+export interface ModelConfig {
+  url?: string;
+  script?: string;
+}
+
 /** Where a suite's rollouts run. */
 export type BackendConfig =
   | { type: 'local'; inline?: boolean; maxConcurrency?: number | null }
@@ -51,6 +60,7 @@ export interface RolloutSuite<TW = AgentWorkflowConfig, TG = GraderConfig> {
   threshold?: number;
   timeouts?: TimeoutsConfig;
   backend?: BackendConfig;
+  model?: ModelConfig;
 }
 
 /** Shared by every copy of rollout-test in the process, for the same reason as the rollout scope. */

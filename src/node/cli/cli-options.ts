@@ -20,6 +20,7 @@ export const CliOptionsSchema = z.object({
   bail: count('--bail').optional(),
   passThreshold: reward('--pass-threshold').optional(),
   threshold: reward('--threshold').optional(),
+  modelCache: z.enum(['record', 'replay'], { error: '--model-cache must be record or replay' }).optional(),
   inline: z.boolean().optional(),
   config: z.string().optional(),
   root: z.string().optional(),

@@ -22,6 +22,7 @@ export const OPTIONS: OptionSpec[] = [
   { flags: '--bail <n>', description: 'Stop after n failed or errored rollouts' },
   { flags: '--pass-threshold <reward>', description: 'Reward at or above which a rollout passes (default 1)' },
   { flags: '--threshold <reward>', description: 'Minimum mean reward of every suite; exit 1 below it' },
+  { flags: '--model-cache <mode>', description: 'record | replay model calls (stored under <outputDir>/model-cache)' },
   { flags: '--inline', description: 'Run workflows on the main thread (no worker pool), for debugging' },
   { flags: '--config <path>', description: 'Path of the config file (default rollout.config.{ts,mts,js,mjs})' },
   { flags: '--root <dir>', description: 'Project root (default the current directory)' },

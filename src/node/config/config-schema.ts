@@ -16,7 +16,7 @@ export const UserConfigSchema = z.strictObject({
   passThreshold: z.number().optional(),
   threshold: z.number().optional(),
   backend: z.looseObject({ type: z.enum(['local', 'harbor']) }).optional(),
-  chatCompletionsUrl: z.string().optional(),
+  model: z.strictObject({ url: z.string().optional(), script: z.string().optional() }).optional(),
   bail: z.number().int().positive().optional(),
   runs: z.number().int().positive().optional(),
 });

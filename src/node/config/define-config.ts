@@ -1,4 +1,4 @@
-import type { BackendConfig, TimeoutsConfig } from '../../runtime/suite.ts';
+import type { BackendConfig, ModelConfig, TimeoutsConfig } from '../../runtime/suite.ts';
 
 /** A reporter by name, optionally with its output file: `'junit'` or `['junit', {outputFile: 'r.xml'}]`. */
 export type ReporterSpec = ReporterName | [ReporterName, { outputFile?: string }];
@@ -21,8 +21,8 @@ export interface UserConfig {
   threshold?: number;
   /** Default backend of suites that do not name one. */
   backend?: BackendConfig;
-  /** Model endpoint for every rollout (else `ROLLOUT_CHAT_COMPLETIONS_URL`). */
-  chatCompletionsUrl?: string;
+  /** The model every suite talks to, unless a suite names its own. */
+  model?: ModelConfig;
   /** Stop after this many failed or errored rollouts. */
   bail?: number;
   /** Runs per row, unless a suite sets `n`. */

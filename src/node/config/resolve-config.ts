@@ -26,7 +26,6 @@ export interface ResolvedConfig {
   reporters: ReporterChoice[];
   outputDir: string;
   environment: 'docker' | 'sandbox' | 'process' | undefined;
-  chatCompletionsUrl: string | undefined;
   bail: number | undefined;
   inline: boolean;
   /** The flags and the config file as given: per-suite settings rank flag > suite > config file (see suite-settings). */
@@ -89,7 +88,6 @@ export function resolveConfig(cli: CliOptions, config: UserConfig, root: string,
     user: config,
     backend: resolveBackend(cli, config),
     environment: cli.env,
-    chatCompletionsUrl: config.chatCompletionsUrl,
     bail: cli.bail ?? config.bail,
     inline: cli.inline ?? false,
   };

@@ -12,11 +12,15 @@ import { createSuiteBackend } from './suite-backend.ts';
 import { type SuiteSettings, suiteSettings } from './suite-settings.ts';
 import type { ExecutionBackend } from '../../backends/backend.ts';
 import type { ExecutionResult } from '../../model/result.ts';
+import type { ModelCacheSettings } from '../../runtime/rollout-context.ts';
+import type { ModelEndpoints } from './model-endpoints.ts';
 
 /** What every suite of a run shares. */
 export interface RunContext {
   config: ResolvedConfig;
   pool: WorkerPool;
+  models: ModelEndpoints;
+  modelCache: ModelCacheSettings | undefined;
   outputs: RunOutputs;
   /** Aborts on Ctrl-C or `--bail`: no new rollouts start, running ones are cancelled. */
   signal: AbortSignal;
@@ -64,7 +68,8 @@ export async function runSuite(file: string, suite: RolloutSuite<any, any>, ctx:
   let backend: ExecutionBackend | undefined;
   const inFlight = new Set<Promise<void>>();
   try {
-    backend = createSuiteBackend({ file, suite, settings, config: ctx.config, pool: ctx.pool });
+    const chatCompletionsUrl = await ctx.models.urlFor(suite, file);
+    backend = createSuiteBackend({ file, suite, settings, config: ctx.config, pool: ctx.pool, chatCompletionsUrl, modelCache: ctx.modelCache });
     const limit = settings.concurrency === null ? UNBOUNDED_IN_FLIGHT : settings.concurrency * READ_AHEAD;
     const idPrefix = suiteIdPrefix(ctx.config.root, file, suite.name);
     for await (const planned of planSuite({ file, suite, settings, config: ctx.config, idPrefix })) {

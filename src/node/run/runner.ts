@@ -11,6 +11,8 @@ import { exitCodeOf, type RunReport, type SuiteReport } from './run-report.ts';
 import { type RunContext, runSuite, statsOf } from './run-suite.ts';
 import { suiteSettings } from './suite-settings.ts';
 import { UsageError } from '../cli/usage-error.ts';
+import { resolveModelCache } from '../../integrations/recording/model-cache.ts';
+import { ModelEndpoints } from './model-endpoints.ts';
 
 /** The rollout files and suites a run would execute, with their planned rollouts. */
 export interface DiscoveredRun {
@@ -82,9 +84,12 @@ export async function runRollouts(config: ResolvedConfig, reporters: Reporter[],
   const control = runController(config, interrupt);
   const outputs = new RunOutputs(config.outputDir);
   const pool = new WorkerPool({ threads: WorkerPool.defaultThreads(Infinity) });
+  const models = new ModelEndpoints(config);
   const ctx: RunContext = {
     config,
     pool,
+    models,
+    modelCache: resolveModelCache(config.cli.modelCache, { outputDir: config.outputDir, cwd: config.root }),
     outputs,
     signal: control.signal,
     onRecord: (record) => {
@@ -108,7 +113,7 @@ export async function runRollouts(config: ResolvedConfig, reporters: Reporter[],
       }
     }
   } finally {
-    await pool.close();
+    await Promise.all([pool.close(), models.close()]);
   }
   const passThreshold = config.cli.passThreshold ?? config.user.passThreshold ?? 1;
   const interrupted = control.reason();

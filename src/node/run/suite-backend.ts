@@ -4,12 +4,16 @@ import { createHarborBackend } from '../../backends/harbor/create-harbor-backend
 import { ORACLE_AGENT } from '../../backends/harbor/harbor-backend.ts';
 import { LocalBackend } from '../../backends/local/local-backend.ts';
 import type { WorkerPool } from '../../backends/local/worker-pool.ts';
+import type { ModelCacheSettings } from '../../runtime/rollout-context.ts';
 import type { RolloutSuite } from '../../runtime/suite.ts';
 import type { ResolvedConfig } from '../config/resolve-config.ts';
 import type { SuiteSettings } from './suite-settings.ts';
 
 export interface SuiteBackendInput {
   file: string;
+  /** The suite's model endpoint, if it has one (see ModelEndpoints). */
+  chatCompletionsUrl: string | undefined;
+  modelCache: ModelCacheSettings | undefined;
   suite: RolloutSuite<any, any>;
   settings: SuiteSettings;
   config: ResolvedConfig;
@@ -21,7 +25,8 @@ export interface SuiteBackendInput {
  * class declared in the rollout file works); `--inline` hands the loaded classes over directly. A harbor
  * suite runs each rollout as a trial of its task, with the project root as the user code.
  */
-export function createSuiteBackend({ file, suite, settings, config, pool }: SuiteBackendInput): ExecutionBackend {
+export function createSuiteBackend(input: SuiteBackendInput): ExecutionBackend {
+  const { file, suite, settings, config, pool, chatCompletionsUrl, modelCache } = input;
   const ref = (role: 'workflow' | 'grader') => ({ file, suite: suite.name, role });
   const backend = settings.backend;
   if (backend.type === 'harbor') {
@@ -35,7 +40,7 @@ export function createSuiteBackend({ file, suite, settings, config, pool }: Suit
       graderConfig: suite.graderConfig,
       userCodeDir: config.root,
       trialsDir: path.join(config.outputDir, 'trials'),
-      ...(config.chatCompletionsUrl ? { chatCompletionsUrl: config.chatCompletionsUrl } : {}),
+      ...(chatCompletionsUrl ? { chatCompletionsUrl } : {}),
     });
   }
   return new LocalBackend({
@@ -47,6 +52,7 @@ export function createSuiteBackend({ file, suite, settings, config, pool }: Suit
     pool,
     cwd: path.dirname(file),
     artifactsRoot: path.join(config.outputDir, 'artifacts'),
-    ...(config.chatCompletionsUrl ? { chatCompletionsUrl: config.chatCompletionsUrl } : {}),
+    ...(chatCompletionsUrl ? { chatCompletionsUrl } : {}),
+    ...(modelCache ? { modelCache } : {}),
   });
 }

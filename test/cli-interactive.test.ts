@@ -1,0 +1,79 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { execa } from 'execa';
+import { describe, expect, it } from 'vitest';
+import { BIN, COMMON, makeProject, runCli } from './helpers/project.ts';
+
+/** Ten slow rollouts, two at a time: a run that is still going when the test interrupts it. */
+const slow = makeProject({
+  'slow.rollout.ts': `${COMMON}
+defineRollout({
+  name: 'slow',
+  dataset: Array.from({ length: 10 }, (_, i) => ({ prompt: 'p' + i, label: 'p' + i, metadata: { delayMs: 400 } })),
+  workflow: Echo,
+  grader: Exact,
+  workflowConfig: { concurrency: { maxConcurrent: 2 } },
+});`,
+});
+
+function journalRollouts(dir: string): Array<{ id: string; status: string }> {
+  try {
+    const lines = readFileSync(path.join(dir, '.rollouts', 'journal.jsonl'), 'utf8').trim().split('\n');
+    return lines.map((l) => JSON.parse(l)).filter((e) => e.type === 'rollout');
+  } catch {
+    return [];
+  }
+}
+
+async function until(condition: () => boolean): Promise<void> {
+  while (!condition()) await new Promise((r) => setTimeout(r, 50));
+}
+
+/**
+ * What a terminal shows after the raw output: carriage returns go back to the line's start and ESC[2K
+ * erases the line, so a cleanly erased progress line leaves nothing behind. Colors are dropped.
+ */
+function screen(raw: string): string {
+  return raw
+    .split('\n')
+    .map((line) => line.split('\r').reduce((shown, part) => (part.startsWith('\x1b[2K') ? part.slice(4) : part + shown.slice(part.length)), ''))
+    .join('\n')
+    .replace(/\x1b\[[0-9;]*m/g, '');
+}
+
+describe('Ctrl-C', () => {
+  it('cancels the run, writes the reports of what finished, and exits 130', async () => {
+    const dir = slow;
+    const child = runCli(dir, ['--reporter', 'default', '--reporter', 'junit', '--outputFile', 'junit.xml']);
+    await until(() => journalRollouts(dir).length >= 2);
+    child.kill('SIGINT');
+    const run = await child;
+    expect(run.exitCode).toBe(130);
+    const finished = journalRollouts(dir);
+    expect(finished.length).toBeGreaterThanOrEqual(2);
+    expect(finished.length).toBeLessThan(10);
+    const summary = JSON.parse(readFileSync(path.join(dir, '.rollouts', 'summary.json'), 'utf8'));
+    expect(summary.interrupted).toBe('sigint');
+    expect(summary.exitCode).toBe(130);
+    expect(summary.overall.counts.passed).toBe(finished.filter((r) => r.status === 'passed').length);
+    expect(readFileSync(path.join(dir, 'junit.xml'), 'utf8')).toContain('<testsuite name="slow"');
+    expect(run.stdout).toContain('Cancelling');
+    expect(run.stdout).toContain('Run cancelled (Ctrl-C)');
+  });
+});
+
+describe('on a terminal', () => {
+  it('draws a live progress line and leaves a clean final screen', async () => {
+    const dir = makeProject({ 'slow.rollout.ts': readFileSync(path.join(slow, 'slow.rollout.ts'), 'utf8') });
+    const command = `${JSON.stringify(process.execPath)} ${JSON.stringify(BIN)} run`;
+    // `script` gives the CLI a pseudo-terminal, as a person's shell would.
+    const run = await execa('script', ['-qec', command, '/dev/null'], { cwd: dir, reject: false, env: { CI: '', TERM: 'xterm' } });
+    expect(run.exitCode).toBe(0);
+    expect(run.stdout).toMatch(/\d+\/10 rollouts · \d+\.\d\/s/);
+    expect(run.stdout).toContain('\x1b[2K');
+    const shown = screen(run.stdout);
+    expect(shown).not.toMatch(/rollouts · \d+\.\d\/s/);
+    expect(shown).toMatch(/✓ slow \(slow\.rollout\.ts\) 10 rollouts · mean reward 1\.000/);
+    expect(shown).toMatch(/Rollouts.*10 passed/);
+  });
+});

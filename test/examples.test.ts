@@ -1,0 +1,28 @@
+import { mkdtempSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { REPO, runCli } from './helpers/project.ts';
+
+/** The README promises what `npx rollout-test` prints on a fresh clone; this holds it to that. */
+describe('the examples in rollouts/', () => {
+  it('run offline and end as the README says', async () => {
+    const outputDir = mkdtempSync(path.join(os.tmpdir(), 'rollout-test-examples-'));
+    const run = await runCli(REPO, ['--reporter', 'json', '--outputDir', outputDir], { env: { ROLLOUT_CHAT_COMPLETIONS_URL: '' } });
+    expect(run.exitCode).toBe(1);
+    const report = JSON.parse(String(run.stdout));
+    const verdicts = Object.fromEntries(
+      report.suites.map((s: { name: string; stats: { counts: Record<string, number> } }) => [s.name, s.stats.counts]),
+    );
+    expect(verdicts).toMatchObject({
+      greeting: { total: 6, passed: 6 },
+      arithmetic: { total: 24, passed: 8, failed: 16 },
+      lookup: { total: 4, passed: 2, errored: 2 },
+      'calculator agent': { total: 6, passed: 6 },
+      'harbor: hello-file': { total: 1, passed: 1 },
+      'harbor: word-count': { total: 1, passed: 1 },
+      'harbor: hello-file (oracle)': { total: 1, passed: 1 },
+    });
+    expect(report.overall.errorsByCategory).toEqual({ AGENT_ERROR: 1, VALIDATION_ERROR: 1 });
+  });
+});

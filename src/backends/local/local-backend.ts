@@ -3,6 +3,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { type ExecutionRequest, ExecutionRequestSchema } from '../../model/request.ts';
 import type { ExecutionResult, RolloutError, Timings } from '../../model/result.ts';
+import type { RolloutSample } from '../../model/sample.ts';
 import type { Deadline } from '../../runtime/guard.ts';
 import type { ImplementationRef } from '../../runtime/protocol.ts';
 import type { ModelCacheSettings } from '../../runtime/rollout-context.ts';
@@ -146,16 +147,36 @@ export class LocalBackend<TW = AgentWorkflowConfig, TG = GraderConfig> implement
       return;
     }
     const { signal } = options;
+    await this.#inSlot(parsed.data.id, startEpochMs, signal, { onWorkflowComplete, onGraderComplete }, () =>
+      this.#runAcquired(parsed.data, startEpochMs, onWorkflowComplete, onGraderComplete, signal),
+    );
+  }
+
+  /**
+   * Runs only the grader over samples a workflow produced earlier — no workflow runs, no model is called.
+   * Watch mode uses it to re-grade stored samples when only grader code changed. It holds a slot as a
+   * rollout does, and `onGraderComplete` is called exactly once, as by {@link LocalBackend.execute}.
+   */
+  async grade(request: ExecutionRequest, samples: RolloutSample[], onGraderComplete: ResultCallback, options: ExecuteOptions = {}): Promise<void> {
+    const startEpochMs = Date.now();
+    const { signal } = options;
+    await this.#inSlot(request.id, startEpochMs, signal, { onGraderComplete }, () => {
+      const workflowResult = buildResult({ requestId: request.id, samples, timings: zeroTimings(Date.now() - startEpochMs) });
+      return this.#gradeOrExplain(request, workflowResult, onGraderComplete, signal);
+    });
+  }
+
+  /** Runs `run` holding a slot; when cancelled while queued, every callback gets a `cancelled` result instead. */
+  async #inSlot(requestId: string, startEpochMs: number, signal: AbortSignal | undefined, callbacks: Record<string, ResultCallback | undefined>, run: () => Promise<void>): Promise<void> {
     try {
       await this.#slots.acquire(signal);
     } catch {
-      const result = buildResult({ requestId: parsed.data.id, cancelled: true, timings: zeroTimings(Date.now() - startEpochMs) });
-      await deliver(onWorkflowComplete, result, 'onWorkflowComplete');
-      await deliver(onGraderComplete, result, 'onGraderComplete');
+      const result = buildResult({ requestId, cancelled: true, timings: zeroTimings(Date.now() - startEpochMs) });
+      for (const [name, callback] of Object.entries(callbacks)) await deliver(callback, result, name);
       return;
     }
     try {
-      await this.#runAcquired(parsed.data, startEpochMs, onWorkflowComplete, onGraderComplete, signal);
+      await run();
     } finally {
       this.#slots.release();
     }
@@ -191,7 +212,16 @@ export class LocalBackend<TW = AgentWorkflowConfig, TG = GraderConfig> implement
       timings,
     });
     await deliver(onWorkflowComplete, workflowResult, 'onWorkflowComplete');
-    if (!onGraderComplete) return;
+    if (onGraderComplete) await this.#gradeOrExplain(request, workflowResult, onGraderComplete, signal);
+  }
+
+  /** Grades a workflow's result, or tells `onGraderComplete` why it is not graded. */
+  async #gradeOrExplain(
+    request: ExecutionRequest,
+    workflowResult: ExecutionResult,
+    onGraderComplete: ResultCallback,
+    signal: AbortSignal | undefined,
+  ): Promise<void> {
     const notGraded = reasonNotGraded(this.#options.grader !== undefined, request, workflowResult);
     if (notGraded) {
       const result = buildResult({
@@ -199,20 +229,20 @@ export class LocalBackend<TW = AgentWorkflowConfig, TG = GraderConfig> implement
         samples: workflowResult.samples,
         error: notGraded,
         cancelled: workflowResult.status === 'cancelled',
-        timings,
+        timings: workflowResult.timings,
       });
       return deliver(onGraderComplete, result, 'onGraderComplete');
     }
-    await this.#grade(request, workflowResult, artifactsDir, onGraderComplete, signal);
+    await this.#grade(request, workflowResult, onGraderComplete, signal);
   }
 
   async #grade(
     request: ExecutionRequest,
     workflowResult: ExecutionResult,
-    artifactsDir: string,
     onGraderComplete: ResultCallback,
     signal: AbortSignal | undefined,
   ): Promise<void> {
+    const artifactsDir = this.artifactsDir(request.id);
     const seconds = request.graderTimeoutSec;
     const outcome = await this.#executor.grader(
       {

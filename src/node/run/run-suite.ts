@@ -39,7 +39,20 @@ export function statsOf(records: RolloutRecord[], passThreshold: number, rowKey 
   );
 }
 
-async function dispatch(planned: Extract<PlannedRollout, { kind: 'request' }>, backend: ExecutionBackend, settings: SuiteSettings, graded: boolean, ctx: RunContext, record: (r: RolloutRecord) => void) {
+/**
+ * Runs one planned rollout on the suite's backend and records its final result. Watch mode passes its own,
+ * to re-grade stored samples instead.
+ */
+export type RolloutDispatcher = (
+  planned: Extract<PlannedRollout, { kind: 'request' }>,
+  backend: ExecutionBackend,
+  settings: SuiteSettings,
+  graded: boolean,
+  ctx: RunContext,
+  record: (r: RolloutRecord) => void,
+) => Promise<void>;
+
+const dispatch: RolloutDispatcher = async (planned, backend, settings, graded, ctx, record) => {
   let workflowError: ExecutionResult['error'];
   await backend.execute(
     planned.request,
@@ -53,10 +66,10 @@ async function dispatch(planned: Extract<PlannedRollout, { kind: 'request' }>, b
     },
     { signal: ctx.signal },
   );
-}
+};
 
 /** Runs every rollout of one suite, streaming its dataset, and reports each as it finishes. */
-export async function runSuite(file: string, suite: RolloutSuite<any, any>, ctx: RunContext): Promise<SuiteReport> {
+export async function runSuite(file: string, suite: RolloutSuite<any, any>, ctx: RunContext, run: RolloutDispatcher = dispatch): Promise<SuiteReport> {
   const started = performance.now();
   const settings = suiteSettings(suite, ctx.config);
   const records: RolloutRecord[] = [];
@@ -80,7 +93,7 @@ export async function runSuite(file: string, suite: RolloutSuite<any, any>, ctx:
         record(invalid);
         continue;
       }
-      const running = dispatch(planned, backend, settings, suite.grader !== undefined, ctx, record);
+      const running = run(planned, backend, settings, suite.grader !== undefined, ctx, record);
       inFlight.add(running);
       void running.finally(() => inFlight.delete(running));
       if (inFlight.size >= limit) await Promise.race(inFlight);

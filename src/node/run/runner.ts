@@ -20,7 +20,8 @@ export interface DiscoveredRun {
   counts: Map<string, { rows: number; rollouts: number } | Error>;
 }
 
-const suiteKey = (file: string, name: string) => `${file}\0${name}`;
+/** Identifies a suite within a run. */
+export const suiteKey = (file: string, name: string) => `${file}\0${name}`;
 
 /** Finds and loads the rollout files and counts what each suite would run (what `list` prints). */
 export async function discover(config: ResolvedConfig): Promise<DiscoveredRun> {
@@ -29,7 +30,11 @@ export async function discover(config: ResolvedConfig): Promise<DiscoveredRun> {
     const where = config.fileFilters.length ? ` matching ${config.fileFilters.join(', ')}` : '';
     throw new UsageError(`no rollout files found${where} under ${config.root} (include: ${config.include.join(', ')})`);
   }
-  const files = await collectSuites(paths, config.namePattern);
+  return countRun(await collectSuites(paths, config.namePattern), config);
+}
+
+/** Counts what each suite of already loaded files would run. */
+async function countRun(files: CollectedFile[], config: ResolvedConfig): Promise<DiscoveredRun> {
   const counts: DiscoveredRun['counts'] = new Map();
   for (const { file, suites } of files) {
     for (const suite of suites) {
@@ -73,11 +78,19 @@ function runController(config: ResolvedConfig, interrupt: AbortSignal) {
   return { signal: controller.signal, onRecord, reason: () => reason };
 }
 
+/** What watch mode changes about a run: which files and suites run, and how each suite runs. */
+export interface RunOptions {
+  /** Already loaded files (with only the suites to run), instead of discovering them all. */
+  files?: CollectedFile[];
+  runSuite?: typeof runSuite;
+}
+
 /** Runs every discovered suite, one after another, telling the reporters as rollouts and suites end. */
-export async function runRollouts(config: ResolvedConfig, reporters: Reporter[], interrupt: AbortSignal): Promise<RunReport> {
+export async function runRollouts(config: ResolvedConfig, reporters: Reporter[], interrupt: AbortSignal, options: RunOptions = {}): Promise<RunReport> {
   const startedAt = new Date();
   const started = performance.now();
-  const { files, counts } = await discover(config);
+  const { files, counts } = options.files ? await countRun(options.files, config) : await discover(config);
+  const runOne = options.runSuite ?? runSuite;
   const total = [...counts.values()].reduce((sum, c) => sum + (c instanceof Error ? 0 : c.rollouts), 0);
   const suiteCount = files.reduce((sum, f) => sum + (f.loadError ? 1 : f.suites.length), 0);
   reporters.forEach((r) => r.onRunStart?.({ total, suites: suiteCount, files: files.length }));
@@ -109,7 +122,7 @@ export async function runRollouts(config: ResolvedConfig, reporters: Reporter[],
       if (file.loadError) finishSuite(fileErrorReport(file, config));
       for (const suite of file.suites) {
         if (control.signal.aborted) break;
-        finishSuite(await runSuite(file.file, suite, ctx));
+        finishSuite(await runOne(file.file, suite, ctx));
       }
     }
   } finally {

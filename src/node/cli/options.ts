@@ -14,7 +14,7 @@ export const OPTIONS: OptionSpec[] = [
   { flags: '--rows <list>', description: 'Only these dataset rows, 1-based: e.g. 1,3,5-9' },
   { flags: '-n, --runs <n>', description: 'Runs per row (each independent), overriding the suites' },
   { flags: '--max-concurrency <n>', description: 'Rollouts in flight at once per suite (default 4)' },
-  { flags: '--backend <type>', description: 'Backend of suites that name none: local | harbor' },
+  { flags: '--backend <type>', description: 'Run every suite on this backend: local | harbor (harbor takes the taskDir of the config)' },
   { flags: '--env <type>', description: 'Harbor trial environment: docker | sandbox | process' },
   { flags: '--reporter <name>', description: 'default | verbose | json | junit; repeat for several' },
   { flags: '--outputFile <path>', description: 'Report file of json/junit; --outputFile.<reporter> <path> for one' },

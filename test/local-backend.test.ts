@@ -216,19 +216,21 @@ describe('faults in pooled workflows', () => {
       workflowConfig: { concurrency: { maxConcurrent: null } },
       threads: 2,
     });
+    // Warm both threads first: the loop's deadline must not run out while a cold thread still loads TypeScript.
+    await Promise.all([1, 2, 3, 4].map((i) => runOne(b, request(`warm-${i}`, { label: 'x', metadata: { delayMs: 50 } }))));
     const faults = ['exit', 'timer', 'rejection', 'loop'];
     const healthy = Array.from({ length: 8 }, (_, i) =>
       runOne(b, request(`ok-${i}`, { label: `ok-${i}`, metadata: { delayMs: 300 + 50 * i }, agentTimeoutSec: 60 })),
     );
     const faulty = faults.map((fault) =>
-      runOne(b, request(`f-${fault}`, { metadata: { fault }, agentTimeoutSec: fault === 'loop' ? 1 : 60 })),
+      runOne(b, request(`f-${fault}`, { metadata: { fault }, agentTimeoutSec: fault === 'loop' ? 2 : 60 })),
     );
     const [faultResults, healthyResults] = await Promise.all([Promise.all(faulty), Promise.all(healthy)]);
     expect(faultResults.map((r) => r.workflow[0]!.error?.category)).toEqual(['AGENT_ERROR', 'AGENT_ERROR', 'AGENT_ERROR', 'TIMEOUT']);
     expect(faultResults[0]!.workflow[0]!.error!.message).toContain('process.exit(3)');
     expect(faultResults[1]!.workflow[0]!.error!.message).toMatch(/uncaught exception.*boom from a timer/);
     expect(faultResults[2]!.workflow[0]!.error!.message).toMatch(/unhandled promise rejection: nobody awaited me/);
-    expect(faultResults[3]!.workflow[0]!.error!.message).toMatch(/agent deadline of 1s exceeded.*thread was terminated/);
+    expect(faultResults[3]!.workflow[0]!.error!.message).toMatch(/agent deadline of 2s exceeded.*thread was terminated/);
     for (const r of healthyResults) {
       expect(r.workflow).toHaveLength(1);
       expect(r.workflow[0]!.status).toBe('success');

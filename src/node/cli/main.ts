@@ -10,15 +10,27 @@ import { listSuites } from './list.ts';
 import { OPTIONS } from './options.ts';
 import { UsageError } from './usage-error.ts';
 import { interruptOnSigint } from './sigint.ts';
+import { WatchSession } from '../watch/session.ts';
 
 const VERSION = '0.1.0';
 
-async function resolve(filters: string[], rawOptions: Record<string, unknown>): Promise<ResolvedConfig> {
+/** `configVersion` > 0 imports the config file anew (watch mode, after it changed). */
+async function resolve(filters: string[], rawOptions: Record<string, unknown>, configVersion = 0): Promise<ResolvedConfig> {
   const cli = parseCliOptions(rawOptions);
   const root = path.resolve(cli.root ?? process.cwd());
   const configFile = findConfigFile(root, cli.config);
-  return resolveConfig(cli, await loadUserConfig(configFile), root, configFile, filters);
+  const load = configFile && configVersion ? `${configFile}?v=${configVersion}` : configFile;
+  return resolveConfig(cli, await loadUserConfig(load), root, configFile, filters);
 }
+
+function watch(filters: string[], rawOptions: Record<string, unknown>): Promise<number> {
+  const loadConfig = (version: number) => resolve(filters, rawOptions, version);
+  return new WatchSession({ loadConfig, terminal: stdoutTerminal(), stdin: process.stdin }).start();
+}
+
+/** The bare command watches on an interactive terminal and runs once elsewhere (CI, pipes), as Vitest does. */
+const watchOrRun = (filters: string[], rawOptions: Record<string, unknown>) =>
+  (stdoutTerminal().interactive ? watch : run)(filters, rawOptions);
 
 async function run(filters: string[], rawOptions: Record<string, unknown>): Promise<number> {
   const config = await resolve(filters, rawOptions);
@@ -39,8 +51,9 @@ function buildCli(): { cli: CAC; exit: Promise<number> } {
   const action = (fn: (filters: string[], options: Record<string, unknown>) => Promise<number>) =>
     (filters: string[], options: Record<string, unknown>) => fn(filters, options).then(done, (error) => done(reportError(error)));
   const commands = [
-    cli.command('[...filters]', 'Run the rollouts once (watch mode is not part of this build yet)').action(action(run)),
+    cli.command('[...filters]', 'Watch on an interactive terminal, else run once').action(action(watchOrRun)),
     cli.command('run [...filters]', 'Run the rollouts once').action(action(run)),
+    cli.command('watch [...filters]', 'Run, then rerun what each change affects (keys: a f p t h q)').action(action(watch)),
     cli.command('list [...filters]', 'List suites and their row counts without running them').action(
       action(async (filters, options) => listSuites(await resolve(filters, options), stdoutTerminal())),
     ),

@@ -17,6 +17,8 @@ export interface SuiteReport {
   error?: RolloutError | undefined;
   /** Set when the suite's mean reward is below its threshold. */
   thresholdMissed?: string | undefined;
+  /** Set when watch mode graded the stored samples of the last run again instead of running the workflows. */
+  regraded?: boolean | undefined;
 }
 
 /** The outcome of a run, as reporters and `summary.json` see it. */

@@ -1,0 +1,193 @@
+import type { ResolvedConfig } from '../config/resolve-config.ts';
+import { UsageError } from '../cli/usage-error.ts';
+import type { Terminal } from '../reporters/terminal.ts';
+import { DirWatcher } from './dir-watcher.ts';
+import { CTRL_C, KeyInput } from './keys.ts';
+import { helpText, relativeTo, waitingLine } from './messages.ts';
+import { addToPlan, mergePlans, overlaps, type RerunPlan, unfinished } from './plan.ts';
+import { ProjectState } from './project-state.ts';
+import { rerun } from './rerun.ts';
+import { watchedDirs } from './watched-dirs.ts';
+
+/** What watch mode needs from the CLI. */
+export interface WatchOptions {
+  /** Resolves the config; each new `version` imports the config file anew. */
+  loadConfig(version: number): Promise<ResolvedConfig>;
+  terminal: Terminal;
+  stdin: NodeJS.ReadStream;
+}
+
+interface Running {
+  plan: RerunPlan;
+  controller: AbortController;
+  cancelledBy?: 'change' | 'sigint';
+  done: Promise<void>;
+}
+
+/**
+ * Watch mode: runs everything once, then reruns what each change touches (re-grading when only grader code
+ * changed), and answers keys. Resolves with the exit code when the user quits.
+ */
+export class WatchSession {
+  readonly #options: WatchOptions;
+  readonly #state = new ProjectState();
+  readonly #watcher = new DirWatcher((paths) => void this.#onChanges(paths).catch((error) => this.#fail(error)));
+  #config!: ResolvedConfig;
+  #configVersion = 0;
+  #filters: Partial<Pick<ResolvedConfig, 'fileFilters' | 'namePattern'>> = {};
+  #pending: RerunPlan = new Map();
+  #triggers: string[] = [];
+  #running: Running | undefined;
+  #keys: KeyInput | undefined;
+  #quit: (code: number) => void = () => {};
+  #closed = false;
+
+  constructor(options: WatchOptions) {
+    this.#options = options;
+  }
+
+  /** Starts watching; resolves with the exit code once the user quits. */
+  async start(): Promise<number> {
+    this.#config = await this.#options.loadConfig(this.#configVersion);
+    const exit = new Promise<number>((resolve) => (this.#quit = resolve));
+    this.#keys = new KeyInput(this.#options.stdin, (text) => this.#write(text), (key) => void this.#onKey(key).catch((error) => this.#fail(error)));
+    process.on('SIGINT', this.#onSigint);
+    await this.#state.refreshFiles(this.#effectiveConfig());
+    this.#schedule(this.#state.allPlan(), 'all rollout files');
+    return exit;
+  }
+
+  #effectiveConfig(): ResolvedConfig {
+    return { ...this.#config, ...this.#filters };
+  }
+
+  #write(text: string): void {
+    this.#options.terminal.write(text);
+  }
+
+  #fail(error: unknown): void {
+    const message = error instanceof UsageError ? error.message : ((error as Error)?.stack ?? String(error));
+    this.#write(`\n${this.#options.terminal.colors.red(`rollout-test: ${message}`)}\n`);
+  }
+
+  /** Queues a rerun; a change to what the current run covers cancels it (its unfinished part reruns). */
+  #schedule(plan: RerunPlan, trigger: string): void {
+    if (plan.size === 0) return;
+    mergePlans(this.#pending, plan);
+    this.#triggers.push(trigger);
+    if (this.#running && overlaps(this.#running.plan, plan)) this.#cancel('change');
+    void this.#drain();
+  }
+
+  #cancel(by: 'change' | 'sigint'): void {
+    if (!this.#running) return;
+    if (this.#running.cancelledBy !== 'sigint') this.#running.cancelledBy = by;
+    this.#running.controller.abort();
+  }
+
+  async #drain(): Promise<void> {
+    if (this.#running || this.#pending.size === 0 || this.#closed) return;
+    const running: Running = { plan: this.#pending, controller: new AbortController(), done: Promise.resolve() };
+    const trigger = this.#triggers.join('; ');
+    this.#pending = new Map();
+    this.#triggers = [];
+    this.#running = running;
+    running.done = this.#runOnce(running, trigger);
+    await running.done;
+    this.#running = undefined;
+    if (this.#pending.size) return this.#drain();
+    if (!this.#closed) this.#write(waitingLine(this.#options.terminal));
+  }
+
+  async #runOnce(running: Running, trigger: string): Promise<void> {
+    const config = this.#effectiveConfig();
+    try {
+      const finished = await rerun({ config, state: this.#state, plan: running.plan, trigger, terminal: this.#options.terminal, signal: running.controller.signal });
+      if (running.cancelledBy === 'change') {
+        const names = (file: string) => this.#state.files.get(file)?.map((d) => d.name) ?? [file];
+        mergePlans(this.#pending, unfinished(running.plan, finished, names));
+        this.#triggers.unshift('the cancelled run');
+      }
+      this.#watcher.watch(await watchedDirs(config, [...this.#state.files.values()].flat()));
+    } catch (error) {
+      this.#fail(error);
+    }
+  }
+
+  async #onChanges(paths: Set<string>): Promise<void> {
+    const { configFile, root } = this.#config;
+    if (configFile && paths.has(configFile)) return this.#reloadConfig();
+    const { added, removed } = await this.#state.refreshFiles(this.#effectiveConfig());
+    const plan: RerunPlan = new Map();
+    const changed = this.#state.planChanges(paths, plan);
+    for (const file of added) addToPlan(plan, file);
+    const why = [changed.length && `${relativeTo(root, changed)} changed`, added.length && `new ${relativeTo(root, added)}`];
+    if (removed.length) this.#write(`\n${relativeTo(root, removed)} removed: its suites are no longer watched\n`);
+    this.#schedule(plan, why.filter(Boolean).join('; '));
+  }
+
+  async #reloadConfig(): Promise<void> {
+    this.#config = await this.#options.loadConfig(++this.#configVersion);
+    await this.#state.refreshFiles(this.#effectiveConfig());
+    this.#schedule(this.#state.allPlan(), 'the config changed: rerunning all');
+  }
+
+  async #onKey(key: string): Promise<void> {
+    if (key === CTRL_C) return this.#onSigint();
+    const actions: Record<string, () => Promise<void> | void> = {
+      a: () => this.#schedule(this.#state.allPlan(), 'a: rerun all'),
+      f: () => this.#rerunFailed(),
+      p: () => this.#askFilter('p'),
+      t: () => this.#askFilter('t'),
+      h: () => this.#write(helpText(this.#options.terminal)),
+      q: () => this.#exit(0),
+    };
+    const action = actions[key.toLowerCase()];
+    if (action) return action();
+    this.#write(`Unknown key "${key}": press h for help\n`);
+  }
+
+  #rerunFailed(): void {
+    const plan = this.#state.failedPlan();
+    if (plan.size === 0) this.#write('\nNo failed suites to rerun.\n');
+    this.#schedule(plan, 'f: rerun failed');
+  }
+
+  /** `p` sets the file filter, `t` the suite name pattern; an empty answer clears it. Then everything reruns. */
+  async #askFilter(key: 'p' | 't'): Promise<void> {
+    const question = key === 'p' ? 'Filter by file name (empty for all): ' : 'Filter by suite name, a regular expression (empty for all): ';
+    const answer = await this.#keys!.prompt(`\n${question}`);
+    if (answer === undefined) return;
+    if (key === 'p') this.#filters.fileFilters = answer ? [answer] : [];
+    else {
+      try {
+        this.#filters.namePattern = answer ? new RegExp(answer) : undefined;
+      } catch (error) {
+        return this.#write(`${(error as Error).message}: the filter stays as it was\n`);
+      }
+    }
+    await this.#state.refreshFiles(this.#effectiveConfig());
+    this.#schedule(this.#state.allPlan(), `${key === 'p' ? 'file filter' : 'name filter'} ${answer ? `"${answer}"` : 'cleared'}`);
+  }
+
+  /** Ctrl-C: cancels the current run (a second one exits at once, 130), or quits when idle. */
+  #onSigint = (): void => {
+    if (!this.#running) return void this.#exit(130);
+    if (this.#running.cancelledBy === 'sigint') process.exit(130);
+    this.#pending = new Map();
+    this.#triggers = [];
+    this.#write(`\n${this.#options.terminal.colors.yellow('Cancelling the run. Press Ctrl-C again to exit at once.')}\n`);
+    this.#cancel('sigint');
+  };
+
+  async #exit(code: number): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#watcher.close();
+    this.#keys?.close();
+    process.off('SIGINT', this.#onSigint);
+    this.#running?.controller.abort();
+    await this.#running?.done;
+    this.#quit(code);
+  }
+}

@@ -1,0 +1,90 @@
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseExportRef } from '../../runtime/implementation.ts';
+import { resolveModuleSpecifier } from '../../runtime/load-module.ts';
+import { importBesideSuites } from '../../runtime/suite-registry.ts';
+import type { RolloutSuite } from '../../runtime/suite.ts';
+import type { GraderSpec, WorkflowSpec } from '../../runtime/workflow.ts';
+import { suiteKey } from '../run/runner.ts';
+import { type ImportGraph, importGraph, reachable } from './import-graph.ts';
+
+/** What a change to a file means for a suite: run it again, or only grade its stored samples again. */
+export type RerunMode = 'run' | 'regrade';
+
+/** The files one suite depends on, split by what a change to them calls for. */
+export interface SuiteDeps {
+  key: string;
+  file: string;
+  name: string;
+  /** Every local module the suite loads: the rollout file's imports, the workflow's and the grader's. */
+  modules: Set<string>;
+  /** Modules reached from the grader's module and not from the workflow's: a change there only re-grades. */
+  graderOnly: Set<string>;
+  /** The dataset file, or the harbor task directory (anything under it counts). */
+  data: string[];
+}
+
+const IMPORTABLE = /\.[cm]?[jt]sx?$/;
+
+/** The local module a `"module:export"` string names, if it is a file (not a package). */
+function refModule(spec: string, file: string): string | undefined {
+  try {
+    const url = resolveModuleSpecifier(parseExportRef(spec).module, path.dirname(file));
+    return url.startsWith('file:') ? fileURLToPath(url) : undefined;
+  } catch {
+    return undefined; // A malformed reference fails the suite's first rollout, with the expected form.
+  }
+}
+
+/**
+ * The module that defines a suite's workflow or grader: for a class, the module of the rollout file's graph
+ * that exports it with the fewest imports of its own (a re-exporting index reaches the defining module, not
+ * the other way round); the rollout file itself when the class is declared there and not exported elsewhere.
+ */
+async function definingModule(spec: WorkflowSpec | GraderSpec, file: string, graph: ImportGraph): Promise<string | undefined> {
+  if (typeof spec === 'string') return refModule(spec, file);
+  let best: { module: string; size: number } | undefined;
+  for (const module of reachable(graph, [file])) {
+    if (!IMPORTABLE.test(module)) continue;
+    const exported = await importBesideSuites(file, module).catch(() => ({}));
+    if (!Object.values(exported).includes(spec)) continue;
+    const size = reachable(graph, [module]).size;
+    if (!best || size < best.size) best = { module, size };
+  }
+  return best?.module ?? file;
+}
+
+function dataOf(suite: RolloutSuite<any, any>, file: string): string[] {
+  const dir = path.dirname(file);
+  const data = typeof suite.dataset === 'string' ? [path.resolve(dir, suite.dataset)] : [];
+  if (suite.backend?.type === 'harbor') data.push(path.resolve(dir, suite.backend.taskDir));
+  return data;
+}
+
+async function depsOf(suite: RolloutSuite<any, any>, file: string, graph: ImportGraph): Promise<SuiteDeps> {
+  const workflowRoot = await definingModule(suite.workflow, file, graph);
+  const graderRoot = suite.grader === undefined ? undefined : await definingModule(suite.grader, file, graph);
+  const workflow = reachable(graph, workflowRoot ? [workflowRoot] : []);
+  // A grader declared in the rollout file shares it with the suite's declaration: it counts as both.
+  const grader = graderRoot && graderRoot !== file ? reachable(graph, [graderRoot]) : new Set<string>();
+  const graderOnly = new Set([...grader].filter((m) => m !== file && !workflow.has(m)));
+  const modules = new Set([...reachable(graph, [file]), ...workflow, ...grader]);
+  return { key: suiteKey(file, suite.name), file, name: suite.name, modules, graderOnly, data: dataOf(suite, file) };
+}
+
+/** The dependencies of each suite a rollout file declares, from one import graph of the file and its references. */
+export async function suiteDepsOf(file: string, suites: RolloutSuite<any, any>[], cwd: string): Promise<SuiteDeps[]> {
+  const refs = suites.flatMap((s) => [s.workflow, s.grader]).filter((s): s is string => typeof s === 'string');
+  const entries = [file, ...refs.map((ref) => refModule(ref, file)).filter((m): m is string => m !== undefined)];
+  const graph = await importGraph([...new Set(entries)], cwd);
+  return Promise.all(suites.map((suite) => depsOf(suite, file, graph)));
+}
+
+const isUnder = (child: string, dir: string) => child === dir || child.startsWith(dir + path.sep);
+
+/** What a change to `changed` calls for in the suite: a run, a re-grade, or nothing (undefined). */
+export function rerunModeFor(deps: SuiteDeps, changed: string): RerunMode | undefined {
+  if (deps.data.some((data) => isUnder(changed, data))) return 'run';
+  if (deps.graderOnly.has(changed)) return 'regrade';
+  return deps.modules.has(changed) ? 'run' : undefined;
+}

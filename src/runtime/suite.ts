@@ -14,6 +14,13 @@ export interface DatasetRow {
   [key: string]: unknown;
 }
 
+/** Minimums a suite must reach, or the run fails naming it. */
+export interface ThresholdConfig {
+  meanReward?: number;
+  /** Minimum pass@k by k, e.g. `{ 1: 0.5, 4: 0.9 }`. */
+  passAtK?: Record<number, number>;
+}
+
 /** Per-rollout deadlines in seconds; `null` means none. */
 export interface TimeoutsConfig {
   agentSec?: number | null;
@@ -56,8 +63,8 @@ export interface RolloutSuite<TW = AgentWorkflowConfig, TG = GraderConfig> {
   n?: number;
   /** Reward at or above which a rollout passes; 1.0 by default. */
   passThreshold?: number;
-  /** Minimum mean reward of the suite; below it the run fails. */
-  threshold?: number;
+  /** Gates of the suite: a minimum mean reward (a number), or minimums of mean reward and pass@k. */
+  threshold?: number | ThresholdConfig;
   timeouts?: TimeoutsConfig;
   backend?: BackendConfig;
   model?: ModelConfig;

@@ -20,6 +20,16 @@ export const CliOptionsSchema = z.object({
   bail: count('--bail').optional(),
   passThreshold: reward('--pass-threshold').optional(),
   threshold: reward('--threshold').optional(),
+  shard: z
+    .string()
+    .regex(/^\d+\/\d+$/, '--shard takes i/n, e.g. 1/3')
+    .transform((v) => v.split('/').map(Number) as [number, number])
+    .refine(([i, n]) => n >= 1 && i >= 1 && i <= n, '--shard i/n needs 1 <= i <= n')
+    .optional(),
+  resume: z.boolean().optional(),
+  baseline: z.string().optional(),
+  saveBaseline: z.union([z.string(), z.literal(true)]).optional(),
+  failOnRegression: z.boolean().optional(),
   modelCache: z.enum(['record', 'replay'], { error: '--model-cache must be record or replay' }).optional(),
   inline: z.boolean().optional(),
   config: z.string().optional(),

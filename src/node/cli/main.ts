@@ -7,6 +7,7 @@ import { stdoutTerminal } from '../reporters/terminal.ts';
 import { runRollouts } from '../run/runner.ts';
 import { parseCliOptions } from './cli-options.ts';
 import { listSuites } from './list.ts';
+import { mergeReports } from './merge-reports.ts';
 import { OPTIONS } from './options.ts';
 import { UsageError } from './usage-error.ts';
 import { interruptOnSigint } from './sigint.ts';
@@ -56,6 +57,9 @@ function buildCli(): { cli: CAC; exit: Promise<number> } {
     cli.command('watch [...filters]', 'Run, then rerun what each change affects (keys: a f p t h q)').action(action(watch)),
     cli.command('list [...filters]', 'List suites and their row counts without running them').action(
       action(async (filters, options) => listSuites(await resolve(filters, options), stdoutTerminal())),
+    ),
+    cli.command('merge-reports [...dirs]', 'Join the output dirs of shards (--shard i/n) into one set of reports').action(
+      action(async (dirs, options) => mergeReports(dirs, await resolve([], options), stdoutTerminal())),
     ),
   ];
   for (const command of commands) for (const option of OPTIONS) command.option(option.flags, option.description);

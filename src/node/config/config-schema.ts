@@ -14,7 +14,9 @@ export const UserConfigSchema = z.strictObject({
   concurrency: z.number().int().positive().nullable().optional(),
   timeouts: z.strictObject({ agentSec: seconds, graderSec: seconds }).optional(),
   passThreshold: z.number().optional(),
-  threshold: z.number().optional(),
+  threshold: z
+    .union([z.number(), z.strictObject({ meanReward: z.number().optional(), passAtK: z.record(z.string(), z.number()).optional() })])
+    .optional(),
   backend: z.looseObject({ type: z.enum(['local', 'harbor']) }).optional(),
   model: z.strictObject({ url: z.string().optional(), script: z.string().optional() }).optional(),
   bail: z.number().int().positive().optional(),

@@ -1,4 +1,4 @@
-import type { BackendConfig, ModelConfig, TimeoutsConfig } from '../../runtime/suite.ts';
+import type { BackendConfig, ModelConfig, ThresholdConfig, TimeoutsConfig } from '../../runtime/suite.ts';
 
 /** A reporter by name, optionally with its output file: `'junit'` or `['junit', {outputFile: 'r.xml'}]`. */
 export type ReporterSpec = ReporterName | [ReporterName, { outputFile?: string }];
@@ -17,8 +17,8 @@ export interface UserConfig {
   timeouts?: TimeoutsConfig;
   /** Reward at or above which a rollout passes; 1.0 by default. */
   passThreshold?: number;
-  /** Minimum mean reward of every suite. */
-  threshold?: number;
+  /** Gates of every suite (a suite's own threshold wins): a minimum mean reward, or minimums of it and pass@k. */
+  threshold?: number | ThresholdConfig;
   /** Default backend of suites that do not name one. */
   backend?: BackendConfig;
   /** The model every suite talks to, unless a suite names its own. */

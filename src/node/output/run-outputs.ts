@@ -2,6 +2,8 @@ import { closeSync, mkdirSync, openSync, writeFileSync, writeSync } from 'node:f
 import path from 'node:path';
 import type { RolloutSample } from '../../model/sample.ts';
 import type { RolloutRecord } from '../run/rollout-record.ts';
+import type { RunReport } from '../run/run-report.ts';
+import { journalPath } from './journal-reader.ts';
 
 /**
  * The files of a run in `outputDir`: `journal.jsonl` (a line per finished rollout, written synchronously as
@@ -11,10 +13,14 @@ export class RunOutputs {
   readonly #journal: number;
   readonly #samples: number;
 
-  constructor(readonly outputDir: string) {
+  /** `append` keeps what the last run wrote (a resumed run adds to it). */
+  constructor(
+    readonly outputDir: string,
+    append = false,
+  ) {
     mkdirSync(outputDir, { recursive: true });
-    this.#journal = openSync(path.join(outputDir, 'journal.jsonl'), 'w');
-    this.#samples = openSync(path.join(outputDir, 'samples.jsonl'), 'w');
+    this.#journal = openSync(journalPath(outputDir), append ? 'a' : 'w');
+    this.#samples = openSync(path.join(outputDir, 'samples.jsonl'), append ? 'a' : 'w');
     this.journal({ type: 'run-start', startedAt: new Date().toISOString(), pid: process.pid });
   }
 
@@ -28,10 +34,17 @@ export class RunOutputs {
     writeSync(this.#samples, `${JSON.stringify({ id, suite, row, run, samples })}\n`);
   }
 
-  finish(summary: object): void {
+  finish(report: RunReport): void {
     this.journal({ type: 'run-end', endedAt: new Date().toISOString() });
     closeSync(this.#journal);
     closeSync(this.#samples);
-    writeFileSync(path.join(this.outputDir, 'summary.json'), `${JSON.stringify(summary, null, 2)}\n`);
+    writeSummary(this.outputDir, report);
   }
+}
+
+/** `summary.json`: the run's report without the rollouts (those are in the journal). */
+export function writeSummary(outputDir: string, report: RunReport): void {
+  const summary = { ...report, suites: report.suites.map(({ records: _, ...suite }) => suite) };
+  mkdirSync(outputDir, { recursive: true });
+  writeFileSync(path.join(outputDir, 'summary.json'), `${JSON.stringify(summary, null, 2)}\n`);
 }

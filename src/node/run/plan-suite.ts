@@ -6,6 +6,7 @@ import type { ResolvedConfig } from '../config/resolve-config.ts';
 import { normalizeRow } from '../dataset/normalize-row.ts';
 import { readRawRows } from '../dataset/raw-rows.ts';
 import { requestId } from './request-id.ts';
+import { inShard } from './shard.ts';
 import type { RolloutKey } from './rollout-record.ts';
 import type { SuiteSettings } from './suite-settings.ts';
 
@@ -34,6 +35,7 @@ async function datasetOf(suite: RolloutSuite<any, any>, settings: SuiteSettings,
 export async function* planSuite({ file, suite, settings, config, idPrefix }: SuitePlanInput): AsyncGenerator<PlannedRollout> {
   for await (const raw of readRawRows(await datasetOf(suite, settings, file), file)) {
     if (config.rows && !config.rows.has(raw.index)) continue;
+    if (config.cli.shard && !inShard(idPrefix, raw.index, config.cli.shard)) continue;
     const keyOf = (run: number, rowId?: string): RolloutKey => ({
       id: requestId(idPrefix, raw.index, run),
       suite: suite.name,

@@ -3,11 +3,11 @@ import type { RolloutSuite } from '../../runtime/suite.ts';
 import type { WorkerPool } from '../../backends/local/worker-pool.ts';
 import type { ResolvedConfig } from '../config/resolve-config.ts';
 import type { RunOutputs } from '../output/run-outputs.ts';
-import { summarizeOutcomes } from '../stats/index.ts';
 import { type PlannedRollout, planSuite } from './plan-suite.ts';
 import { suiteIdPrefix } from './request-id.ts';
 import { invalidRowRecord, type RolloutRecord, toRecord } from './rollout-record.ts';
 import type { SuiteReport } from './run-report.ts';
+import { buildSuiteReport } from './suite-report.ts';
 import { createSuiteBackend } from './suite-backend.ts';
 import { type SuiteSettings, suiteSettings } from './suite-settings.ts';
 import type { ExecutionBackend } from '../../backends/backend.ts';
@@ -22,6 +22,8 @@ export interface RunContext {
   models: ModelEndpoints;
   modelCache: ModelCacheSettings | undefined;
   outputs: RunOutputs;
+  /** With `--resume`: rollouts of the last run that already have a result, by id; they are not run again. */
+  finished: Map<string, RolloutRecord>;
   /** Aborts on Ctrl-C or `--bail`: no new rollouts start, running ones are cancelled. */
   signal: AbortSignal;
   onRecord(record: RolloutRecord): void;
@@ -30,14 +32,6 @@ export interface RunContext {
 /** Rollouts handed to the backend ahead of its free slots, so that it never waits on the dataset reader. */
 const READ_AHEAD = 2;
 const UNBOUNDED_IN_FLIGHT = 1024;
-
-/** Statistics of records, as the stats module sees outcomes; `rowKey` groups the runs of one row. */
-export function statsOf(records: RolloutRecord[], passThreshold: number, rowKey = (r: RolloutRecord) => String(r.row)) {
-  return summarizeOutcomes(
-    records.map((r) => ({ rowKey: rowKey(r), run: r.run, reward: r.reward, status: r.status, category: r.error?.category, phase: r.error?.phase })),
-    { passThreshold },
-  );
-}
 
 /**
  * Runs one planned rollout on the suite's backend and records its final result. Watch mode passes its own,
@@ -72,6 +66,7 @@ const dispatch: RolloutDispatcher = async (planned, backend, settings, graded, c
 export async function runSuite(file: string, suite: RolloutSuite<any, any>, ctx: RunContext, run: RolloutDispatcher = dispatch): Promise<SuiteReport> {
   const started = performance.now();
   const settings = suiteSettings(suite, ctx.config);
+  const idPrefix = suiteIdPrefix(ctx.config.root, file, suite.name);
   const records: RolloutRecord[] = [];
   const record = (r: RolloutRecord) => {
     records.push(r);
@@ -84,9 +79,13 @@ export async function runSuite(file: string, suite: RolloutSuite<any, any>, ctx:
     const chatCompletionsUrl = await ctx.models.urlFor(suite, file);
     backend = createSuiteBackend({ file, suite, settings, config: ctx.config, pool: ctx.pool, chatCompletionsUrl, modelCache: ctx.modelCache });
     const limit = settings.concurrency === null ? UNBOUNDED_IN_FLIGHT : settings.concurrency * READ_AHEAD;
-    const idPrefix = suiteIdPrefix(ctx.config.root, file, suite.name);
     for await (const planned of planSuite({ file, suite, settings, config: ctx.config, idPrefix })) {
       if (ctx.signal.aborted) break;
+      const done = ctx.finished.get(planned.key.id);
+      if (done) {
+        record(done);
+        continue;
+      }
       if (planned.kind === 'invalid') {
         const invalid = invalidRowRecord(planned.key, planned.message);
         ctx.outputs.rollout(invalid, []);
@@ -104,23 +103,14 @@ export async function runSuite(file: string, suite: RolloutSuite<any, any>, ctx:
     await Promise.all(inFlight);
     await backend?.close();
   }
-  const stats = statsOf(records, settings.passThreshold);
-  const mean = stats.meanReward.mean;
-  const thresholdMissed =
-    settings.threshold !== undefined && (mean === null || mean < settings.threshold)
-      ? `mean reward ${mean === null ? 'n/a' : mean.toFixed(3)} is below the threshold ${settings.threshold}`
-      : undefined;
-  return {
+  const meta = {
     name: suite.name,
     file,
+    key: idPrefix,
     backend: settings.backend.type,
     runs: settings.runs,
     passThreshold: settings.passThreshold,
-    threshold: settings.threshold,
-    records,
-    stats,
-    durationMs: performance.now() - started,
-    error,
-    thresholdMissed,
+    thresholds: settings.thresholds,
   };
+  return buildSuiteReport(meta, records, performance.now() - started, error);
 }

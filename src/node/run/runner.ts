@@ -3,12 +3,15 @@ import type { ResolvedConfig } from '../config/resolve-config.ts';
 import { type CollectedFile, collectSuites } from '../discovery/collect-suites.ts';
 import { findRolloutFiles } from '../discovery/find-rollout-files.ts';
 import { RunOutputs } from '../output/run-outputs.ts';
+import { finishedRollouts, readJournal } from '../output/journal-reader.ts';
 import type { Reporter } from '../reporters/reporter.ts';
 import { countPlanned } from './plan-suite.ts';
 import { suiteIdPrefix } from './request-id.ts';
 import type { RolloutRecord } from './rollout-record.ts';
-import { exitCodeOf, type RunReport, type SuiteReport } from './run-report.ts';
-import { type RunContext, runSuite, statsOf } from './run-suite.ts';
+import type { RunReport, SuiteReport } from './run-report.ts';
+import { finishRun } from './finish-run.ts';
+import { type RunContext, runSuite } from './run-suite.ts';
+import { buildSuiteReport } from './suite-report.ts';
 import { suiteSettings } from './suite-settings.ts';
 import { UsageError } from '../cli/usage-error.ts';
 import { resolveModelCache } from '../../integrations/recording/model-cache.ts';
@@ -47,18 +50,8 @@ async function countRun(files: CollectedFile[], config: ResolvedConfig): Promise
 
 function fileErrorReport(file: CollectedFile, config: ResolvedConfig): SuiteReport {
   const passThreshold = config.cli.passThreshold ?? config.user.passThreshold ?? 1;
-  return {
-    name: file.file,
-    file: file.file,
-    backend: 'none',
-    runs: 0,
-    passThreshold,
-    threshold: undefined,
-    records: [],
-    stats: statsOf([], passThreshold),
-    durationMs: 0,
-    error: file.loadError,
-  };
+  const meta = { name: file.file, file: file.file, key: suiteIdPrefix(config.root, file.file, ''), backend: 'none', runs: 0, passThreshold, thresholds: {} };
+  return buildSuiteReport(meta, [], 0, file.loadError);
 }
 
 /** Stops the run on Ctrl-C (`sigint`) or after `--bail` failures. */
@@ -95,7 +88,9 @@ export async function runRollouts(config: ResolvedConfig, reporters: Reporter[],
   const suiteCount = files.reduce((sum, f) => sum + (f.loadError ? 1 : f.suites.length), 0);
   reporters.forEach((r) => r.onRunStart?.({ total, suites: suiteCount, files: files.length }));
   const control = runController(config, interrupt);
-  const outputs = new RunOutputs(config.outputDir);
+  const resume = config.cli.resume ?? false;
+  const finished = resume ? finishedRollouts(readJournal(config.outputDir)) : new Map<string, RolloutRecord>();
+  const outputs = new RunOutputs(config.outputDir, resume);
   const pool = new WorkerPool({ threads: WorkerPool.defaultThreads(Infinity) });
   const models = new ModelEndpoints(config);
   const ctx: RunContext = {
@@ -104,6 +99,7 @@ export async function runRollouts(config: ResolvedConfig, reporters: Reporter[],
     models,
     modelCache: resolveModelCache(config.cli.modelCache, { outputDir: config.outputDir, cwd: config.root }),
     outputs,
+    finished,
     signal: control.signal,
     onRecord: (record) => {
       control.onRecord(record);
@@ -128,19 +124,8 @@ export async function runRollouts(config: ResolvedConfig, reporters: Reporter[],
   } finally {
     await Promise.all([pool.close(), models.close()]);
   }
-  const passThreshold = config.cli.passThreshold ?? config.user.passThreshold ?? 1;
-  const interrupted = control.reason();
-  const report: RunReport = {
-    version: 1,
-    startedAt: startedAt.toISOString(),
-    durationMs: performance.now() - started,
-    root: config.root,
-    suites,
-    overall: statsOf(suites.flatMap((s) => s.records), passThreshold, (r) => `${r.file}\0${r.suite}\0${r.row}`),
-    interrupted,
-    exitCode: exitCodeOf(suites, interrupted),
-  };
-  outputs.finish({ ...report, suites: suites.map(({ records: _, ...rest }) => rest) });
+  const report = finishRun(suites, { startedAt: startedAt.toISOString(), durationMs: performance.now() - started, interrupted: control.reason() }, config);
+  outputs.finish(report);
   for (const reporter of reporters) await reporter.onRunEnd(report);
   return report;
 }

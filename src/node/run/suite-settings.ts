@@ -1,5 +1,5 @@
 import type { AgentWorkflowConfig } from '../../runtime/workflow.ts';
-import type { BackendConfig, RolloutSuite, TimeoutsConfig } from '../../runtime/suite.ts';
+import type { BackendConfig, RolloutSuite, ThresholdConfig, TimeoutsConfig } from '../../runtime/suite.ts';
 import type { ResolvedConfig } from '../config/resolve-config.ts';
 
 /** Concurrency of a suite when nothing sets it: the seed SDK's default. */
@@ -9,7 +9,7 @@ export const DEFAULT_CONCURRENCY = 4;
 export interface SuiteSettings {
   runs: number;
   passThreshold: number;
-  threshold: number | undefined;
+  thresholds: ThresholdConfig;
   /** `null` means no limit. */
   concurrency: number | null;
   timeouts: TimeoutsConfig;
@@ -22,6 +22,10 @@ function suiteConcurrency(suite: RolloutSuite<any, any>): number | null | undefi
   return concurrency && 'maxConcurrent' in concurrency ? concurrency.maxConcurrent : undefined;
 }
 
+function asThresholds(threshold: number | ThresholdConfig | undefined): ThresholdConfig {
+  return typeof threshold === 'number' ? { meanReward: threshold } : (threshold ?? {});
+}
+
 export function suiteSettings(suite: RolloutSuite<any, any>, config: ResolvedConfig): SuiteSettings {
   const { cli, user } = config;
   const concurrency = cli.maxConcurrency ?? suiteConcurrency(suite) ?? user.concurrency ?? DEFAULT_CONCURRENCY;
@@ -29,7 +33,7 @@ export function suiteSettings(suite: RolloutSuite<any, any>, config: ResolvedCon
   return {
     runs: cli.runs ?? suite.n ?? user.runs ?? 1,
     passThreshold: cli.passThreshold ?? suite.passThreshold ?? user.passThreshold ?? 1,
-    threshold: cli.threshold ?? suite.threshold ?? user.threshold,
+    thresholds: { ...asThresholds(user.threshold), ...asThresholds(suite.threshold), ...asThresholds(cli.threshold) },
     concurrency,
     timeouts: { ...user.timeouts, ...suite.timeouts },
     backend: (cli.backend ? config.backend : undefined) ?? suite.backend ?? config.backend ?? { type: 'local' },

@@ -3,6 +3,7 @@ import type { RunReport, SuiteReport } from '../../run/run-report.ts';
 import type { SuiteStatistics } from '../../stats/index.ts';
 import { formatDuration, formatNumber } from '../format.ts';
 import type { Terminal } from '../terminal.ts';
+import { statisticsTable } from './statistics-table.ts';
 
 function interval(stats: SuiteStatistics): string {
   const { mean, low, high } = stats.meanReward;
@@ -24,6 +25,12 @@ function suiteVerdict(s: SuiteReport): boolean {
   return !s.error && !s.thresholdMissed && s.stats.counts.failed + s.stats.counts.errored === 0;
 }
 
+/** Infrastructure failures are kept out of reward means; say so, so that nobody reads a mean as covering them. */
+function infrastructure(report: RunReport): string {
+  const n = report.overall.counts.infrastructure;
+  return n ? `${n} infrastructure (setup or HTTP) kept out of reward means` : '';
+}
+
 /** The closing summary: a table per suite and overall, errors by category, and the run's verdict lines. */
 export function summary(report: RunReport, terminal: Terminal): string {
   const { colors } = terminal;
@@ -40,11 +47,12 @@ export function summary(report: RunReport, terminal: Terminal): string {
   const loadFailures = report.suites.filter((s) => s.error).length;
   const errors = [
     Object.entries(report.overall.errorsByCategory).map(([category, n]) => `${category} ${n}`).join(', '),
+    infrastructure(report),
     loadFailures ? `${loadFailures} suite${loadFailures > 1 ? 's' : ''} failed to load` : '',
   ].filter(Boolean).join(' · ');
   const lines = [
     '',
-    table.toString(),
+    table.toString() + statisticsTable(report, terminal),
     '',
     `${colors.dim('   Suites')}  ${failedSuites ? colors.red(`${failedSuites} failed`) + ' | ' : ''}${colors.green(`${suitesPassed} passed`)} (${report.suites.length})`,
     `${colors.dim(' Rollouts')}  ${colors.green(`${c.passed} passed`)} | ${c.failed ? colors.red(`${c.failed} failed`) : '0 failed'} | ${c.errored ? colors.red(`${c.errored} errored`) : '0 errored'} | ${c.skipped} skipped (${c.total})`,

@@ -34,6 +34,9 @@ function suiteProperties(stats: SuiteStatistics, suite: SuiteReport): string {
   if (mean !== null) entries.push(['meanReward', mean]);
   if (low !== null && high !== null) entries.push(['meanReward.ci95.low', low], ['meanReward.ci95.high', high]);
   for (const [k, value] of Object.entries(stats.passAtK)) entries.push([`pass@${k}`, value]);
+  for (const [k, value] of Object.entries(stats.passHatK)) entries.push([`pass^${k}`, value]);
+  if (stats.trainability.zeroVarianceShare !== null) entries.push(['zeroVarianceRowShare', stats.trainability.zeroVarianceShare]);
+  if (suite.baseline) entries.push(['baseline.verdict', suite.baseline.verdict], ['baseline.delta', suite.baseline.delta ?? 'n/a']);
   for (const [category, count] of Object.entries(stats.errorsByCategory)) entries.push([`errors.${category}`, count]);
   if (suite.thresholdMissed) entries.push(['thresholdMissed', suite.thresholdMissed]);
   return properties(entries);

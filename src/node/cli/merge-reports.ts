@@ -1,0 +1,62 @@
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import type { ResolvedConfig } from '../config/resolve-config.ts';
+import { type JournalSuite, readJournal } from '../output/journal-reader.ts';
+import { writeSummary } from '../output/run-outputs.ts';
+import { createReporters } from '../reporters/create-reporters.ts';
+import type { Terminal } from '../reporters/terminal.ts';
+import { finishRun, type RunFacts } from '../run/finish-run.ts';
+import type { RolloutRecord } from '../run/rollout-record.ts';
+import type { SuiteReport } from '../run/run-report.ts';
+import { buildSuiteReport } from '../run/suite-report.ts';
+import { UsageError } from './usage-error.ts';
+
+interface MergedSuite {
+  meta: JournalSuite;
+  records: Map<string, RolloutRecord>;
+}
+
+/** A rollout id is `<suite key>.r<row>.n<run>`; the key says which suite it belongs to. */
+const suiteKeyOf = (id: string) => /^(.*)\.r\d+\.n\d+$/.exec(id)?.[1] ?? id;
+
+function mergeJournals(dirs: string[]): MergedSuite[] {
+  const suites = new Map<string, MergedSuite>();
+  for (const dir of dirs) {
+    const journal = readJournal(dir);
+    for (const [key, meta] of journal.suites) {
+      const merged = suites.get(key);
+      if (!merged) suites.set(key, { meta, records: new Map() });
+      else merged.meta = { ...merged.meta, durationMs: Math.max(merged.meta.durationMs, meta.durationMs), error: merged.meta.error ?? meta.error };
+    }
+    for (const [id, record] of journal.rollouts) suites.get(suiteKeyOf(id))?.records.set(id, record);
+  }
+  return [...suites.values()];
+}
+
+/** The shards ran side by side: the merged run started with the first and lasted as long as the longest. */
+function factsOf(dirs: string[]): RunFacts {
+  const summaries = dirs.map((dir) => path.join(dir, 'summary.json')).filter(existsSync).map((file) => JSON.parse(readFileSync(file, 'utf8')));
+  return {
+    startedAt: summaries.map((s) => String(s.startedAt)).sort()[0] ?? new Date().toISOString(),
+    durationMs: Math.max(0, ...summaries.map((s) => Number(s.durationMs) || 0)),
+    interrupted: summaries.find((s) => s.interrupted)?.interrupted,
+  };
+}
+
+/** `rollout-test merge-reports DIR...`: one set of reports from the output dirs of shards (`--shard i/n`). */
+export async function mergeReports(dirs: string[], config: ResolvedConfig, terminal: Terminal): Promise<number> {
+  if (dirs.length === 0) throw new UsageError('merge-reports needs the output directories of the shards, e.g. merge-reports shard-1 shard-2');
+  const missing = dirs.map((dir) => path.resolve(config.root, dir)).filter((dir) => !existsSync(path.join(dir, 'journal.jsonl')));
+  if (missing.length) throw new UsageError(`no journal.jsonl in ${missing.join(', ')}: pass the --outputDir of each shard`);
+  const merged = mergeJournals(dirs.map((dir) => path.resolve(config.root, dir)));
+  const suites: SuiteReport[] = merged.map(({ meta, records }) => {
+    const { stats: _, thresholdMissed: __, baseline: ___, durationMs, error, ...rest } = meta;
+    return buildSuiteReport(rest, [...records.values()], durationMs, error);
+  });
+  const report = finishRun(suites, factsOf(dirs.map((dir) => path.resolve(config.root, dir))), config);
+  const reporters = createReporters(config.reporters, terminal, config.root);
+  for (const suite of report.suites) reporters.forEach((r) => r.onSuiteEnd?.(suite));
+  writeSummary(config.outputDir, report);
+  for (const reporter of reporters) await reporter.onRunEnd(report);
+  return report.exitCode;
+}

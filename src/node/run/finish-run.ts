@@ -1,0 +1,42 @@
+import { baselinePath, readBaseline, saveBaseline } from '../baseline/baseline-store.ts';
+import type { ResolvedConfig } from '../config/resolve-config.ts';
+import { compareToBaseline, rowMeanRewards } from '../stats/index.ts';
+import { type RunReport, type SuiteReport, exitCodeOf } from './run-report.ts';
+import { outcomesOf, statsOf } from './suite-report.ts';
+
+/** How a run went, beside its suites. */
+export interface RunFacts {
+  startedAt: string;
+  durationMs: number;
+  interrupted: RunReport['interrupted'];
+}
+
+/** Attaches each suite's comparison with the baseline (`--baseline`), when the baseline has the suite. */
+function compareWithBaseline(suites: SuiteReport[], config: ResolvedConfig): SuiteReport[] {
+  if (!config.cli.baseline) return suites;
+  const baseline = readBaseline(baselinePath(config.cli.baseline, config.outputDir, config.root));
+  return suites.map((suite) => {
+    const stored = baseline.suites[suite.key];
+    if (!stored || suite.error) return suite;
+    return { ...suite, baseline: compareToBaseline(rowMeanRewards(outcomesOf(suite.records)), stored.rowMeans) };
+  });
+}
+
+/**
+ * The run's report from its suites: baseline comparisons, overall statistics (rows kept apart per suite) and the
+ * exit code. The same for a run, a resumed run and merged shards. Saves a baseline when asked.
+ */
+export function finishRun(suiteReports: SuiteReport[], facts: RunFacts, config: ResolvedConfig): RunReport {
+  const suites = compareWithBaseline(suiteReports, config);
+  const passThreshold = config.cli.passThreshold ?? config.user.passThreshold ?? 1;
+  const failOnRegression = config.cli.failOnRegression ?? false;
+  if (config.cli.saveBaseline && !facts.interrupted) saveBaseline(baselinePath(config.cli.saveBaseline, config.outputDir, config.root), suites);
+  return {
+    version: 1,
+    ...facts,
+    root: config.root,
+    suites,
+    overall: statsOf(suites.flatMap((s) => s.records), passThreshold, (r) => `${r.file}\0${r.suite}\0${r.row}`),
+    exitCode: exitCodeOf(suites, facts.interrupted, failOnRegression),
+  };
+}

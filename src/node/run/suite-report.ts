@@ -1,0 +1,24 @@
+import type { RolloutError } from '../../model/result.ts';
+import { type RolloutOutcome, summarizeOutcomes } from '../stats/index.ts';
+import type { RolloutRecord } from './rollout-record.ts';
+import type { SuiteReport } from './run-report.ts';
+import { missedThresholds } from './thresholds.ts';
+
+/** What a suite report says about the suite itself, apart from its rollouts. */
+export type SuiteMeta = Pick<SuiteReport, 'name' | 'file' | 'key' | 'backend' | 'runs' | 'passThreshold' | 'thresholds'>;
+
+/** Records as the stats module sees them; `rowKey` groups the runs of one row. */
+export function outcomesOf(records: RolloutRecord[], rowKey = (r: RolloutRecord) => String(r.row)): RolloutOutcome[] {
+  return records.map((r) => ({ rowKey: rowKey(r), run: r.run, reward: r.reward, status: r.status, category: r.error?.category, phase: r.error?.phase }));
+}
+
+/** Statistics of records. */
+export function statsOf(records: RolloutRecord[], passThreshold: number, rowKey?: (r: RolloutRecord) => string) {
+  return summarizeOutcomes(outcomesOf(records, rowKey), { passThreshold });
+}
+
+/** A suite's report from its records: the same whether they were just run, resumed or merged from shards. */
+export function buildSuiteReport(meta: SuiteMeta, records: RolloutRecord[], durationMs: number, error?: RolloutError): SuiteReport {
+  const stats = statsOf(records, meta.passThreshold);
+  return { ...meta, records, stats, durationMs, error, thresholdMissed: missedThresholds(stats, meta.thresholds) };
+}

@@ -1,0 +1,130 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { COMMON, makeProject, runCli } from './helpers/project.ts';
+
+/** Every execution of a workflow appends its rollout id to calls.log, so a test can count them. */
+const COUNTED = `${COMMON}
+import { appendFileSync } from 'node:fs';
+export class Counted extends Echo {
+  async run(ctx) {
+    appendFileSync(new URL('./calls.log', import.meta.url), ctx.rolloutId + '\\n');
+    return super.run(ctx);
+  }
+}
+/** Reward from the row: a fraction in the label, lowered by the grader's config. */
+export class Scored extends Grader {
+  grade(ctx) {
+    const run = Number(ctx.rolloutId.split('.n').at(-1));
+    return Math.max(0, Number(ctx.metadata.score) - (run % 2) * 0.25 - (this.config.penalty ?? 0));
+  }
+}
+`;
+
+const rows = (count: number, delayMs = 0) =>
+  JSON.stringify(Array.from({ length: count }, (_, i) => ({ prompt: 'p' + i, metadata: { score: (i % 5) / 4, delayMs } })));
+
+function calls(dir: string): string[] {
+  try {
+    return readFileSync(path.join(dir, 'calls.log'), 'utf8').trim().split('\n').filter(Boolean);
+  } catch {
+    return [];
+  }
+}
+
+const json = async (dir: string, args: string[]) => {
+  const run = await runCli(dir, [...args, '--reporter', 'json']);
+  return { code: run.exitCode, report: JSON.parse(String(run.stdout)), stderr: run.stderr };
+};
+
+const statsOf = (report: { overall: unknown; suites: Array<{ name: string; stats: unknown }> }) => ({
+  overall: report.overall,
+  suites: report.suites.map((s) => [s.name, s.stats]),
+});
+
+describe('--resume', () => {
+  it('after Ctrl-C, runs exactly the missing rollouts and reports the same as one uninterrupted run', async () => {
+    const source = `${COUNTED}\ndefineRollout({ name: 'resumable', dataset: ${rows(12, 150)}, workflow: Counted, grader: Scored, n: 2, workflowConfig: { concurrency: { maxConcurrent: 3 } } });`;
+    const interrupted = makeProject({ 'r.rollout.ts': source });
+    const child = runCli(interrupted, ['--reporter', 'json']);
+    while (calls(interrupted).length < 6) await new Promise((r) => setTimeout(r, 50));
+    child.kill('SIGINT');
+    expect((await child).exitCode).toBe(130);
+    const before = new Set(calls(interrupted));
+    expect(before.size).toBeLessThan(24);
+
+    const resumed = await json(interrupted, ['--resume']);
+    const executed = calls(interrupted);
+    const count = (id: string) => executed.filter((x) => x === id).length;
+    const journal = readFileSync(path.join(interrupted, '.rollouts/journal.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+    const secondRun = journal.findIndex((e, i) => i > 0 && e.type === 'run-start');
+    const finishedFirst = new Set(journal.slice(0, secondRun).filter((e) => e.type === 'rollout' && e.status !== 'skipped').map((e) => e.id));
+    expect(finishedFirst.size).toBeGreaterThan(0);
+    expect(new Set(executed).size).toBe(24);
+    for (const id of new Set(executed)) {
+      // Finished before Ctrl-C: never again. Cancelled mid-run: once more. Never started: once.
+      const expected = finishedFirst.has(id) ? 1 : before.has(id) ? 2 : 1;
+      expect({ id, runs: count(id) }).toEqual({ id, runs: expected });
+    }
+
+    const whole = makeProject({ 'r.rollout.ts': source });
+    const uninterrupted = await json(whole, []);
+    expect(statsOf(resumed.report)).toEqual(statsOf(uninterrupted.report));
+    expect(resumed.report.suites[0].records).toHaveLength(24);
+  });
+});
+
+describe('--shard and merge-reports', () => {
+  it('splits the rows over 3 shards whose merge equals the unsharded run', async () => {
+    const dir = makeProject({
+      'a.rollout.ts': `${COUNTED}\ndefineRollout({ name: 'a', dataset: ${rows(20)}, workflow: Counted, grader: Scored, n: 2 });\ndefineRollout({ name: 'b', dataset: ${rows(7)}, workflow: Counted, grader: Scored });`,
+    });
+    const full = await json(dir, ['--outputDir', 'full']);
+    const shards = [];
+    for (const i of [1, 2, 3]) shards.push(await json(dir, ['--shard', `${i}/3`, '--outputDir', `shard-${i}`]));
+    const perShard = shards.map((s) => s.report.overall.counts.total);
+    expect(perShard.reduce((a, b) => a + b, 0)).toBe(47);
+    expect(perShard.every((n) => n > 0)).toBe(true);
+    const merged = await json(dir, ['merge-reports', 'shard-1', 'shard-2', 'shard-3', '--outputDir', 'merged']);
+    expect(statsOf(merged.report)).toEqual(statsOf(full.report));
+    expect(merged.code).toBe(full.code);
+    expect(JSON.parse(readFileSync(path.join(dir, 'merged/summary.json'), 'utf8')).overall).toEqual(full.report.overall);
+  });
+});
+
+describe('baselines and thresholds', () => {
+  const project = (penalty: number) =>
+    `${COUNTED}\ndefineRollout({ name: 'graded', dataset: ${rows(30)}, workflow: Counted, grader: Scored, graderConfig: { penalty: ${penalty} }, n: 2, passThreshold: 0.5 });`;
+
+  it('reports a clearly worse grader as regressed and exits 1 with --fail-on-regression', async () => {
+    const dir = makeProject({ 'g.rollout.ts': project(0) });
+    await json(dir, ['--save-baseline']);
+    const same = await json(dir, ['--baseline', 'latest', '--fail-on-regression', '--pass-threshold', '0']);
+    expect(same.report.suites[0].baseline).toMatchObject({ verdict: 'unchanged', delta: 0, pairedRows: 30 });
+    expect(same.code).toBe(0);
+
+    const worse = makeProject({ 'g.rollout.ts': project(0.3) });
+    const baseline = path.join(dir, '.rollouts/baselines/latest.json');
+    const regressed = await json(worse, ['--baseline', baseline, '--pass-threshold', '0']);
+    expect(regressed.report.suites[0].baseline.verdict).toBe('regressed');
+    expect(regressed.report.suites[0].baseline.high).toBeLessThan(0);
+    expect(regressed.code).toBe(0);
+    expect((await json(worse, ['--baseline', baseline, '--pass-threshold', '0', '--fail-on-regression'])).code).toBe(1);
+  });
+
+  it('fails a suite below its pass@k threshold, naming it', async () => {
+    const dir = makeProject({
+      'g.rollout.ts': `${COUNTED}\ndefineRollout({ name: 'strict', dataset: ${rows(10)}, workflow: Counted, grader: Scored, n: 2, passThreshold: 0, threshold: { passAtK: { 2: 1 } } });\ndefineRollout({ name: 'lenient', dataset: ${rows(10)}, workflow: Counted, grader: Scored, n: 2, passThreshold: 0.5, threshold: { meanReward: 0.1, passAtK: { 1: 0.9 } } });`,
+    });
+    const { code, report } = await json(dir, []);
+    expect(code).toBe(1);
+    expect(report.suites[0].thresholdMissed).toBeUndefined();
+    expect(report.suites[1].thresholdMissed).toBe('pass@1 0.500 is below the threshold 0.9');
+  });
+
+  it('exits 2 on a baseline that does not exist', async () => {
+    const run = await runCli(makeProject({ 'g.rollout.ts': project(0) }), ['--baseline', 'latest']);
+    expect(run.exitCode).toBe(2);
+    expect(run.stderr).toMatch(/cannot read the baseline .*latest\.json.*--save-baseline/);
+  });
+});

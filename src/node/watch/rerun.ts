@@ -29,7 +29,7 @@ type Modes = Map<string, { name: string; mode: RerunMode }>;
 
 /** Imports the planned files anew (and what they import), and learns what their suites depend on now. */
 async function reload({ config, state, plan }: RerunInput): Promise<CollectedFile[]> {
-  const files = [...plan.keys()].filter((file) => state.files.has(file));
+  const files = [...plan.keys()].filter((file) => state.files.has(file)).sort();
   reloadSuites(files);
   const collected = await collectSuites(files, config.namePattern);
   for (const { file, suites } of collected) {

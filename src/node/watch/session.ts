@@ -53,6 +53,8 @@ export class WatchSession {
     this.#keys = new KeyInput(this.#options.stdin, (text) => this.#write(text), (key) => void this.#onKey(key).catch((error) => this.#fail(error)));
     process.on('SIGINT', this.#onSigint);
     await this.#state.refreshFiles(this.#effectiveConfig());
+    // Watch before the first run ends, so that a save during it is not missed.
+    await this.#watchDirs(this.#effectiveConfig());
     this.#schedule(this.#state.allPlan(), 'all rollout files');
     return exit;
   }
@@ -108,10 +110,14 @@ export class WatchSession {
         mergePlans(this.#pending, unfinished(running.plan, finished, names));
         this.#triggers.unshift('the cancelled run');
       }
-      this.#watcher.watch(await watchedDirs(config, [...this.#state.files.values()].flat()));
+      await this.#watchDirs(config);
     } catch (error) {
       this.#fail(error);
     }
+  }
+
+  async #watchDirs(config: ResolvedConfig): Promise<void> {
+    this.#watcher.watch(await watchedDirs(config, [...this.#state.files.values()].flat()));
   }
 
   async #onChanges(paths: Set<string>): Promise<void> {

@@ -1,0 +1,31 @@
+import { execa, type ResultPromise } from 'execa';
+import { BIN } from './project.ts';
+
+/** A `rollout-test watch` process with piped stdin: keys go in as lines, output is read as it comes. */
+export interface WatchProcess {
+  /** Everything printed so far. */
+  output(): string;
+  /** Resolves with the output printed after `from` once it matches `pattern`; rejects after `timeoutMs`. */
+  waitFor(pattern: RegExp, from?: number, timeoutMs?: number): Promise<string>;
+  send(line: string): void;
+  child: ResultPromise;
+}
+
+/** Starts the real CLI in watch mode, as CI would print (plain output). */
+export function startWatch(cwd: string, args: string[] = [], env: Record<string, string> = {}): WatchProcess {
+  const child = execa(process.execPath, [BIN, 'watch', ...args], { cwd, reject: false, all: true, stdin: 'pipe', env: { CI: 'true', NO_COLOR: '1', ...env } });
+  let text = '';
+  child.all!.on('data', (chunk: Buffer) => (text += chunk.toString()));
+  const waitFor = (pattern: RegExp, from = 0, timeoutMs = 20_000) =>
+    new Promise<string>((resolve, reject) => {
+      const started = Date.now();
+      const poll = () => {
+        const seen = text.slice(from);
+        if (pattern.test(seen)) return resolve(seen);
+        if (Date.now() - started > timeoutMs) return reject(new Error(`timed out waiting for ${pattern}; output after ${from}:\n${seen}`));
+        setTimeout(poll, 20);
+      };
+      poll();
+    });
+  return { output: () => text, waitFor, send: (line) => void child.stdin!.write(`${line}\n`), child };
+}

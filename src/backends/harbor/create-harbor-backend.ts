@@ -10,6 +10,10 @@ export interface HarborBackendSettings {
   taskDir: string;
   /** `sandbox` by default. */
   environment?: EnvironmentType;
+  /** Docker: public image names (FROM lines, `docker_image`) → local images. */
+  imageMap?: Record<string, string>;
+  /** Docker: build each task image once and reuse it for every trial. */
+  prebuildLocalImage?: boolean;
   /** Trials at once; 1 by default. */
   nConcurrent?: number;
   /** A `"module:export"` string, a suite reference, or `"oracle"`. */
@@ -29,11 +33,11 @@ export interface HarborBackendSettings {
 
 /** Builds a HarborBackend with its own TrialQueue: the one call the CLI makes for a harbor suite. */
 export function createHarborBackend(settings: HarborBackendSettings): HarborBackend<unknown, unknown> {
-  const { nConcurrent = 1, retry, hooks, environment = 'sandbox', userCodeDir = process.cwd(), ...rest } = settings;
+  const { nConcurrent = 1, retry, hooks, environment = 'sandbox', imageMap, userCodeDir = process.cwd(), ...rest } = settings;
   return new HarborBackend<unknown, unknown>({
     ...rest,
     orchestrator: new TrialQueue({ nConcurrent, ...(retry && { retry }), ...(hooks && { hooks }) }),
     userCodeDir,
-    environmentConfig: { type: environment },
+    environmentConfig: { type: environment, ...(imageMap && { imageMap }) },
   });
 }

@@ -1,8 +1,10 @@
+import { DockerEnvironment } from './docker/docker-environment.ts';
 import type { EnvironmentInit, EnvironmentType, TrialEnvironment } from './environment.ts';
 import { ProcessEnvironment } from './process-environment.ts';
 import { SandboxEnvironment } from './sandbox-environment.ts';
+import type { DockerOptions } from './docker/docker-environment.ts';
 
-/** Which environment trials run in, and its options. */
+/** Which environment trials run in, and its options (docker: see {@link DockerOptions}). */
 export interface EnvironmentConfig {
   type: EnvironmentType;
   [option: string]: unknown;
@@ -16,7 +18,7 @@ export function createEnvironment(config: EnvironmentConfig, init: EnvironmentIn
     case 'sandbox':
       return new SandboxEnvironment(init);
     case 'docker':
-      throw new Error('the docker environment is not available yet; use "sandbox" (bubblewrap) or "process"');
+      return new DockerEnvironment(init, config);
     default:
       throw new Error(`unknown environment type "${String((config as { type: unknown }).type)}": use docker, sandbox or process`);
   }

@@ -1,5 +1,5 @@
 /**
- * The interface every trial environment implements (process, sandbox, and docker next), so that a trial's
+ * The interface every trial environment implements (process, sandbox, docker), so that a trial's
  * lifecycle never depends on where it runs.
  */
 
@@ -63,6 +63,17 @@ export interface EnvironmentInit {
    * image has no Node.
    */
   sharedPaths: string[];
+  /** What the docker environment builds or runs; the host-backed environments ignore it. */
+  image: ImageSource;
+}
+
+/** The task's image: built from its `environment/` (a Dockerfile), or `[environment] docker_image`. */
+export interface ImageSource {
+  taskName: string;
+  environmentDir: string | undefined;
+  dockerImage: string | undefined;
+  /** `[environment] build_timeout_sec`: how long a build may take. */
+  buildTimeoutSec: number;
 }
 
 /** Limits from task.toml; each is applied where the environment can enforce it. */

@@ -12,6 +12,8 @@ export interface GroupOptions {
   signal?: AbortSignal | undefined;
   /** Receives the process group's id while it runs, so that `stop()` can kill what is left of it. */
   groups: Set<number>;
+  /** Called on timeout or abort besides killing the group: for processes outside it (e.g. in a container). */
+  onKill?: () => void;
 }
 
 /** Kills a whole process group; one that is already gone is fine. */
@@ -44,8 +46,9 @@ export async function runProcessGroup(file: string, args: string[], options: Gro
   let timedOut = false;
   let cancelled = false;
   const kill = () => pgid !== undefined && killGroup(pgid);
-  const timer = options.timeoutMs === undefined ? undefined : setTimeout(() => ((timedOut = true), kill()), Math.max(0, options.timeoutMs));
-  const onAbort = () => ((cancelled = true), kill());
+  const interrupt = () => (kill(), options.onKill?.());
+  const timer = options.timeoutMs === undefined ? undefined : setTimeout(() => ((timedOut = true), interrupt()), Math.max(0, options.timeoutMs));
+  const onAbort = () => ((cancelled = true), interrupt());
   if (options.signal?.aborted) onAbort();
   options.signal?.addEventListener('abort', onAbort, { once: true });
   try {

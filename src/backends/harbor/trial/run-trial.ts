@@ -122,6 +122,12 @@ function createTrialEnvironment(config: TrialConfig, task: HarborTask, paths: Tr
     env: environment.env,
     limits: { memoryMb: environment.memory_mb, storageMb: environment.storage_mb, cpus: environment.cpus },
     sharedPaths: [...launch.sharedPaths, ...(modules ? [modules] : [])],
+    image: {
+      taskName: task.name,
+      environmentDir: task.environmentDir,
+      dockerImage: environment.docker_image,
+      buildTimeoutSec: environment.build_timeout_sec,
+    },
   });
 }
 

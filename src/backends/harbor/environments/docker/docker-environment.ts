@@ -1,0 +1,180 @@
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { cp, mkdir, rm, stat } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { z } from 'zod';
+import { type Forwarder, startForwarder, tcpTargetOf } from '../../../../runtime/trial-bridge.ts';
+import type { EndpointRoute, EnvironmentInit, EnvironmentPaths, ExecOptions, ExecResult, TrialEnvironment } from '../environment.ts';
+import { killGroup, runProcessGroup } from '../process-group.ts';
+import { DockerCli } from './docker-cli.ts';
+import { containerLabels, reapOrphans, removeContainer } from './docker-containers.ts';
+import { checkHarness } from './docker-harness.ts';
+import { resolveImage } from './docker-image.ts';
+import { cliEnv, envFlags, limitFlags, mountFlags } from './docker-flags.ts';
+
+/** Options of the docker environment: `environmentConfig: {type: 'docker', ...}`. */
+export const DockerOptionsSchema = z.object({
+  /** Public image names (in FROM lines or `docker_image`) → local images, for tasks written for images this engine lacks. */
+  imageMap: z.record(z.string(), z.string()).default({}),
+  /** Build each task image once per process and reuse an existing one (HarborBackend's `prebuildLocalImage`). */
+  prebuildLocalImage: z.boolean().default(false),
+  /** The CLI to drive: `docker` or a compatible one. */
+  cli: z.string().default('docker'),
+  /** The network of the Dockerfile's `RUN` steps: `none` (default) or the host's. */
+  buildNetwork: z.enum(['none', 'host']).default('none'),
+});
+
+/** Options of the docker environment, as written. */
+export type DockerOptions = z.input<typeof DockerOptionsSchema>;
+
+/** Where the model socket and exec pid files appear inside the container. */
+const IPC = '/rollout-ipc';
+const LOG_DIRS = ['agent', 'verifier', 'artifacts'];
+
+/**
+ * A trial in a docker container: the task's image (built from its Dockerfile or named by `docker_image`),
+ * kept alive with `sleep infinity` while commands run in it through `docker exec`. The trial's log folders
+ * and the harness (node, the package, the user's node_modules) are bind mounts, so the image needs no Node;
+ * the user code, tests and solution are copied in. No network unless the task asks for it, in which case the
+ * container shares the host's. The container is labelled with its trial and runner, and removed on stop.
+ */
+export class DockerEnvironment implements TrialEnvironment {
+  readonly type = 'docker' as const;
+  readonly paths: EnvironmentPaths;
+  readonly #options: z.output<typeof DockerOptionsSchema>;
+  readonly #cli: DockerCli;
+  /** Host side of the ipc mount, and scratch space for staged copies. */
+  readonly #root = mkdtempSync(path.join(os.tmpdir(), 'rollout-docker-'));
+  readonly #container = `rollout-${randomUUID()}`;
+  /** Process groups of the docker CLIs still running a command. */
+  readonly #clients = new Set<number>();
+  #starting: Promise<void> | undefined;
+  #bridge: Forwarder | undefined;
+
+  constructor(
+    private readonly init: EnvironmentInit,
+    options: Record<string, unknown>,
+  ) {
+    this.#options = DockerOptionsSchema.parse(options);
+    this.#cli = new DockerCli(this.#options.cli);
+    this.paths = { workspace: init.workdir ?? '/workspace', logs: '/logs', tests: '/tests', solution: '/solution' };
+  }
+
+  start(signal?: AbortSignal): Promise<void> {
+    this.#starting = this.#start(signal);
+    return this.#starting;
+  }
+
+  async #start(signal: AbortSignal | undefined): Promise<void> {
+    await this.#cli.requireEngine();
+    await reapOrphans(this.#cli);
+    const { imageMap, prebuildLocalImage: prebuild, buildNetwork } = this.#options;
+    const image = await resolveImage(this.#cli, { source: this.init.image, imageMap, prebuild, buildNetwork, signal });
+    await mkdir(path.join(this.#root, 'ipc'));
+    await this.#cli.run(['run', '--detach', ...this.#runFlags(), image, 'infinity'], { signal });
+    await checkHarness(this.#cli, this.#container, image, process.execPath);
+  }
+
+  #runFlags(): string[] {
+    const { trialDir, env, limits, sharedPaths } = this.init;
+    const mounts: Array<[string, string, boolean?]> = [
+      [path.join(this.#root, 'ipc'), IPC],
+      ...LOG_DIRS.map((dir): [string, string] => [path.join(trialDir, dir), path.posix.join(this.paths.logs, dir)]),
+      ...sharedPaths.map((shared): [string, string, boolean] => [shared, shared, true]),
+    ];
+    const baseEnv = {
+      LANG: 'C.UTF-8',
+      ROLLOUT_WORKSPACE: this.paths.workspace,
+      ROLLOUT_LOGS_DIR: this.paths.logs,
+      ROLLOUT_TESTS_DIR: this.paths.tests,
+      ROLLOUT_SOLUTION_DIR: this.paths.solution,
+    };
+    return [
+      '--name', this.#container, ...containerLabels(path.basename(trialDir)),
+      // --init reaps the orphans of killed commands; the image is never pulled (no registry is reachable).
+      '--init', '--pull', 'never', '--network', this.#isolated() ? 'none' : 'host',
+      '--workdir', this.paths.workspace, ...limitFlags(limits), ...mountFlags(mounts),
+      ...Object.entries({ ...baseEnv, ...env }).flatMap(([name, value]) => ['--env', `${name}=${value}`]),
+      '--entrypoint', 'sleep',
+    ];
+  }
+
+  #isolated(): boolean {
+    return this.init.network !== 'public';
+  }
+
+  /**
+   * Runs a command with `docker exec`. The command is a session leader inside the container and records its
+   * pid in the ipc folder, so a timeout or cancel kills its whole process group there, not just the client.
+   */
+  async exec(command: string[], options: ExecOptions = {}): Promise<ExecResult> {
+    const pidFile = path.posix.join(IPC, `exec-${randomUUID()}.pid`);
+    const vars = options.env ?? {};
+    let killing: Promise<void> | undefined;
+    const args = ['exec', '--workdir', options.cwd ?? this.paths.workspace, ...envFlags(vars), this.#container];
+    const result = await runProcessGroup(this.#cli.command, [...args, 'sh', '-c', 'echo $$ > "$0" && exec "$@"', pidFile, ...command], {
+      cwd: this.#root,
+      env: cliEnv(vars),
+      timeoutMs: options.timeoutMs,
+      signal: options.signal,
+      groups: this.#clients,
+      onKill: () => void (killing = this.#killInside(pidFile)),
+    });
+    await killing;
+    await rm(path.join(this.#root, 'ipc', path.posix.basename(pidFile)), { force: true });
+    return result;
+  }
+
+  /** Kills a command's process group inside the container; one that has ended, or a stopped container, is fine. */
+  async #killInside(pidFile: string): Promise<void> {
+    await this.#cli.run(['exec', this.#container, 'sh', '-c', 'kill -9 -"$(cat "$0")"', pidFile]).catch(() => undefined);
+  }
+
+  /** `docker cp` cannot leave anything out, so an excluding upload copies a filtered stage of the source. */
+  async upload(hostPath: string, envPath: string, exclude?: (hostPath: string) => boolean): Promise<void> {
+    const source = exclude ? this.#stagePath() : hostPath;
+    if (exclude) await cp(hostPath, source, { recursive: true, filter: (file) => !exclude(file) });
+    try {
+      const directory = (await stat(source)).isDirectory();
+      // `dir/.` copies the directory's content into envPath, creating it when missing.
+      await this.#cli.run(['cp', directory ? `${source}/.` : source, `${this.#container}:${envPath}`]);
+    } finally {
+      if (exclude) await rm(source, { recursive: true, force: true });
+    }
+  }
+
+  async download(envPath: string, hostPath: string): Promise<void> {
+    const stage = this.#stagePath();
+    try {
+      await this.#cli.run(['cp', `${this.#container}:${envPath}`, stage]);
+      await cp(stage, hostPath, { recursive: true, force: true });
+    } finally {
+      await rm(stage, { recursive: true, force: true });
+    }
+  }
+
+  #stagePath(): string {
+    return path.join(this.#root, `stage-${randomUUID()}`);
+  }
+
+  /** Without network the endpoint is reached through a unix socket in the ipc mount, forwarded to its port. */
+  async routeEndpoint(url: string): Promise<EndpointRoute> {
+    if (!this.#isolated()) return { url };
+    this.#bridge ??= await startForwarder({ path: path.join(this.#root, 'ipc', 'model.sock') }, tcpTargetOf(url));
+    return { url, socket: path.posix.join(IPC, 'model.sock') };
+  }
+
+  /** Waits for a start still under way (so its container cannot appear afterwards), then removes the container. */
+  async stop(): Promise<void> {
+    await this.#starting?.catch(() => undefined);
+    for (const pgid of this.#clients) killGroup(pgid);
+    try {
+      await removeContainer(this.#cli, this.#container);
+    } finally {
+      await this.#bridge?.close();
+      this.#bridge = undefined;
+      await rm(this.#root, { recursive: true, force: true });
+    }
+  }
+}

@@ -1,0 +1,111 @@
+import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { readdir, readFile, readlink } from 'node:fs/promises';
+import path from 'node:path';
+import type { ImageSource } from '../environment.ts';
+import type { DockerCli } from './docker-cli.ts';
+
+/** Labels every image the environment builds, so they can be listed and pruned together. */
+export const TASK_LABEL = 'rollout-test.task';
+
+/** How to get a task's image. */
+export interface ImageRequest {
+  source: ImageSource;
+  /** Public image names (FROM lines, `docker_image`) → local images. */
+  imageMap: Record<string, string>;
+  /** Build once per process and reuse an image already tagged, rather than build for every trial. */
+  prebuild: boolean;
+  /** The network of `RUN` steps. */
+  buildNetwork: 'none' | 'host';
+  signal?: AbortSignal | undefined;
+}
+
+/** Builds of this process by CLI and tag: trials of one task wait for the same build. */
+const prebuilt = new Map<string, Promise<string>>();
+
+/**
+ * The image a trial runs: `docker_image` when the task names one, else its `environment/Dockerfile` built
+ * under a tag that hashes the environment directory, so a changed environment is rebuilt and an unchanged one
+ * is found again. Images are never pulled: trials have no registry, and a missing image is an error saying so.
+ */
+export async function resolveImage(cli: DockerCli, request: ImageRequest): Promise<string> {
+  const { source, imageMap } = request;
+  if (source.dockerImage) return requireLocal(cli, imageMap[source.dockerImage] ?? source.dockerImage);
+  const dockerfile = mapBaseImages(await readDockerfile(source), imageMap);
+  const tag = `rollout-test/${safeName(source.taskName)}:${await contextHash(source.environmentDir!, dockerfile)}`;
+  if (!request.prebuild) return build(cli, tag, dockerfile, request);
+  const key = `${cli.command}\0${tag}`;
+  let pending = prebuilt.get(key);
+  if (!pending) {
+    // A shared build is not tied to the first trial's cancel; each trial stops waiting on its own.
+    pending = buildUnlessPresent(cli, tag, dockerfile, { ...request, signal: undefined });
+    prebuilt.set(key, pending);
+    pending.catch(() => prebuilt.delete(key));
+  }
+  return untilAborted(pending, request.signal);
+}
+
+/** Rewrites the image of each `FROM` line that `imageMap` names; stage names and other images stay. */
+export function mapBaseImages(dockerfile: string, imageMap: Record<string, string>): string {
+  return dockerfile.replace(/^(\s*FROM\s+(?:--\S+\s+)*)(\S+)/gim, (_, head: string, image: string) => head + (imageMap[image] ?? image));
+}
+
+async function requireLocal(cli: DockerCli, image: string): Promise<string> {
+  if (await cli.exists('image', image)) return image;
+  throw new Error(`image ${image} is not in the docker engine, and trials never pull: build or load it, or map it onto a local image with imageMap`);
+}
+
+async function readDockerfile(source: ImageSource): Promise<string> {
+  const file = source.environmentDir && path.join(source.environmentDir, 'Dockerfile');
+  if (file && existsSync(file)) return readFile(file, 'utf8');
+  const where = source.environmentDir ? `${source.environmentDir} has no Dockerfile (compose environments are not supported)` : 'it has no environment/Dockerfile';
+  throw new Error(`task ${source.taskName} cannot run in docker: ${where} and task.toml sets no [environment] docker_image`);
+}
+
+/** A hash of every file of the build context (names, contents, link targets) and the Dockerfile as built. */
+async function contextHash(dir: string, dockerfile: string): Promise<string> {
+  const hash = createHash('sha256').update(dockerfile);
+  const entries = await readdir(dir, { recursive: true, withFileTypes: true });
+  const files = entries.map((entry) => ({ entry, file: path.join(entry.parentPath, entry.name) })).sort((a, b) => (a.file < b.file ? -1 : 1));
+  for (const { entry, file } of files) {
+    if (entry.isDirectory()) continue;
+    hash.update(`\0${path.relative(dir, file)}\0`);
+    hash.update(entry.isSymbolicLink() ? await readlink(file) : await readFile(file));
+  }
+  return hash.digest('hex').slice(0, 16);
+}
+
+/** A repository name docker accepts: lowercase letters, digits and single separators. */
+function safeName(name: string): string {
+  return `task-${name.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '') || 'unnamed'}`;
+}
+
+async function buildUnlessPresent(cli: DockerCli, tag: string, dockerfile: string, request: ImageRequest): Promise<string> {
+  return (await cli.exists('image', tag)) ? tag : build(cli, tag, dockerfile, request);
+}
+
+/** `docker build` with the Dockerfile on stdin (so FROM lines can be mapped without copying the context), killed at the deadline. */
+async function build(cli: DockerCli, tag: string, dockerfile: string, request: ImageRequest): Promise<string> {
+  const seconds = request.source.buildTimeoutSec;
+  const deadline = AbortSignal.timeout(seconds * 1000);
+  const signal = request.signal ? AbortSignal.any([deadline, request.signal]) : deadline;
+  const args = ['build', '--quiet', '--network', request.buildNetwork, '--label', `${TASK_LABEL}=${request.source.taskName}`, '-t', tag, '-f', '-', request.source.environmentDir!];
+  try {
+    await cli.run(args, { input: dockerfile, signal });
+  } catch (error) {
+    if (deadline.aborted) throw new Error(`building ${tag} exceeded build_timeout_sec of ${seconds}s`);
+    throw error;
+  }
+  return tag;
+}
+
+/** Waits for `work` unless `signal` aborts first. */
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return work;
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(new Error('cancelled while waiting for the image build'));
+    if (signal.aborted) return onAbort();
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
+}

@@ -139,3 +139,25 @@ describe('the bare command on a terminal', () => {
     expect(out.replace(/\x1b\[[0-9;]*[a-zA-Z]/g, '')).toMatch(/✓ a \(a\.rollout\.ts\) 1 rollouts/);
   });
 });
+
+describe('cancelling in watch mode', () => {
+  const slow = `${COMMON}\ndefineRollout({ name: 'slow', dataset: [1, 2, 3].map((i) => ({ prompt: 'p' + i, label: 'p' + i, metadata: { delayMs: 1500 } })), workflow: Echo, grader: Exact });\n`;
+
+  it('a change during a run cancels it and reruns; Ctrl-C cancels a run, and quits (130) when idle', async () => {
+    const dir = makeProject({ 'slow.rollout.ts': slow });
+    const watch = startWatch(dir);
+    await watch.waitFor(/running slow/);
+    appendFileSync(path.join(dir, 'slow.rollout.ts'), '// edited during the run\n');
+    const rerun = await watch.waitFor(/RERUN {2}the cancelled run; slow\.rollout\.ts changed\n {2}running slow\n[\s\S]*Waiting for file changes/);
+    expect(rerun).toMatch(/✓ slow .* 3 rollouts/);
+    const from = watch.output().length;
+    watch.send('a');
+    await watch.waitFor(/running slow/, from);
+    watch.child.kill('SIGINT');
+    const cancelled = await watch.waitFor(/Waiting for file changes/, from);
+    expect(cancelled).toContain('Cancelling the run');
+    expect(cancelled).toMatch(/Skipped[\s\S]*│ slow +│ 3 +│ 0 +│ 0 +│ 0 +│ 3 /);
+    watch.child.kill('SIGINT');
+    expect((await watch.child).exitCode).toBe(130);
+  });
+});

@@ -1,3 +1,5 @@
+import { z } from 'zod';
+import { type ExecutionRequest, ExecutionRequestSchema } from '../model/request.ts';
 import type { ExecutionResult, RolloutError, Timings } from '../model/result.ts';
 import type { RolloutSample } from '../model/sample.ts';
 import type { ResultCallback } from './backend.ts';
@@ -55,4 +57,18 @@ export function reasonNotGraded(
     return { category: 'VALIDATION_ERROR', phase: 'grader', message: 'not graded: the request has neither a label nor metadata' };
   }
   return undefined;
+}
+
+/** Calls both callbacks with one result: a rollout that ended before its workflow could start. */
+export async function deliverBoth(result: ExecutionResult, onWorkflowComplete: ResultCallback, onGraderComplete: ResultCallback | undefined): Promise<void> {
+  await deliver(onWorkflowComplete, result, 'onWorkflowComplete');
+  await deliver(onGraderComplete, result, 'onGraderComplete');
+}
+
+/** Checks a request at a backend's door: the parsed request, or the VALIDATION_ERROR result (phase setup) to deliver. */
+export function parseRequest(request: ExecutionRequest, timings: Timings): { request: ExecutionRequest } | { failure: ExecutionResult } {
+  const parsed = ExecutionRequestSchema.safeParse(request);
+  if (parsed.success) return { request: parsed.data };
+  const error: RolloutError = { category: 'VALIDATION_ERROR', phase: 'setup', message: `invalid request: ${z.prettifyError(parsed.error)}` };
+  return { failure: buildResult({ requestId: String(request?.id), error, timings }) };
 }

@@ -1,13 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
-import { z } from 'zod';
-import { type ExecutionRequest, ExecutionRequestSchema } from '../../model/request.ts';
+import type { ExecutionRequest } from '../../model/request.ts';
 import type { ExecutionResult } from '../../model/result.ts';
 import type { ImplementationRef } from '../../runtime/protocol.ts';
 import type { AgentWorkflowConfig, GraderConfig } from '../../runtime/workflow.ts';
 import type { ExecuteOptions, ExecutionBackend, ResultCallback } from '../backend.ts';
-import { buildResult, deliver } from '../results.ts';
+import { buildResult, deliver, deliverBoth, parseRequest } from '../results.ts';
 import type { EnvironmentConfig } from './environments/create-environment.ts';
 import type { TrialQueue } from './queue/trial-queue.ts';
 import { type HarborTask, loadTask } from './task/load-task.ts';
@@ -105,19 +104,16 @@ export class HarborBackend<TW = AgentWorkflowConfig, TG = GraderConfig> implemen
     options: ExecuteOptions = {},
   ): Promise<void> {
     const started = Date.now();
-    const parsed = ExecutionRequestSchema.safeParse(request);
-    if (!parsed.success) {
-      const message = `invalid request: ${z.prettifyError(parsed.error)}`;
-      return deliverBoth(setupFailure(String(request?.id), 'VALIDATION_ERROR', message), onWorkflowComplete, onGraderComplete);
-    }
+    const parsed = parseRequest(request, noTrialTimings(0));
+    if ('failure' in parsed) return deliverBoth(parsed.failure, onWorkflowComplete, onGraderComplete);
     let task: HarborTask;
     try {
       task = await this.task();
     } catch (error) {
-      const failure = setupFailure(parsed.data.id, 'VALIDATION_ERROR', `cannot load the Harbor task: ${(error as Error).message}`);
+      const failure = setupFailure(parsed.request.id, 'VALIDATION_ERROR', `cannot load the Harbor task: ${(error as Error).message}`);
       return deliverBoth(failure, onWorkflowComplete, onGraderComplete);
     }
-    await this.#runTrial(parsed.data, task, started, onWorkflowComplete, onGraderComplete, options.signal);
+    await this.#runTrial(parsed.request, task, started, onWorkflowComplete, onGraderComplete, options.signal);
   }
 
   async #runTrial(
@@ -182,9 +178,4 @@ function trialNameOf(task: HarborTask, request: ExecutionRequest): string {
 
 function setupFailure(requestId: string, category: 'VALIDATION_ERROR', message: string): ExecutionResult {
   return buildResult({ requestId, error: { category, phase: 'setup', message }, timings: noTrialTimings(0) });
-}
-
-async function deliverBoth(result: ExecutionResult, onWorkflowComplete: ResultCallback, onGraderComplete: ResultCallback | undefined): Promise<void> {
-  await deliver(onWorkflowComplete, result, 'onWorkflowComplete');
-  await deliver(onGraderComplete, result, 'onGraderComplete');
 }

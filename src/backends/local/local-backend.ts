@@ -1,15 +1,14 @@
 import os from 'node:os';
 import path from 'node:path';
-import { z } from 'zod';
-import { type ExecutionRequest, ExecutionRequestSchema } from '../../model/request.ts';
-import type { ExecutionResult, RolloutError, Timings } from '../../model/result.ts';
+import type { ExecutionRequest } from '../../model/request.ts';
+import type { ExecutionResult, Timings } from '../../model/result.ts';
 import type { RolloutSample } from '../../model/sample.ts';
 import type { Deadline } from '../../runtime/guard.ts';
 import type { ImplementationRef } from '../../runtime/protocol.ts';
 import type { ModelCacheSettings } from '../../runtime/rollout-context.ts';
 import type { AgentWorkflowConfig, GraderConfig, GraderSpec, WorkflowSpec } from '../../runtime/workflow.ts';
 import type { ExecuteOptions, ExecutionBackend, ResultCallback } from '../backend.ts';
-import { buildResult, deliver, reasonNotGraded } from '../results.ts';
+import { buildResult, deliver, deliverBoth, parseRequest, reasonNotGraded } from '../results.ts';
 import { InlineExecutor } from './inline-executor.ts';
 import type { PhaseExecutor } from './phase-executor.ts';
 import { Slots } from './slots.ts';
@@ -134,21 +133,11 @@ export class LocalBackend<TW = AgentWorkflowConfig, TG = GraderConfig> implement
     options: ExecuteOptions = {},
   ): Promise<void> {
     const startEpochMs = Date.now();
-    const parsed = ExecutionRequestSchema.safeParse(request);
-    if (!parsed.success) {
-      const error: RolloutError = {
-        category: 'VALIDATION_ERROR',
-        phase: 'setup',
-        message: `invalid request: ${z.prettifyError(parsed.error)}`,
-      };
-      const result = buildResult({ requestId: String(request?.id), error, timings: zeroTimings() });
-      await deliver(onWorkflowComplete, result, 'onWorkflowComplete');
-      await deliver(onGraderComplete, result, 'onGraderComplete');
-      return;
-    }
+    const parsed = parseRequest(request, zeroTimings());
+    if ('failure' in parsed) return deliverBoth(parsed.failure, onWorkflowComplete, onGraderComplete);
     const { signal } = options;
-    await this.#inSlot(parsed.data.id, startEpochMs, signal, { onWorkflowComplete, onGraderComplete }, () =>
-      this.#runAcquired(parsed.data, startEpochMs, onWorkflowComplete, onGraderComplete, signal),
+    await this.#inSlot(parsed.request.id, startEpochMs, signal, { onWorkflowComplete, onGraderComplete }, () =>
+      this.#runAcquired(parsed.request, startEpochMs, onWorkflowComplete, onGraderComplete, signal),
     );
   }
 

@@ -3,12 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { BroadcastChannel } from 'node:worker_threads';
 import { Tinypool } from 'tinypool';
 import type { Phase } from '../../model/result.ts';
-import type {
-  GraderPhaseInput,
-  GraderPhaseOutcome,
-  WorkflowPhaseInput,
-  WorkflowPhaseOutcome,
-} from '../../runtime/phases.ts';
+import type { GraderPhaseOutcome, WorkflowPhaseOutcome } from '../../runtime/phases.ts';
 import type { ControlMessage, ImplementationRef, WorkerTask } from '../../runtime/protocol.ts';
 
 /** How long past its deadline a task may stay unsettled before its thread is suspected of being blocked. */
@@ -61,7 +56,7 @@ export class WorkerPool {
 
   /** The machine's parallelism, but no more threads than rollouts may run at once. */
   static defaultThreads(maxConcurrent: number): number {
-    return Math.max(1, Math.min(availableParallelism(), maxConcurrent));
+    return Math.max(1, Math.min(availableParallelism() - 1, maxConcurrent));
   }
 
   /** Runs one phase; resolves with its outcome, also when the thread under it was lost or it was cancelled. */

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
-import { cp, mkdir, rm, stat } from 'node:fs/promises';
+import { cp, mkdir, readFile, rm, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
@@ -31,6 +31,8 @@ export type DockerOptions = z.input<typeof DockerOptionsSchema>;
 /** Where the model socket and exec pid files appear inside the container. */
 const IPC = '/rollout-ipc';
 const LOG_DIRS = ['agent', 'verifier', 'artifacts'];
+/** Runs `"$@"` as the leader of its process group; `$0` is where it records its pid and exit code. */
+const GROUP_SHELL = 'echo $$ > "$0.pid"; "$@"; echo $? > "$0.exit"; kill -9 0';
 
 /**
  * A trial in a docker container: the task's image (built from its Dockerfile or named by `docker_image`),
@@ -105,30 +107,39 @@ export class DockerEnvironment implements TrialEnvironment {
   }
 
   /**
-   * Runs a command with `docker exec`. The command is a session leader inside the container and records its
-   * pid in the ipc folder, so a timeout or cancel kills its whole process group there, not just the client.
+   * Runs a command with `docker exec` under a shell that leads its own session inside the container. The
+   * shell records its pid, so a timeout or cancel can kill the whole group there (killing the client alone
+   * leaves the command running); and once the command ends the shell records its exit code and kills the
+   * group itself, so that nothing the command started outlives it, as in the other environments.
    */
   async exec(command: string[], options: ExecOptions = {}): Promise<ExecResult> {
-    const pidFile = path.posix.join(IPC, `exec-${randomUUID()}.pid`);
+    const base = path.posix.join(IPC, `exec-${randomUUID()}`);
     const vars = options.env ?? {};
     let killing: Promise<void> | undefined;
-    const args = ['exec', '--workdir', options.cwd ?? this.paths.workspace, ...envFlags(vars), this.#container];
-    const result = await runProcessGroup(this.#cli.command, [...args, 'sh', '-c', 'echo $$ > "$0" && exec "$@"', pidFile, ...command], {
+    const args = ['exec', '--workdir', options.cwd ?? this.paths.workspace, ...envFlags(vars), this.#container, 'sh', '-c', GROUP_SHELL, base];
+    const result = await runProcessGroup(this.#cli.command, [...args, ...command], {
       cwd: this.#root,
       env: cliEnv(vars),
       timeoutMs: options.timeoutMs,
       signal: options.signal,
       groups: this.#clients,
-      onKill: () => void (killing = this.#killInside(pidFile)),
+      onKill: () => void (killing = this.#killInside(base)),
     });
     await killing;
-    await rm(path.join(this.#root, 'ipc', path.posix.basename(pidFile)), { force: true });
-    return result;
+    return { ...result, exitCode: await this.#exitCodeOf(base, result.exitCode) };
+  }
+
+  /** The exit code the shell recorded (docker reports the group's SIGKILL); docker's own when there is none. */
+  async #exitCodeOf(base: string, reported: number | undefined): Promise<number | undefined> {
+    const host = path.join(this.#root, 'ipc', path.posix.basename(base));
+    const recorded = await readFile(`${host}.exit`, 'utf8').catch(() => undefined);
+    await Promise.all(['pid', 'exit'].map((ext) => rm(`${host}.${ext}`, { force: true })));
+    return recorded === undefined ? reported : Number(recorded);
   }
 
   /** Kills a command's process group inside the container; one that has ended, or a stopped container, is fine. */
-  async #killInside(pidFile: string): Promise<void> {
-    await this.#cli.run(['exec', this.#container, 'sh', '-c', 'kill -9 -"$(cat "$0")"', pidFile]).catch(() => undefined);
+  async #killInside(base: string): Promise<void> {
+    await this.#cli.run(['exec', this.#container, 'sh', '-c', 'kill -9 -"$(cat "$0.pid")"', base]).catch(() => undefined);
   }
 
   /** `docker cp` cannot leave anything out, so an excluding upload copies a filtered stage of the source. */

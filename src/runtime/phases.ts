@@ -1,4 +1,4 @@
-import { mkdir } from 'node:fs/promises';
+import { mkdirSync } from 'node:fs';
 import type { ExecutionRequest } from '../model/request.ts';
 import type { RolloutError } from '../model/result.ts';
 import type { RolloutSample } from '../model/sample.ts';
@@ -58,7 +58,8 @@ export async function runWorkflowPhase(
   const outcome = await runGuarded(
     { phase: 'workflow', deadline: input.deadline, cancelSignal, context: rollout },
     async (signal) => {
-      await mkdir(input.artifactsDir, { recursive: true });
+      // Synchronous: one syscall, where the promise version costs a round trip through libuv's thread pool.
+      mkdirSync(input.artifactsDir, { recursive: true });
       const ctx: AgentWorkflowContext<any> = {
         prompt: input.request.prompt,
         config: input.config ?? {},
@@ -88,7 +89,7 @@ export async function runGraderPhase(
   const outcome = await runGuarded(
     { phase: 'grader', deadline: input.deadline, cancelSignal, context: rollout },
     async (signal) => {
-      await mkdir(input.artifactsDir, { recursive: true });
+      mkdirSync(input.artifactsDir, { recursive: true });
       const ctx: GraderContext<any> = {
         label: input.request.label ?? null,
         samples: book.samples,

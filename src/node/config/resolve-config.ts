@@ -74,16 +74,20 @@ function resolveBackend(cli: CliOptions, config: UserConfig): BackendConfig | un
 
 /** Merges config file and flags into the settings of one run. */
 export function resolveConfig(cli: CliOptions, config: UserConfig, root: string, configFile: string | undefined, fileFilters: string[]): ResolvedConfig {
+  const outputDir = path.resolve(root, cli.outputDir ?? config.outputDir ?? '.rollouts');
+  // Discovery never walks the run's own outputs (a run of 10,000 rollouts leaves 10,000 artifact directories).
+  const inRoot = path.relative(root, outputDir);
+  const outputExclude = inRoot && !inRoot.startsWith('..') && !path.isAbsolute(inRoot) ? [`${inRoot.split(path.sep).join('/')}/**`] : [];
   return {
     root,
     configFile,
     include: config.include ?? DEFAULT_INCLUDE,
-    exclude: [...DEFAULT_EXCLUDE, ...(config.exclude ?? [])],
+    exclude: [...DEFAULT_EXCLUDE, ...outputExclude, ...(config.exclude ?? [])],
     fileFilters,
     namePattern: compilePattern(cli.namePattern),
     rows: cli.rows === undefined ? undefined : parseRowSelection(cli.rows),
     reporters: resolveReporters(cli, config, root),
-    outputDir: path.resolve(root, cli.outputDir ?? config.outputDir ?? '.rollouts'),
+    outputDir,
     cli,
     user: config,
     backend: resolveBackend(cli, config),

@@ -75,6 +75,7 @@ export async function runSuite(file: string, suite: RolloutSuite<any, any>, ctx:
   let error: SuiteReport['error'];
   let backend: ExecutionBackend | undefined;
   const inFlight = new Set<Promise<void>>();
+  let slotFreed: (() => void) | undefined;
   try {
     const chatCompletionsUrl = await ctx.models.urlFor(suite, file);
     backend = createSuiteBackend({ file, suite, settings, config: ctx.config, pool: ctx.pool, chatCompletionsUrl, modelCache: ctx.modelCache });
@@ -94,8 +95,12 @@ export async function runSuite(file: string, suite: RolloutSuite<any, any>, ctx:
       }
       const running = run(planned, backend, settings, suite.grader !== undefined, ctx, record);
       inFlight.add(running);
-      void running.finally(() => inFlight.delete(running));
-      if (inFlight.size >= limit) await Promise.race(inFlight);
+      void running.finally(() => {
+        inFlight.delete(running);
+        slotFreed?.();
+      });
+      // Not Promise.race(inFlight): that adds a reaction to every running rollout per dispatch, O(n²) at high concurrency.
+      if (inFlight.size >= limit) await new Promise<void>((resolve) => (slotFreed = resolve));
     }
   } catch (caught) {
     error = toRolloutError(caught, 'setup', 'AGENT_ERROR');

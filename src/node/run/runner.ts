@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { WorkerPool } from '../../backends/local/worker-pool.ts';
 import type { ResolvedConfig } from '../config/resolve-config.ts';
 import { type CollectedFile, collectSuites } from '../discovery/collect-suites.ts';
@@ -57,6 +58,8 @@ function fileErrorReport(file: CollectedFile, config: ResolvedConfig): SuiteRepo
 /** Stops the run on Ctrl-C (`sigint`) or after `--bail` failures. */
 function runController(config: ResolvedConfig, interrupt: AbortSignal) {
   const controller = new AbortController();
+  // Every running rollout listens to this signal (hundreds at --max-concurrency 200): no leak warning for that.
+  setMaxListeners(0, controller.signal);
   let reason: RunReport['interrupted'];
   const stop = (why: 'sigint' | 'bail') => {
     reason ??= why;

@@ -1,5 +1,4 @@
 import { quantileSorted } from './describe.ts';
-import { createRng } from './rng.ts';
 
 /** Settings of a percentile bootstrap. */
 export interface BootstrapOptions {
@@ -48,21 +47,40 @@ function groupTotals(groups: readonly (readonly number[])[]): { sums: number[]; 
   return { sums, counts };
 }
 
-/** Means of `resamples` resamples of whole groups, drawn with replacement, in ascending order. */
-function resampledMeans(sums: readonly number[], counts: readonly number[], options: ResolvedOptions): number[] {
-  const random = createRng(options.seed);
-  const means: number[] = [];
+/**
+ * Means of `resamples` resamples of whole groups, drawn with replacement, in ascending order. The draws are
+ * those of `createRng` in rng.ts (mulberry32, inlined here: a run of 10,000 rows draws 20 million numbers).
+ */
+function resampledMeans(sums: readonly number[], counts: readonly number[], options: ResolvedOptions): Float64Array {
+  const n = sums.length;
+  const groupSums = Float64Array.from(sums);
+  const groupCounts = Float64Array.from(counts);
+  const means = new Float64Array(options.resamples);
+  let state = options.seed >>> 0;
   for (let r = 0; r < options.resamples; r++) {
     let sum = 0;
     let count = 0;
-    for (let i = 0; i < sums.length; i++) {
-      const pick = Math.floor(random() * sums.length);
-      sum += sums[pick] as number;
-      count += counts[pick] as number;
+    for (let i = 0; i < n; i++) {
+      state = (state + 0x6d2b79f5) >>> 0;
+      let t = state;
+      t = Math.imul(t ^ (t >>> 15), t | 1);
+      t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+      const pick = Math.floor((((t ^ (t >>> 14)) >>> 0) / 4294967296) * n);
+      sum += groupSums[pick]!;
+      count += groupCounts[pick]!;
     }
-    means.push(sum / count);
+    means[r] = sum / count;
   }
-  return means.sort((a, b) => a - b);
+  return means.sort();
+}
+
+/** The last interval computed, so that the same groups (a run's only suite, then the whole run) cost once. */
+let last: { sums: readonly number[]; counts: readonly number[]; options: ResolvedOptions; result: MeanInterval } | undefined;
+
+function sameNumbers(a: readonly number[], b: readonly number[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (!Object.is(a[i], b[i])) return false;
+  return true;
 }
 
 /**
@@ -84,7 +102,13 @@ export function bootstrapMeanInterval(
   if (total === 0) return { mean: null, low: null, high: null };
   const mean = sums.reduce((a, b) => a + b, 0) / total;
   if (sums.length < 2) return { mean, low: null, high: null };
-  const means = resampledMeans(sums, counts, resolved);
-  const tail = (1 - resolved.confidence) / 2;
-  return { mean, low: quantileSorted(means, tail), high: quantileSorted(means, 1 - tail) };
+  const { confidence, resamples, seed } = resolved;
+  if (last && last.options.confidence === confidence && last.options.resamples === resamples && last.options.seed === seed && sameNumbers(last.sums, sums) && sameNumbers(last.counts, counts)) {
+    return { ...last.result };
+  }
+  const means = resampledMeans(sums, counts, resolved) as unknown as readonly number[];
+  const tail = (1 - confidence) / 2;
+  const result = { mean, low: quantileSorted(means, tail), high: quantileSorted(means, 1 - tail) };
+  last = { sums, counts, options: resolved, result };
+  return { ...result };
 }

@@ -40,7 +40,7 @@ describe('a run over passing, failing, errored and broken rollouts', async () =>
     expect(run.stdout).toContain('FAIL  mixed › row 2 (wrong) › runs 1, 2');
     expect(run.stdout).toMatch(/ERROR {2}mixed › row 3 › runs 1, 2 AGENT_ERROR in workflow\n {3}tool exploded\n {3}at rollouts\/mixed\.rollout\.ts:\d+:\d+/);
     expect(run.stdout).toMatch(/Rollouts {2}6 passed \| 2 failed \| 4 errored \| 0 skipped \(12\)/);
-    expect(run.stdout).toMatch(/Errors {2}AGENT_ERROR 2, VALIDATION_ERROR 2 · 1 suite failed to load/);
+    expect(run.stdout).toMatch(/Errors {2}AGENT_ERROR 2, VALIDATION_ERROR 2 · 2 in setup or HTTP, kept out of reward means · 1 suite failed to load/);
     expect(run.stdout).toMatch(/Suites {2}2 failed \| 1 passed \(3\)/);
     expect(run.stdout).toMatch(/│ mixed +│ 10 +│ 4 +│ 2 +│ 4 /);
     expect(run.stdout).not.toMatch(/\x1b\[/);

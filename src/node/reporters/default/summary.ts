@@ -28,7 +28,7 @@ function suiteVerdict(s: SuiteReport): boolean {
 /** Infrastructure failures are kept out of reward means; say so, so that nobody reads a mean as covering them. */
 function infrastructure(report: RunReport): string {
   const n = report.overall.counts.infrastructure;
-  return n ? `${n} infrastructure (setup or HTTP) kept out of reward means` : '';
+  return n ? `${n} in setup or HTTP, kept out of reward means` : '';
 }
 
 /** The closing summary: a table per suite and overall, errors by category, and the run's verdict lines. */

@@ -44,6 +44,10 @@ export type BackendConfig =
       taskDir: string;
       environment?: 'docker' | 'sandbox' | 'process';
       nConcurrent?: number;
+      /** Docker: public image names (FROM lines, `docker_image`) → local images, e.g. `{'ubuntu:24.04': 'rollout-test/debian:bookworm'}`. */
+      imageMap?: Record<string, string>;
+      /** Docker: build the task image once and reuse it for every trial. */
+      prebuildLocalImage?: boolean;
       [key: string]: unknown;
     };
 

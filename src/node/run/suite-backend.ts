@@ -34,6 +34,8 @@ export function createSuiteBackend(input: SuiteBackendInput): ExecutionBackend {
       taskDir: path.resolve(path.dirname(file), backend.taskDir),
       environment: config.environment ?? backend.environment ?? 'sandbox',
       nConcurrent: backend.nConcurrent ?? settings.concurrency ?? undefined,
+      imageMap: backend.imageMap,
+      prebuildLocalImage: backend.prebuildLocalImage,
       workflow: suite.workflow === ORACLE_AGENT ? ORACLE_AGENT : ref('workflow'),
       grader: suite.grader === undefined ? undefined : ref('grader'),
       workflowConfig: settings.workflowConfig,

@@ -63,8 +63,8 @@ defineRollout({
     });
     try {
       const result = await runCli(project, ['run', '--reporter', 'json']);
-      expect(result.exitCode, result.all).toBe(0);
-      const [suite] = JSON.parse(result.stdout).suites;
+      expect(result.exitCode, String(result.all)).toBe(0);
+      const [suite] = JSON.parse(String(result.stdout)).suites;
       expect(suite).toMatchObject({ name: 'docker task', records: [{ status: 'passed', reward: 1 }] });
     } finally {
       await rm(project, { recursive: true, force: true });

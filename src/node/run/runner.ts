@@ -55,18 +55,25 @@ function fileErrorReport(file: CollectedFile, config: ResolvedConfig): SuiteRepo
   return buildSuiteReport(meta, [], 0, file.loadError);
 }
 
-/** Stops the run on Ctrl-C (`sigint`) or after `--bail` failures. */
+const STOPPED_BECAUSE: Record<NonNullable<RunReport['interrupted']>, (config: ResolvedConfig) => string> = {
+  sigint: () => 'cancelled by Ctrl-C',
+  change: () => 'cancelled by a file change (watch mode)',
+  bail: (config) => `stopped after ${config.bail} failures (--bail)`,
+};
+
+/** Stops the run on Ctrl-C (`sigint`), a change in watch mode (an interrupt whose reason is `change`) or `--bail`. */
 function runController(config: ResolvedConfig, interrupt: AbortSignal) {
   const controller = new AbortController();
   // Every running rollout listens to this signal (hundreds at --max-concurrency 200): no leak warning for that.
   setMaxListeners(0, controller.signal);
   let reason: RunReport['interrupted'];
-  const stop = (why: 'sigint' | 'bail') => {
+  const stop = (why: NonNullable<RunReport['interrupted']>) => {
     reason ??= why;
-    controller.abort(new Error(why === 'sigint' ? 'cancelled by Ctrl-C' : `stopped after ${config.bail} failures (--bail)`));
+    controller.abort(new Error(STOPPED_BECAUSE[why](config)));
   };
-  if (interrupt.aborted) stop('sigint');
-  interrupt.addEventListener('abort', () => stop('sigint'), { once: true });
+  const onInterrupt = () => stop(interrupt.reason === 'change' ? 'change' : 'sigint');
+  if (interrupt.aborted) onInterrupt();
+  interrupt.addEventListener('abort', onInterrupt, { once: true });
   let failures = 0;
   const onRecord = (record: RolloutRecord) => {
     if ((record.status === 'failed' || record.status === 'errored') && config.bail !== undefined && ++failures >= config.bail) stop('bail');

@@ -84,7 +84,8 @@ export class WatchSession {
   #cancel(by: 'change' | 'sigint'): void {
     if (!this.#running) return;
     if (this.#running.cancelledBy !== 'sigint') this.#running.cancelledBy = by;
-    this.#running.controller.abort();
+    // The reason reaches the run's report, which then says why it stopped.
+    this.#running.controller.abort(this.#running.cancelledBy);
   }
 
   async #drain(): Promise<void> {

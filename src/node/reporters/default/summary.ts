@@ -25,6 +25,12 @@ function suiteVerdict(s: SuiteReport): boolean {
   return !s.error && !s.thresholdMissed && s.stats.counts.failed + s.stats.counts.errored === 0;
 }
 
+const INTERRUPTED: Record<NonNullable<RunReport['interrupted']>, string> = {
+  sigint: 'Run cancelled (Ctrl-C): the reports cover the rollouts that finished.',
+  change: 'Run cancelled by a change: what it had not finished runs again next.',
+  bail: 'Run stopped early by --bail.',
+};
+
 /** Infrastructure failures are kept out of reward means; say so, so that nobody reads a mean as covering them. */
 function infrastructure(report: RunReport): string {
   const n = report.overall.counts.infrastructure;
@@ -59,8 +65,6 @@ export function summary(report: RunReport, terminal: Terminal): string {
     `${colors.dim('   Errors')}  ${errors || 'none'}`,
     `${colors.dim(' Duration')}  ${formatDuration(report.durationMs)}`,
   ];
-  if (report.interrupted) {
-    lines.push(colors.yellow(report.interrupted === 'sigint' ? '\nRun cancelled (Ctrl-C): the reports cover the rollouts that finished.' : '\nRun stopped early by --bail.'));
-  }
+  if (report.interrupted) lines.push(colors.yellow(`\n${INTERRUPTED[report.interrupted]}`));
   return `${lines.join('\n')}\n`;
 }

@@ -13,16 +13,21 @@ export function containerLabels(trialName: string): string[] {
   return ['--label', `${TRIAL_LABEL}=${trialName}`, '--label', `${RUN_LABEL}=${process.pid}`, '--label', `${HOST_LABEL}=${os.hostname()}`];
 }
 
-/** Reaps per CLI, once per process: containers are only orphaned by a runner that died before this one. */
-const reaped = new Map<string, Promise<void>>();
+/** Per CLI, once per process: the engine stays up, and only a runner that died before this one leaves orphans. */
+const prepared = new Map<string, Promise<void>>();
 
 /**
- * Removes the containers that runners of this host left when they were killed (their pid is gone): a
- * runner removes its own containers on every path it survives, so only a killed one leaves any behind.
+ * Checks that the engine answers, then removes the containers that runners of this host left when they were
+ * killed (their pid is gone): a runner removes its own containers on every path it survives, so only a killed
+ * one leaves any behind. A failure is not remembered, so a trial after the engine came up tries again.
  */
-export function reapOrphans(cli: DockerCli): Promise<void> {
-  let pending = reaped.get(cli.command);
-  if (!pending) reaped.set(cli.command, (pending = reap(cli)));
+export function prepareEngine(cli: DockerCli): Promise<void> {
+  let pending = prepared.get(cli.command);
+  if (!pending) {
+    pending = cli.requireEngine().then(() => reap(cli));
+    prepared.set(cli.command, pending);
+    pending.catch(() => prepared.delete(cli.command));
+  }
   return pending;
 }
 

@@ -8,7 +8,7 @@ import { type Forwarder, startForwarder, tcpTargetOf } from '../../../../runtime
 import type { EndpointRoute, EnvironmentInit, EnvironmentPaths, ExecOptions, ExecResult, TrialEnvironment } from '../environment.ts';
 import { killGroup, runProcessGroup } from '../process-group.ts';
 import { DockerCli } from './docker-cli.ts';
-import { containerLabels, reapOrphans, removeContainer } from './docker-containers.ts';
+import { containerLabels, prepareEngine, removeContainer } from './docker-containers.ts';
 import { checkHarness } from './docker-harness.ts';
 import { resolveImage } from './docker-image.ts';
 import { cliEnv, envFlags, limitFlags, mountFlags } from './docker-flags.ts';
@@ -69,8 +69,7 @@ export class DockerEnvironment implements TrialEnvironment {
   }
 
   async #start(signal: AbortSignal | undefined): Promise<void> {
-    await this.#cli.requireEngine();
-    await reapOrphans(this.#cli);
+    await prepareEngine(this.#cli);
     const { imageMap, prebuildLocalImage: prebuild, buildNetwork } = this.#options;
     const image = await resolveImage(this.#cli, { source: this.init.image, imageMap, prebuild, buildNetwork, signal });
     await mkdir(path.join(this.#root, 'ipc'));

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
@@ -75,5 +75,38 @@ describe('on a terminal', () => {
     expect(shown).not.toMatch(/rollouts · \d+\.\d\/s/);
     expect(shown).toMatch(/✓ slow \(slow\.rollout\.ts\) 10 rollouts · mean reward 1\.000/);
     expect(shown).toMatch(/Rollouts.*10 passed/);
+  });
+});
+
+describe('a rollout that does not yield to Ctrl-C', () => {
+  // A worker thread stuck in a loop (no deadline) never answers the cancel.
+  const stuck = () =>
+    makeProject({
+      'stuck.rollout.ts': `import { defineRollout } from 'rollout-test';
+import { writeFileSync } from 'node:fs';
+export const Stuck = async () => { writeFileSync(new URL('./started', import.meta.url), ''); for (;;); };
+defineRollout({ name: 'stuck', dataset: [{ prompt: 'p' }], workflow: Stuck });`,
+    });
+
+  it('is terminated after a grace period, and the run still reports and exits 130', async () => {
+    const dir = stuck();
+    const child = runCli(dir, []);
+    await until(() => existsSync(path.join(dir, 'started')));
+    child.kill('SIGINT');
+    const run = await child;
+    expect(run.exitCode).toBe(130);
+    expect(run.stdout).toMatch(/Rollouts {2}0 passed \| 0 failed \| 0 errored \| 1 skipped \(1\)/);
+  });
+
+  it('is left behind by a second Ctrl-C, which exits at once with 130', async () => {
+    const dir = stuck();
+    const child = runCli(dir, []);
+    await until(() => existsSync(path.join(dir, 'started')));
+    child.kill('SIGINT');
+    await new Promise((r) => setTimeout(r, 300));
+    child.kill('SIGINT');
+    const run = await child;
+    expect(run.exitCode).toBe(130);
+    expect(run.stdout).toContain('Press Ctrl-C again to exit at once');
   });
 });

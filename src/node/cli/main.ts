@@ -36,13 +36,10 @@ const watchOrRun = (filters: string[], rawOptions: Record<string, unknown>) =>
 async function run(filters: string[], rawOptions: Record<string, unknown>): Promise<number> {
   const config = await resolve(filters, rawOptions);
   const terminal = stdoutTerminal();
+  // The handler stays until the process exits: a second Ctrl-C while the run winds down must still exit at once.
   const interrupt = interruptOnSigint(terminal);
-  try {
-    const report = await runRollouts(config, createReporters(config.reporters, terminal, config.root), interrupt.signal);
-    return report.exitCode;
-  } finally {
-    interrupt.dispose();
-  }
+  const report = await runRollouts(config, createReporters(config.reporters, terminal, config.root), interrupt.signal);
+  return report.exitCode;
 }
 
 function buildCli(): { cli: CAC; exit: Promise<number> } {

@@ -55,6 +55,9 @@ function fileErrorReport(file: CollectedFile, config: ResolvedConfig): SuiteRepo
   return buildSuiteReport(meta, [], 0, file.loadError);
 }
 
+/** How long cancelled rollouts may take to stop before their threads are terminated. */
+const CANCEL_GRACE_MS = 2_000;
+
 const STOPPED_BECAUSE: Record<NonNullable<RunReport['interrupted']>, (config: ResolvedConfig) => string> = {
   sigint: () => 'cancelled by Ctrl-C',
   change: () => 'cancelled by a file change (watch mode)',
@@ -102,6 +105,8 @@ export async function runRollouts(config: ResolvedConfig, reporters: Reporter[],
   const finished = resume ? finishedRollouts(readJournal(config.outputDir)) : new Map<string, RolloutRecord>();
   const outputs = new RunOutputs(config.outputDir, resume);
   const pool = new WorkerPool({ threads: WorkerPool.defaultThreads(Infinity) });
+  // Rollouts get a moment to stop on their own; a thread stuck in a loop is then terminated with its pool.
+  control.signal.addEventListener('abort', () => setTimeout(() => void pool.close(), CANCEL_GRACE_MS).unref(), { once: true });
   const models = new ModelEndpoints(config);
   const ctx: RunContext = {
     config,

@@ -55,7 +55,8 @@ export { ValidationError, TimeoutError, HttpError, categorizeError } from './run
 export { resolveExportRef, parseExportRef } from './runtime/implementation.ts';
 export type { ImplementationRef } from './runtime/protocol.ts';
 export type { ExecutionBackend, ResultCallback, ExecuteOptions } from './backends/backend.ts';
-export { LocalBackend, type LocalBackendOptions, DEFAULT_MAX_CONCURRENT } from './backends/local/local-backend.ts';
+export { LocalBackend, type LocalBackendOptions } from './backends/local/local-backend.ts';
+export { DEFAULT_MAX_CONCURRENT } from './backends/local/limits.ts';
 export {
   RecordingOpenAI,
   createRecordingClient,

@@ -3,7 +3,6 @@ import path from 'node:path';
 import type { ExecutionRequest } from '../../model/request.ts';
 import type { ExecutionResult, Timings } from '../../model/result.ts';
 import type { RolloutSample } from '../../model/sample.ts';
-import type { Deadline } from '../../runtime/guard.ts';
 import type { ImplementationRef } from '../../runtime/protocol.ts';
 import type { ModelCacheSettings } from '../../runtime/rollout-context.ts';
 import type { AgentWorkflowConfig, GraderConfig, GraderSpec, WorkflowSpec } from '../../runtime/workflow.ts';
@@ -12,11 +11,9 @@ import { buildResult, deliver, deliverBoth, parseRequest, reasonNotGraded } from
 import { InlineExecutor } from './inline-executor.ts';
 import type { PhaseExecutor } from './phase-executor.ts';
 import { Slots } from './slots.ts';
+import { agentDeadlineMessage, deadlineOf, resolveLimit } from './limits.ts';
 import { PoolExecutor } from './pool-executor.ts';
 import { WorkerPool } from './worker-pool.ts';
-
-/** Concurrency when no workflow config is given at all (the seed SDK's default). */
-export const DEFAULT_MAX_CONCURRENT = 4;
 
 /** Options of {@link LocalBackend}. */
 export interface LocalBackendOptions<TW = AgentWorkflowConfig, TG = GraderConfig> {
@@ -44,26 +41,6 @@ export interface LocalBackendOptions<TW = AgentWorkflowConfig, TG = GraderConfig
 
 function isRef(spec: unknown): spec is ImplementationRef {
   return typeof spec === 'string' || (typeof spec === 'object' && spec !== null && 'file' in spec);
-}
-
-function resolveLimit(workflowConfig: AgentWorkflowConfig | undefined): number {
-  if (workflowConfig === undefined) return DEFAULT_MAX_CONCURRENT;
-  const limit = workflowConfig.concurrency?.maxConcurrent;
-  if (limit === undefined || limit === null) return Infinity;
-  if (!Number.isInteger(limit) || limit < 1) {
-    throw new RangeError(`concurrency.maxConcurrent must be a positive integer or null, got ${String(limit)}`);
-  }
-  return limit;
-}
-
-function deadlineOf(startEpochMs: number, seconds: number | null | undefined, describe: (waitedMs: number) => string): Deadline | null {
-  if (seconds === null || seconds === undefined) return null;
-  return { atEpochMs: startEpochMs + seconds * 1000, message: describe(Date.now() - startEpochMs) };
-}
-
-function agentDeadlineMessage(seconds: number, queuedMs: number): string {
-  const queued = queuedMs >= 1 ? ` (${(queuedMs / 1000).toFixed(2)}s of it spent queued)` : '';
-  return `agent deadline of ${seconds}s exceeded${queued}`;
 }
 
 /**

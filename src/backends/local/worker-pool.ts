@@ -2,7 +2,6 @@ import { availableParallelism } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { BroadcastChannel } from 'node:worker_threads';
 import { Tinypool } from 'tinypool';
-import type { Phase } from '../../model/result.ts';
 import type { GraderPhaseOutcome, WorkflowPhaseOutcome } from '../../runtime/phases.ts';
 import type { ControlMessage, ImplementationRef, WorkerTask } from '../../runtime/protocol.ts';
 
@@ -107,42 +106,32 @@ export class WorkerPool {
     const { pool, channel } = this.#start();
     const taskId = this.#nextTaskId++;
     const task = { ...body, taskId, controlChannel: this.#channelName } as WorkerTask;
-    const phase: Phase = body.kind;
     const deadline = body.input.deadline;
     const started = performance.now();
-    // The task may not have reached its thread yet, and the channel does not buffer: repeat until it settles.
-    let resend: NodeJS.Timeout | undefined;
-    const onCancel = () => {
-      const post = () => channel.postMessage({ type: 'cancel', taskId } satisfies ControlMessage);
-      post();
-      resend = setInterval(post, CANCEL_RESEND_MS);
-    };
-    signal?.addEventListener('abort', onCancel, { once: true });
+    const stopCancelling = forwardCancel(channel, taskId, signal);
     const watchdog = deadline
       ? setTimeout(() => this.#checkForBlockedThreads(), Math.max(0, deadline.atEpochMs - Date.now()) + BLOCKED_GRACE_MS)
       : undefined;
     try {
       return (await pool.run(task)) as Outcome;
     } catch (error) {
-      const durationMs = performance.now() - started;
       const failed = (category: 'TIMEOUT' | 'AGENT_ERROR', message: string, cancelled?: boolean): Outcome => ({
         ok: false,
-        error: { category, phase, message },
+        error: { category, phase: body.kind, message },
         logs: [],
-        durationMs,
+        durationMs: performance.now() - started,
         ...(cancelled ? { cancelled } : {}),
       });
       if (signal?.aborted || !this.#pool) return failed('AGENT_ERROR', 'cancelled before it finished', true);
-      const reason = error instanceof Error ? error.message : String(error);
       if (deadline && Date.now() >= deadline.atEpochMs) {
         return failed('TIMEOUT', `${deadline.message}; it kept its thread busy past the deadline, so the thread was terminated`);
       }
+      // The thread was lost under this rollout through no fault of its own (another rollout blocked it).
       if (rerun < MAX_RERUNS) return this.#run(body, signal, rerun + 1);
-      return failed('AGENT_ERROR', `its worker thread was lost ${rerun + 1} times: ${reason}`);
+      return failed('AGENT_ERROR', `its worker thread was lost ${rerun + 1} times: ${error instanceof Error ? error.message : String(error)}`);
     } finally {
       clearTimeout(watchdog);
-      clearInterval(resend);
-      signal?.removeEventListener('abort', onCancel);
+      stopCancelling();
     }
   }
 
@@ -168,4 +157,22 @@ export class WorkerPool {
     });
     return this.#blockedCheck;
   }
+}
+
+/**
+ * Passes an abort of `signal` on to the task's thread. The task may not have reached its thread yet, and the
+ * channel does not buffer, so the cancel is repeated until the returned function is called (the task settled).
+ */
+function forwardCancel(channel: BroadcastChannel, taskId: number, signal: AbortSignal | undefined): () => void {
+  let resend: NodeJS.Timeout | undefined;
+  const onCancel = () => {
+    const post = () => channel.postMessage({ type: 'cancel', taskId } satisfies ControlMessage);
+    post();
+    resend = setInterval(post, CANCEL_RESEND_MS);
+  };
+  signal?.addEventListener('abort', onCancel, { once: true });
+  return () => {
+    clearInterval(resend);
+    signal?.removeEventListener('abort', onCancel);
+  };
 }

@@ -1,0 +1,32 @@
+import type { Deadline } from '../../runtime/guard.ts';
+import type { AgentWorkflowConfig } from '../../runtime/workflow.ts';
+
+/** Concurrency when no workflow config is given at all (the seed SDK's default). */
+export const DEFAULT_MAX_CONCURRENT = 4;
+
+/**
+ * The concurrency limit a workflow config sets: 4 without a config, no limit (`Infinity`) for a config that
+ * sets none or `null`, else the positive integer given.
+ */
+export function resolveLimit(workflowConfig: AgentWorkflowConfig | undefined): number {
+  if (workflowConfig === undefined) return DEFAULT_MAX_CONCURRENT;
+  const limit = workflowConfig.concurrency?.maxConcurrent;
+  if (limit === undefined || limit === null) return Infinity;
+  if (!Number.isInteger(limit) || limit < 1) {
+    throw new RangeError(`concurrency.maxConcurrent must be a positive integer or null, got ${String(limit)}`);
+  }
+  return limit;
+}
+
+/** A deadline `seconds` after `startEpochMs`; `null` or undefined seconds mean none. */
+export function deadlineOf(startEpochMs: number, seconds: number | null | undefined, describe: (waitedMs: number) => string): Deadline | null {
+  if (seconds === null || seconds === undefined) return null;
+  return { atEpochMs: startEpochMs + seconds * 1000, message: describe(Date.now() - startEpochMs) };
+}
+
+/** Says how much of the agent's deadline was spent waiting for a slot. */
+export function agentDeadlineMessage(seconds: number, queuedMs: number): string {
+  const queued = queuedMs >= 1 ? ` (${(queuedMs / 1000).toFixed(2)}s of it spent queued)` : '';
+  return `agent deadline of ${seconds}s exceeded${queued}`;
+}
+

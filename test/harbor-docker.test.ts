@@ -4,7 +4,6 @@
  * a container killed under the agent). Fails, never skips, without docker.
  */
 import { execa } from 'execa';
-import http from 'node:http';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import net from 'node:net';
 import os from 'node:os';
@@ -13,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createHarborBackend, type HarborBackendSettings } from '../src/index.ts';
 import { containersWith, IMAGE_MAP, inspect, ownContainers, PUBLIC_IMAGE, requireDocker } from './fixtures/harbor/docker.ts';
-import { filesContaining, processesWithMarker, request, runRollout } from './fixtures/harbor/helpers.ts';
+import { filesContaining, processesWithMarker, request, runRollout, startChatServer } from './fixtures/harbor/helpers.ts';
 import { makeTask } from './fixtures/harbor/make-task.ts';
 
 const agents = fileURLToPath(new URL('./fixtures/harbor/agents', import.meta.url));
@@ -77,19 +76,12 @@ describe('HarborBackend in the docker environment', () => {
 
   it('reaches the model endpoint through the bridge socket with the key, which no trial file contains', async () => {
     const key = 'sk-test-docker-0123456789';
-    const seen: string[] = [];
-    const server = http.createServer((req, res) => {
-      seen.push(String(req.headers.authorization));
-      res.setHeader('content-type', 'application/json');
-      res.end(JSON.stringify({ choices: [{ message: { role: 'assistant', content: 'model says hi' } }] }));
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const { port } = server.address() as net.AddressInfo;
+    const server = await startChatServer();
     try {
-      const settings = { chatCompletionsUrl: `http://127.0.0.1:${port}/v1/chat/completions`, apiKey: key };
+      const settings = { chatCompletionsUrl: server.url, apiKey: key };
       const run = await runRollout(backend(await task('model', 'echo 1 > "$V/reward.txt"'), settings), request('r1', { mode: 'model' }));
       expect(run.workflow.samples[0]?.messages.at(-1)?.content).toBe('model says hi');
-      expect(seen).toEqual([`Bearer ${key}`]);
+      expect(server.authorizations).toEqual([`Bearer ${key}`]);
       expect(await filesContaining(String(run.final.extraFields.trialDir), key)).toEqual([]);
     } finally {
       server.close();

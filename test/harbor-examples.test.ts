@@ -6,6 +6,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHarborBackend, loadTask, ORACLE_AGENT } from '../src/index.ts';
+import { requireDocker } from './fixtures/harbor/docker.ts';
 import { runRollout } from './fixtures/harbor/helpers.ts';
 
 const tasks = fileURLToPath(new URL('../tasks', import.meta.url));
@@ -14,10 +15,11 @@ const EXAMPLES = [
   { task: 'word-count', workflow: './agent.ts:WordCountAgent', grader: './grader.ts:WordCountGrader' },
 ];
 
-describe.each(['process', 'sandbox'] as const)('example tasks in the %s environment', (environment) => {
+describe.each(['process', 'sandbox', 'docker'] as const)('example tasks in the %s environment', (environment) => {
   let trialsDir: string;
   beforeAll(async () => {
     if (environment === 'sandbox') execFileSync('bwrap', ['--version']);
+    if (environment === 'docker') requireDocker(); // their Dockerfiles build FROM the local base image
     trialsDir = await mkdtemp(path.join(os.tmpdir(), 'harbor-examples-'));
   });
   afterAll(() => rm(trialsDir, { recursive: true, force: true }));

@@ -4,15 +4,13 @@
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHarborBackend, type HarborBackendSettings } from '../src/index.ts';
-import { filesContaining, isRunning, processesWithMarker, request, runRollout } from './fixtures/harbor/helpers.ts';
+import { filesContaining, isRunning, processesWithMarker, request, runRollout, startChatServer } from './fixtures/harbor/helpers.ts';
 import { makeTask } from './fixtures/harbor/make-task.ts';
 
 const agents = fileURLToPath(new URL('./fixtures/harbor/agents', import.meta.url));
@@ -145,20 +143,12 @@ describe.each(['process', 'sandbox'] as const)('HarborBackend in the %s environm
 
   it('reaches the model endpoint from inside the trial with the key, which no trial file contains', async () => {
     const key = `sk-test-${environment}-0123456789`;
-    const seen: string[] = [];
-    const server = http.createServer((req, res) => {
-      seen.push(String(req.headers.authorization));
-      res.setHeader('content-type', 'application/json');
-      res.end(JSON.stringify({ choices: [{ message: { role: 'assistant', content: 'model says hi' } }] }));
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const { port } = server.address() as AddressInfo;
+    const server = await startChatServer();
     try {
       const dir = await task('model', 'echo 1 > "$V/reward.txt"');
-      const chatCompletionsUrl = `http://127.0.0.1:${port}/v1/chat/completions`;
-      const run = await runRollout(backend(dir, { chatCompletionsUrl, apiKey: key }), request('r1', { mode: 'model' }));
+      const run = await runRollout(backend(dir, { chatCompletionsUrl: server.url, apiKey: key }), request('r1', { mode: 'model' }));
       expect(run.workflow.samples[0]?.messages.at(-1)?.content).toBe('model says hi');
-      expect(seen).toEqual([`Bearer ${key}`]);
+      expect(server.authorizations).toEqual([`Bearer ${key}`]);
       expect(await filesContaining(String(run.final.extraFields.trialDir), key)).toEqual([]);
     } finally {
       server.close();

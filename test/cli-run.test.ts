@@ -136,6 +136,15 @@ defineRollout({ name: 'beta', dataset: [{ prompt: 'q', label: 'q' }], workflow: 
     expect(report.interrupted).toBe('bail');
     expect(report.suites[0].records.length).toBeLessThan(5);
   });
+  it('prints a line per rollout with the verbose reporter, also when run inline', async () => {
+    for (const extra of [[], ['--inline']]) {
+      const run = await runCli(project, ['-t', 'alpha', '--reporter', 'verbose', ...extra]);
+      expect(run.exitCode).toBe(1);
+      expect(run.stdout).toMatch(/✓ alpha › row 1 › run 1 reward 1\.000/);
+      expect(run.stdout).toMatch(/✗ alpha › row 3 › run 1 reward 0\.000/);
+      expect(run.stdout.match(/ › run 1 reward/g)).toHaveLength(5);
+    }
+  });
   it('filters files by positional arguments', async () => {
     const run = await runCli(project, ['list', 'nothing-matches']);
     expect(run.exitCode).toBe(2);

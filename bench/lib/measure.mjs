@@ -1,0 +1,111 @@
+// Runs a command and measures its wall time and the peak RSS of its process tree.
+//
+// Peak RSS: every Node process of the tree reports its own VmHWM at exit (bench/lib/peak-rss.cjs, preloaded
+// through NODE_OPTIONS; worker threads are inside their process's figure). A poller reads VmHWM of the main
+// process and its descendants from /proc every 20 ms as well, for processes that die without an exit event or
+// are not Node. The tree's figure is the main process's peak plus the sum of its children's peaks: an upper
+// bound, as the children's peaks need not coincide.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const PRELOAD = fileURLToPath(new URL('./peak-rss.cjs', import.meta.url));
+
+function hwmOf(pid) {
+  try {
+    return Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0);
+  } catch {
+    return 0;
+  }
+}
+
+function descendants(root) {
+  const parents = new Map();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      parents.set(Number(entry), ppid);
+    } catch {}
+  }
+  const found = [];
+  const frontier = [root];
+  while (frontier.length) {
+    const pid = frontier.pop();
+    for (const [child, ppid] of parents) if (ppid === pid) (found.push(child), frontier.push(child));
+  }
+  return found;
+}
+
+/**
+ * @returns {Promise<{wallMs: number, code: number|null, stdout: string, stderr: string, mainRssMb: number,
+ *   childrenRssMb: number, treeRssMb: number, children: number}>}
+ */
+export function measure(command, args, { cwd, env = {}, pollMs = 20 } = {}) {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'bench-peak-'));
+  const peakFile = path.join(dir, 'peaks.jsonl');
+  const nodeOptions = [process.env.NODE_OPTIONS, `--require ${PRELOAD}`].filter(Boolean).join(' ');
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    const child = spawn(command, args, {
+      cwd,
+      env: { ...process.env, CI: 'true', NO_COLOR: '1', ...env, NODE_OPTIONS: nodeOptions, BENCH_PEAK_FILE: peakFile },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const polled = new Map();
+    let tick = 0;
+    const poll = setInterval(() => {
+      polled.set(child.pid, Math.max(polled.get(child.pid) ?? 0, hwmOf(child.pid)));
+      // The tree scan costs more than a status read: every 5th tick.
+      if (tick++ % 5 === 0) for (const pid of descendants(child.pid)) polled.set(pid, Math.max(polled.get(pid) ?? 0, hwmOf(pid)));
+    }, pollMs);
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      const wallMs = performance.now() - started;
+      clearInterval(poll);
+      const peaks = new Map(polled);
+      let reported = '';
+      try {
+        reported = readFileSync(peakFile, 'utf8');
+      } catch {}
+      for (const line of reported.split('\n').filter(Boolean)) {
+        const { pid, hwmKb } = JSON.parse(line);
+        peaks.set(pid, Math.max(peaks.get(pid) ?? 0, hwmKb));
+      }
+      rmSync(dir, { recursive: true, force: true });
+      const mainKb = peaks.get(child.pid) ?? 0;
+      const childKb = [...peaks].filter(([pid]) => pid !== child.pid).reduce((sum, [, kb]) => sum + kb, 0);
+      resolve({
+        wallMs,
+        code,
+        stdout,
+        stderr,
+        mainRssMb: mainKb / 1024,
+        childrenRssMb: childKb / 1024,
+        treeRssMb: (mainKb + childKb) / 1024,
+        children: peaks.size - 1,
+      });
+    });
+  });
+}
+
+export const median = (values) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+};
+
+/** Runs `once` `reps` times (after `warmup` unmeasured runs) and returns every result. */
+export async function repeat(reps, once, warmup = 0) {
+  for (let i = 0; i < warmup; i++) await once();
+  const results = [];
+  for (let i = 0; i < reps; i++) results.push(await once());
+  return results;
+}

@@ -1,0 +1,280 @@
+#!/usr/bin/env node
+// `npm run bench`: runs each workload on rollout-test and on a peer doing the same work in the same run, and
+// prints workload, rollout-test figure, peer figure, ratio, goal, PASS/MISS (issue #8). See bench/README.md.
+//
+//   node bench/run.mjs [--only B1,B3] [--reps 3] [--no-build] [--json out.json] [--keep]
+import { spawnSync } from 'node:child_process';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { measure, median } from './lib/measure.mjs';
+import { BIN, REPO, VITEST_BIN, b1, b2, b3, b6, benchRoot, harbor } from './lib/workloads.mjs';
+
+const { values: opts } = parseArgs({
+  options: {
+    only: { type: 'string' },
+    reps: { type: 'string', default: '3' },
+    'no-build': { type: 'boolean', default: false },
+    json: { type: 'string' },
+    keep: { type: 'boolean', default: false },
+    trials: { type: 'string', default: '10' },
+  },
+});
+const REPS = Number(opts.reps);
+const only = opts.only ? new Set(opts.only.split(',').map((s) => s.trim().toUpperCase())) : undefined;
+const wanted = (id) => !only || only.has(id);
+
+const B1_COUNT = 10_000;
+const B2_COUNT = 2_000;
+const B2_CONCURRENCY = 200;
+const B2_DELAY_MS = 50;
+const B2_IDEAL_MS = (B2_COUNT / B2_CONCURRENCY) * B2_DELAY_MS;
+const B6_COUNT = 100_000;
+
+const rows = [];
+const notes = [];
+const log = (text) => process.stderr.write(`${text}\n`);
+const ms = (v) => `${Math.round(v)} ms`;
+const mb = (v) => `${v.toFixed(0)} MB`;
+
+/** One table row; `pass` undefined means the row was not judged (not measured). */
+function row(workload, ours, peer, ratio, goal, pass) {
+  rows.push({ workload, ours, peer, ratio, goal, verdict: pass === undefined ? '–' : pass ? 'PASS' : 'MISS' });
+}
+
+function check(result, what, report) {
+  if (result.code === 0) return result;
+  let summary = '';
+  try {
+    const json = JSON.parse(readFileSync(report, 'utf8'));
+    summary = JSON.stringify({ counts: json.overall?.counts ?? json.numFailedTests, errors: json.overall?.errorsByCategory, suites: json.suites?.map((s) => s.error) });
+  } catch {}
+  throw new Error(`${what} exited with ${result.code}: ${summary}\n${result.stderr.slice(-2000)}${result.stdout.slice(-2000)}`);
+}
+
+/** Runs the CLI with the JSON reporter; `runMs` is the run's own duration from the report (after start-up). */
+const rolloutTest = (cwd, args = [], env = {}) =>
+  measure(process.execPath, [BIN, 'run', ...args, '--reporter', 'json', '--outputFile', 'report.json'], { cwd, env }).then((r) => {
+    check(r, `rollout-test in ${cwd}`, path.join(cwd, 'report.json'));
+    return { ...r, runMs: JSON.parse(readFileSync(path.join(cwd, 'report.json'), 'utf8')).durationMs };
+  });
+const vitest = (cwd, args = [], env = {}) =>
+  measure(process.execPath, [VITEST_BIN, 'run', ...args, '--reporter', 'json', '--outputFile', 'report.json'], { cwd, env }).then((r) => check(r, `vitest in ${cwd}`, path.join(cwd, 'report.json')));
+
+/** Alternates ours and the peer `REPS` times (after one warm-up each), so that drift of the machine hits both. */
+async function sideBySide(ours, peer, reps = REPS) {
+  await ours();
+  await peer();
+  const a = [];
+  const b = [];
+  for (let i = 0; i < reps; i++) {
+    a.push(await ours());
+    b.push(await peer());
+  }
+  return { ours: a, peer: b };
+}
+
+const pick = (results, key) => median(results.map((r) => r[key]));
+
+async function benchB1(root) {
+  log(`B1: ${B1_COUNT} no-op rollouts vs ${B1_COUNT} trivial Vitest tests …`);
+  const dirs = b1(root, B1_COUNT);
+  const { ours, peer } = await sideBySide(() => rolloutTest(dirs.rollout), () => vitest(dirs.vitest));
+  const wall = pick(ours, 'wallMs');
+  const peerWall = pick(peer, 'wallMs');
+  row(`B1 ${B1_COUNT} no-op, wall`, ms(wall), ms(peerWall), (wall / peerWall).toFixed(2), '≤ 0.50×', wall / peerWall <= 0.5);
+  const rss = Math.max(...ours.map((r) => r.treeRssMb));
+  const peerRss = Math.max(...peer.map((r) => r.treeRssMb));
+  row(`B1 ${B1_COUNT} no-op, peak RSS`, mb(rss), `${mb(peerRss)} (${peer[0].children} child proc.)`, (rss / peerRss).toFixed(2), '≤ 120 MB', rss <= 120);
+  // The default reporter (CI=true, plain) costs this much more on top of the JSON reporter.
+  const plain = [];
+  for (let i = 0; i < REPS; i++) plain.push(check(await measure(process.execPath, [BIN, 'run'], { cwd: dirs.rollout }), 'rollout-test (default reporter)', path.join(dirs.rollout, 'report.json')));
+  notes.push(`B1 with the default reporter (CI=true, plain) instead of json: ${ms(pick(plain, 'wallMs'))} (json: ${ms(wall)}); run phase ${ms(pick(ours, 'runMs'))}`);
+  const concurrent = [];
+  for (let i = 0; i < REPS; i++) concurrent.push(await rolloutTest(dirs.rollout, ['--max-concurrency', '64']));
+  notes.push(`B1 with --max-concurrency 64 (the default is 4): ${ms(pick(concurrent, 'wallMs'))}, peak RSS ${mb(Math.max(...concurrent.map((r) => r.treeRssMb)))}`);
+}
+
+async function benchB2(root) {
+  log(`B2: ${B2_COUNT} × ${B2_DELAY_MS} ms model calls / timers at concurrency ${B2_CONCURRENCY} …`);
+  const { startModelServer } = await import(path.join(REPO, 'dist/index.js'));
+  const server = await startModelServer({ script: () => ({ content: 'ok', latencyMs: B2_DELAY_MS }) });
+  const dirs = b2(root, B2_COUNT, B2_CONCURRENCY, B2_DELAY_MS);
+  const env = { ROLLOUT_CHAT_COMPLETIONS_URL: server.chatCompletionsUrl, ROLLOUT_API_KEY: 'bench', BENCH_MODEL_URL: server.url };
+  try {
+    for (const kind of ['model', 'timer']) {
+      const { ours, peer } = await sideBySide(() => rolloutTest(dirs.rollout, [kind], env), () => vitest(dirs.vitest, [kind], env));
+      const wall = pick(ours, 'wallMs');
+      const peerWall = pick(peer, 'wallMs');
+      const what = kind === 'model' ? `${B2_DELAY_MS} ms model call (HTTP)` : `${B2_DELAY_MS} ms timer`;
+      row(`B2 ${B2_COUNT} × ${what}, c=${B2_CONCURRENCY}`, ms(wall), ms(peerWall), (wall / peerWall).toFixed(2), '≤ 0.60×', wall / peerWall <= 0.6);
+      notes.push(
+        `B2 ${kind}: efficiency vs the ideal ${B2_IDEAL_MS} ms — rollout-test ${((100 * B2_IDEAL_MS) / wall).toFixed(0)}% of its wall time ` +
+          `(${((100 * B2_IDEAL_MS) / median(ours.map((r) => r.runMs))).toFixed(0)}% of its run phase, ${ms(median(ours.map((r) => r.runMs)))}), ` +
+          `Vitest ${((100 * B2_IDEAL_MS) / peerWall).toFixed(0)}%; peak RSS ${mb(Math.max(...ours.map((r) => r.treeRssMb)))} vs ${mb(Math.max(...peer.map((r) => r.treeRssMb)))}`,
+      );
+    }
+  } finally {
+    await server.close();
+  }
+}
+
+async function benchB3(root) {
+  log('B3: CLI start to one rollout done vs Vitest running one test …');
+  const dirs = b3(root);
+  const { ours, peer } = await sideBySide(() => rolloutTest(dirs.rollout), () => vitest(dirs.vitest), Math.max(REPS, 5));
+  const wall = pick(ours, 'wallMs');
+  const peerWall = pick(peer, 'wallMs');
+  row('B3 start to 1 rollout done', ms(wall), ms(peerWall), (wall / peerWall).toFixed(2), '≤ 0.50×', wall / peerWall <= 0.5);
+  const bare = [];
+  for (let i = 0; i < 5; i++) bare.push((await measure(process.execPath, ['-e', '0'])).wallMs);
+  notes.push(`B3: a bare \`node -e 0\` takes ${ms(median(bare))} on this machine`);
+}
+
+/** Wall time of spawning `command args` to its exit, median of `n`. */
+async function primitive(command, args, n) {
+  const times = [];
+  for (let i = 0; i < n; i++) {
+    const result = await measure(command, args);
+    if (result.code !== 0) throw new Error(`${command} ${args.join(' ')} exited with ${result.code}: ${result.stderr}`);
+    times.push(result.wallMs);
+  }
+  return median(times);
+}
+
+async function trialOverheads(environment, dirs, n) {
+  const { createHarborBackend } = await import(path.join(REPO, 'dist/index.js'));
+  const backend = createHarborBackend({
+    taskDir: dirs.task,
+    environment,
+    workflow: './agent.js:Noop',
+    userCodeDir: dirs.code,
+    trialsDir: path.join(dirs.trials, environment),
+    cleanupSuccessfulTrials: true,
+  });
+  const run = async (i) => {
+    let final;
+    const started = performance.now();
+    await backend.execute(
+      { id: `t${i}`, prompt: [{ role: 'user', content: 'noop' }], label: 'x' },
+      () => undefined,
+      (result) => void (final = result),
+    );
+    const wallMs = performance.now() - started;
+    if (final?.status !== 'success') throw new Error(`${environment} trial failed: ${final?.error?.message ?? final?.status}`);
+    const { agentMs, verifierMs, environmentSetupMs, agentSetupMs } = final.timings;
+    return { wallMs, overheadMs: wallMs - agentMs - verifierMs, agentMs, verifierMs, environmentSetupMs, agentSetupMs };
+  };
+  await run(0);
+  const trials = [];
+  for (let i = 1; i <= n; i++) trials.push(await run(i));
+  return trials;
+}
+
+const BWRAP_TRUE = ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp', '--unshare-pid', '--unshare-ipc', '--unshare-uts', '--unshare-net', '--die-with-parent', '--new-session', 'true'];
+
+async function benchB4(root) {
+  const n = Number(opts.trials);
+  const dirs = harbor(root);
+  for (const environment of ['sandbox', 'process']) {
+    log(`B4: ${n} trials in the ${environment} environment vs the bare primitive …`);
+    const bwrap = spawnSync('bwrap', ['--version']);
+    if (environment === 'sandbox' && bwrap.status !== 0) {
+      row('B4 sandbox trial overhead', `not measured: bubblewrap is not installed`, '', '', '≤ 50 ms', undefined);
+      continue;
+    }
+    const trials = await trialOverheads(environment, dirs, n);
+    const overhead = median(trials.map((t) => t.overheadMs));
+    const peer = environment === 'sandbox' ? await primitive('bwrap', BWRAP_TRUE, n) : await primitive('true', [], n);
+    const peerName = environment === 'sandbox' ? 'bwrap … true' : 'spawn true';
+    row(`B4 ${environment} trial overhead`, ms(overhead), `${ms(peer)} (${peerName})`, (overhead / peer).toFixed(1), '≤ 50 ms', overhead <= 50);
+    const m = (k) => ms(median(trials.map((t) => t[k])));
+    notes.push(
+      `B4 ${environment}: per trial (median of ${n}) wall ${m('wallMs')} = overhead ${m('overheadMs')} + agent ${m('agentMs')} + verifier ${m('verifierMs')}; ` +
+        `of the overhead, environment setup ${m('environmentSetupMs')}, agent setup ${m('agentSetupMs')}`,
+    );
+  }
+}
+
+async function benchB5(root) {
+  log('B5: docker …');
+  const n = Number(opts.trials);
+  const daemon = spawnSync('docker', ['version', '--format', '{{.Server.Version}}'], { encoding: 'utf8' });
+  if (daemon.error || daemon.status !== 0) {
+    const why = daemon.error ? 'the docker CLI is not installed' : `the docker daemon is not reachable (${(daemon.stderr || '').trim().split('\n').at(-1)})`;
+    row('B5 docker trial vs docker run', `not measured: ${why}`, '', '', '≤ 1.3×', undefined);
+    return;
+  }
+  // No network here: the image must be on the machine already (BENCH_DOCKER_IMAGE names another).
+  const image = process.env.BENCH_DOCKER_IMAGE ?? 'rollout-test/debian:bookworm';
+  if (spawnSync('docker', ['image', 'inspect', image]).status !== 0) {
+    row('B5 docker trial vs docker run', `not measured: image ${image} is not on this machine (set BENCH_DOCKER_IMAGE)`, '', '', '≤ 1.3×', undefined);
+    return;
+  }
+  const dirs = harbor(root, 'harbor-docker', `[environment]\ndocker_image = "${image}"\n`);
+  let trials;
+  try {
+    trials = await trialOverheads('docker', dirs, n);
+  } catch (error) {
+    row('B5 docker trial vs docker run', `not measured: ${error.message.split('\n')[0]}`, '', '', '≤ 1.3×', undefined);
+    return;
+  }
+  const peer = await primitive('docker', ['run', '--rm', '--network', 'none', image, 'true'], n);
+  const overhead = median(trials.map((t) => t.overheadMs));
+  row('B5 docker trial overhead', ms(overhead), `${ms(peer)} (docker run --rm IMAGE true)`, (overhead / peer).toFixed(2), '≤ 1.3×', overhead / peer <= 1.3);
+  const m = (k) => ms(median(trials.map((t) => t[k])));
+  notes.push(
+    `B5 docker (${image}): per trial (median of ${n}) wall ${m('wallMs')} = overhead ${m('overheadMs')} + agent ${m('agentMs')} + verifier ${m('verifierMs')}; ` +
+      `of the overhead, environment setup ${m('environmentSetupMs')}, agent setup ${m('agentSetupMs')}`,
+  );
+}
+
+async function benchB6(root) {
+  log(`B6: ${B6_COUNT} JSONL rows streamed through no-op rollouts …`);
+  const dir = b6(root, B6_COUNT);
+  const results = [];
+  for (let i = 0; i < Math.min(REPS, 2); i++) results.push(await rolloutTest(dir));
+  const rss = Math.max(...results.map((r) => r.treeRssMb));
+  row(`B6 ${B6_COUNT} streamed rows, peak RSS`, mb(rss), 'n/a', '', '≤ 250 MB', rss <= 250);
+  notes.push(`B6: wall ${ms(median(results.map((r) => r.wallMs)))}`);
+}
+
+function table() {
+  const head = ['Workload', 'rollout-test', 'Peer', 'Ratio', 'Goal', 'Result'];
+  const body = rows.map((r) => [r.workload, r.ours, r.peer, r.ratio, r.goal, r.verdict]);
+  const widths = head.map((h, i) => Math.max(h.length, ...body.map((b) => String(b[i]).length)));
+  const line = (cells) => `| ${cells.map((c, i) => String(c).padEnd(widths[i])).join(' | ')} |`;
+  return [line(head), `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`, ...body.map(line)].join('\n');
+}
+
+function machine() {
+  const cpu = os.cpus()[0]?.model ?? 'unknown';
+  return `${new Date().toISOString()} · nproc ${os.availableParallelism()} · ${cpu} · Node ${process.version} · ${os.type()} ${os.release()}`;
+}
+
+if (!opts['no-build']) {
+  log('building dist/ (tsc -p tsconfig.build.json) …');
+  const build = spawnSync(process.execPath, [path.join(REPO, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], { cwd: REPO, encoding: 'utf8' });
+  if (build.status !== 0) log(`build reported errors (continuing with what was emitted):\n${build.stdout}`);
+}
+const root = benchRoot();
+try {
+  const benches = { B1: benchB1, B2: benchB2, B3: benchB3, B4: benchB4, B5: benchB5, B6: benchB6 };
+  for (const [id, bench] of Object.entries(benches)) {
+    if (!wanted(id)) continue;
+    try {
+      await bench(root);
+    } catch (error) {
+      row(`${id}`, `not measured: ${error.message.split('\n')[0]}`, '', '', '', undefined);
+      log(error.stack);
+    }
+  }
+} finally {
+  if (!opts.keep) rmSync(root, { recursive: true, force: true });
+  else log(`workloads kept in ${root}`);
+}
+console.log(`\n${machine()} · median of ${REPS} runs after a warm-up\n`);
+console.log(table());
+if (notes.length) console.log(`\n${notes.map((n) => `- ${n}`).join('\n')}`);
+if (opts.json) writeFileSync(opts.json, `${JSON.stringify({ machine: machine(), rows, notes }, null, 2)}\n`);

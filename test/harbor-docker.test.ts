@@ -121,20 +121,46 @@ describe('HarborBackend in the docker environment', () => {
     expect(run.final.error?.message).toMatch(/^not graded: the workflow failed/);
   });
 
+  /** Runs one trial of `dir` in a runner process of its own; `.stdout` is `{status, error}` as JSON. */
+  const runner = (dir: string, metadata: object, env: Record<string, string> = {}) =>
+    execa(process.execPath, [runnerScript, dir, path.join(root, 'trials'), JSON.stringify(IMAGE_MAP), JSON.stringify(metadata)], { reject: false, env });
+
   it('removes the containers a killed runner left, by label, when the next run starts', async () => {
     const dir = await task('orphan', 'echo 1 > "$V/reward.txt"');
-    const runner = (metadata: object) =>
-      execa(process.execPath, [runnerScript, dir, path.join(root, 'trials'), JSON.stringify(IMAGE_MAP), JSON.stringify(metadata)], { reject: false });
     const marker = `harbor-docker-orphan-${process.pid}`;
-    const killed = runner({ mode: 'hang', marker });
+    const killed = runner(dir, { mode: 'hang', marker });
     // The runner's own command line carries the marker too: wait for the agent's child in the container.
     await waitFor(async () => (await processesWithMarker(marker)).some((pid) => pid !== killed.pid));
     killed.kill('SIGKILL');
     await killed;
     const left = await containersWith(`rollout-test.run=${killed.pid}`);
     expect(left).toHaveLength(1);
-    expect((await runner({})).stdout.trim()).toBe('success');
+    expect(JSON.parse(String((await runner(dir, {})).stdout)).status).toBe('success');
     expect(await containersWith(`rollout-test.run=${killed.pid}`)).toEqual([]);
+  });
+
+  it('drives the engine DOCKER_HOST names, and fails setup saying so when none answers there', async () => {
+    const dir = await task('docker-host', 'echo 1 > "$V/reward.txt"');
+    // A second socket in front of the engine's: the trial succeeds only if every CLI call goes through it.
+    let connections = 0;
+    // Half-open: `docker exec` closes its side of the stream first and still reads the command's output.
+    const proxy = net.createServer({ allowHalfOpen: true }, (client) => {
+      connections++;
+      const engine = net.connect({ path: '/var/run/docker.sock', allowHalfOpen: true });
+      client.pipe(engine).pipe(client);
+      for (const socket of [client, engine]) socket.on('error', () => (client.destroy(), engine.destroy()));
+    });
+    const socket = path.join(root, 'docker.sock');
+    await new Promise<void>((resolve) => proxy.listen(socket, resolve));
+    try {
+      const proxied = JSON.parse(String((await runner(dir, {}, { DOCKER_HOST: `unix://${socket}` })).stdout));
+      expect(proxied.status, JSON.stringify(proxied.error)).toBe("success");
+      expect(connections).toBeGreaterThan(3);
+    } finally {
+      proxy.close();
+    }
+    const absent = JSON.parse(String((await runner(dir, {}, { DOCKER_HOST: `unix://${root}/absent.sock` })).stdout));
+    expect(absent.error).toMatchObject({ phase: 'setup', message: expect.stringContaining('needs a running engine') });
   });
 });
 

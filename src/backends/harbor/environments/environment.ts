@@ -18,6 +18,16 @@ export interface EnvironmentPaths {
   solution: string;
 }
 
+/** The variables that tell commands where the trial's directories are (Harbor's fixed paths may differ). */
+export function pathVariables(paths: EnvironmentPaths): Record<string, string> {
+  return {
+    ROLLOUT_WORKSPACE: paths.workspace,
+    ROLLOUT_LOGS_DIR: paths.logs,
+    ROLLOUT_TESTS_DIR: paths.tests,
+    ROLLOUT_SOLUTION_DIR: paths.solution,
+  };
+}
+
 /** Options of {@link TrialEnvironment.exec}. */
 export interface ExecOptions {
   /** Working directory inside the environment; the workspace by default. */

@@ -3,14 +3,15 @@ import { cp, mkdir, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { type Forwarder, startForwarder, tcpTargetOf } from '../../../runtime/trial-bridge.ts';
-import type {
-  EndpointRoute,
-  EnvironmentInit,
-  EnvironmentPaths,
-  EnvironmentType,
-  ExecOptions,
-  ExecResult,
-  TrialEnvironment,
+import {
+  type EndpointRoute,
+  type EnvironmentInit,
+  type EnvironmentPaths,
+  type EnvironmentType,
+  type ExecOptions,
+  type ExecResult,
+  pathVariables,
+  type TrialEnvironment,
 } from './environment.ts';
 import { killGroup, runProcessGroup } from './process-group.ts';
 
@@ -72,10 +73,7 @@ export abstract class HostBackedEnvironment implements TrialEnvironment {
     return {
       PATH: process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin',
       LANG: 'C.UTF-8',
-      ROLLOUT_WORKSPACE: this.paths.workspace,
-      ROLLOUT_LOGS_DIR: this.paths.logs,
-      ROLLOUT_TESTS_DIR: this.paths.tests,
-      ROLLOUT_SOLUTION_DIR: this.paths.solution,
+      ...pathVariables(this.paths),
     };
   }
 

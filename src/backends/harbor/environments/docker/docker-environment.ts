@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
 import { type Forwarder, startForwarder, tcpTargetOf } from '../../../../runtime/trial-bridge.ts';
-import type { EndpointRoute, EnvironmentInit, EnvironmentPaths, ExecOptions, ExecResult, TrialEnvironment } from '../environment.ts';
+import { type EndpointRoute, type EnvironmentInit, type EnvironmentPaths, type ExecOptions, type ExecResult, pathVariables, type TrialEnvironment } from '../environment.ts';
 import { killGroup, runProcessGroup } from '../process-group.ts';
 import { DockerCli } from './docker-cli.ts';
 import { containerLabels, prepareEngine, removeContainer } from './docker-containers.ts';
@@ -84,13 +84,8 @@ export class DockerEnvironment implements TrialEnvironment {
       ...LOG_DIRS.map((dir): [string, string] => [path.join(trialDir, dir), path.posix.join(this.paths.logs, dir)]),
       ...sharedPaths.map((shared): [string, string, boolean] => [shared, shared, true]),
     ];
-    const baseEnv = {
-      LANG: 'C.UTF-8',
-      ROLLOUT_WORKSPACE: this.paths.workspace,
-      ROLLOUT_LOGS_DIR: this.paths.logs,
-      ROLLOUT_TESTS_DIR: this.paths.tests,
-      ROLLOUT_SOLUTION_DIR: this.paths.solution,
-    };
+    // PATH and HOME stay the image's own.
+    const baseEnv = { LANG: 'C.UTF-8', ...pathVariables(this.paths) };
     return [
       '--name', this.#container, ...containerLabels(path.basename(trialDir)),
       // --init reaps the orphans of killed commands; the image is never pulled (no registry is reachable).

@@ -94,6 +94,7 @@ export { TRIAL_EVENTS, type TrialEvent, type TrialHook, type TrialHookPayload, t
 export { loadTask, parseTaskConfig, type HarborTask } from './backends/harbor/task/load-task.ts';
 export type { TaskConfig } from './backends/harbor/task/task-config.ts';
 export type { EnvironmentConfig } from './backends/harbor/environments/create-environment.ts';
+export type { DockerOptions } from './backends/harbor/environments/docker/docker-environment.ts';
 export type { EnvironmentType, TrialEnvironment } from './backends/harbor/environments/environment.ts';
 export { defineRollout } from './runtime/define-rollout.ts';
 export type { RolloutSuite, DatasetRow, TimeoutsConfig, BackendConfig } from './runtime/suite.ts';

@@ -94,7 +94,7 @@ defineRollout({ name: 'stuck', dataset: [{ prompt: 'p' }], workflow: Stuck });`,
     await until(() => existsSync(path.join(dir, 'started')));
     child.kill('SIGINT');
     const run = await child;
-    expect(run.exitCode).toBe(130);
+    expect({ code: run.exitCode, stderr: run.stderr }).toEqual({ code: 130, stderr: '' });
     expect(run.stdout).toMatch(/Rollouts {2}0 passed \| 0 failed \| 0 errored \| 1 skipped \(1\)/);
   });
 

@@ -142,7 +142,7 @@ defineRollout({ name: 'beta', dataset: [{ prompt: 'q', label: 'q' }], workflow: 
       expect(run.exitCode).toBe(1);
       expect(run.stdout).toMatch(/✓ alpha › row 1 › run 1 reward 1\.000/);
       expect(run.stdout).toMatch(/✗ alpha › row 3 › run 1 reward 0\.000/);
-      expect(run.stdout.match(/ › run 1 reward/g)).toHaveLength(5);
+      expect(String(run.stdout).match(/ › run 1 reward/g)).toHaveLength(5);
     }
   });
   it('filters files by positional arguments', async () => {

@@ -9,4 +9,5 @@ if (fromSources) (await import('tsx/esm/api')).register();
 const runtime = await import(fromSources ? new URL('./worker.ts', import.meta.url).href : built.href);
 
 export const runTask = runtime.runTask;
+export const preload = runtime.preload;
 export default runTask;

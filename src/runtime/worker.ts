@@ -9,6 +9,7 @@ import type { Invoke } from './implementation.ts';
 import { runGraderPhase, runWorkflowPhase, setupFailure, type GraderPhaseOutcome, type WorkflowPhaseOutcome } from './phases.ts';
 import type { ControlMessage, WorkerTask } from './protocol.ts';
 import { resolveImplementation } from './resolve-implementation.ts';
+import { loadSuites } from './suite-registry.ts';
 
 installFaultHandlers();
 interceptProcessExit();
@@ -59,6 +60,14 @@ export async function runTask(task: WorkerTask): Promise<WorkflowPhaseOutcome | 
   } finally {
     cancellers.delete(task.taskId);
   }
+}
+
+/**
+ * Imports rollout files before their first rollout arrives, while the main thread is still loading them
+ * too: the two threads do that work side by side. A file that fails here fails its rollouts the same way later.
+ */
+export async function preload(files: string[]): Promise<void> {
+  await Promise.allSettled(files.map((file) => loadSuites(file)));
 }
 
 export default runTask;

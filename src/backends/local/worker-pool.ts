@@ -58,6 +58,16 @@ export class WorkerPool {
     return Math.max(1, Math.min(availableParallelism() - 1, maxConcurrent));
   }
 
+  /**
+   * Has every thread import these rollout files now, so that the first rollouts do not wait for them.
+   * Best effort: what fails to load fails again, and is reported, when a rollout needs it.
+   */
+  preload(files: string[]): void {
+    const { pool } = this.#start();
+    // One task per thread: each lands on the least busy thread, so every thread gets one.
+    for (let i = 0; i < this.#options.threads; i++) pool.run(files, { name: 'preload' }).catch(() => undefined);
+  }
+
   /** Runs one phase; resolves with its outcome, also when the thread under it was lost or it was cancelled. */
   run<T extends PoolTask>(task: T, signal?: AbortSignal): Promise<T['kind'] extends 'workflow' ? WorkflowPhaseOutcome : GraderPhaseOutcome> {
     return this.#run(task, signal) as Promise<any>;
@@ -103,12 +113,12 @@ export class WorkerPool {
   }
 
   async #run(body: PoolTask, signal?: AbortSignal, rerun = 0): Promise<Outcome> {
-    const { pool, channel } = this.#start();
+    const { pool } = this.#start();
     const taskId = this.#nextTaskId++;
     const task = { ...body, taskId, controlChannel: this.#channelName } as WorkerTask;
     const deadline = body.input.deadline;
     const started = performance.now();
-    const stopCancelling = forwardCancel(channel, taskId, signal);
+    const stopCancelling = forwardCancel((message) => this.#channel?.postMessage(message), taskId, signal);
     const watchdog = deadline
       ? setTimeout(() => this.#checkForBlockedThreads(), Math.max(0, deadline.atEpochMs - Date.now()) + BLOCKED_GRACE_MS)
       : undefined;
@@ -162,11 +172,12 @@ export class WorkerPool {
 /**
  * Passes an abort of `signal` on to the task's thread. The task may not have reached its thread yet, and the
  * channel does not buffer, so the cancel is repeated until the returned function is called (the task settled).
+ * `send` is a no-op once the pool is closed (its threads are gone, and so is the task).
  */
-function forwardCancel(channel: BroadcastChannel, taskId: number, signal: AbortSignal | undefined): () => void {
+function forwardCancel(send: (message: ControlMessage) => void, taskId: number, signal: AbortSignal | undefined): () => void {
   let resend: NodeJS.Timeout | undefined;
   const onCancel = () => {
-    const post = () => channel.postMessage({ type: 'cancel', taskId } satisfies ControlMessage);
+    const post = () => send({ type: 'cancel', taskId });
     post();
     resend = setInterval(post, CANCEL_RESEND_MS);
   };

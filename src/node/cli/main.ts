@@ -11,7 +11,6 @@ import { mergeReports } from './merge-reports.ts';
 import { OPTIONS } from './options.ts';
 import { UsageError } from './usage-error.ts';
 import { interruptOnSigint } from './sigint.ts';
-import { WatchSession } from '../watch/session.ts';
 
 const VERSION = '0.1.0';
 
@@ -24,8 +23,10 @@ async function resolve(filters: string[], rawOptions: Record<string, unknown>, c
   return resolveConfig(cli, await loadUserConfig(load), root, configFile, filters);
 }
 
-function watch(filters: string[], rawOptions: Record<string, unknown>): Promise<number> {
+async function watch(filters: string[], rawOptions: Record<string, unknown>): Promise<number> {
   const loadConfig = (version: number) => resolve(filters, rawOptions, version);
+  // Loaded on demand: a run once (CI) never pays for the watcher and its import-graph builder.
+  const { WatchSession } = await import('../watch/session.ts');
   return new WatchSession({ loadConfig, terminal: stdoutTerminal(), stdin: process.stdin }).start();
 }
 

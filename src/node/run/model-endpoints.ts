@@ -1,6 +1,5 @@
 import path from 'node:path';
 import type { RolloutSuite } from '../../runtime/suite.ts';
-import { startModelServerFromSpec } from '../../testing/model-server/from-spec.ts';
 import type { ModelServer } from '../../testing/model-server/server.ts';
 import type { ResolvedConfig } from '../config/resolve-config.ts';
 
@@ -23,7 +22,9 @@ export class ModelEndpoints {
     const key = `${script.cwd}\0${script.spec}`;
     let server = this.#servers.get(key);
     if (!server) {
-      server = startModelServerFromSpec(script.spec, script.cwd);
+      server = import('../../testing/model-server/from-spec.ts').then(({ startModelServerFromSpec }) =>
+        startModelServerFromSpec(script.spec, script.cwd),
+      );
       this.#servers.set(key, server);
     }
     return (await server).chatCompletionsUrl;

@@ -1,6 +1,5 @@
 import type { ExecutionRequest } from '../../model/request.ts';
 import path from 'node:path';
-import { loadTask } from '../../backends/harbor/task/load-task.ts';
 import type { DatasetRow, RolloutSuite } from '../../runtime/suite.ts';
 import type { ResolvedConfig } from '../config/resolve-config.ts';
 import { normalizeRow } from '../dataset/normalize-row.ts';
@@ -28,6 +27,7 @@ export interface SuitePlanInput {
 async function datasetOf(suite: RolloutSuite<any, any>, settings: SuiteSettings, file: string): Promise<DatasetRow[] | string> {
   if (suite.dataset !== undefined) return suite.dataset;
   if (settings.backend.type !== 'harbor') throw new TypeError(`suite "${suite.name}" has no dataset`);
+  const { loadTask } = await import('../../backends/harbor/task/load-task.ts');
   const task = await loadTask(path.resolve(path.dirname(file), settings.backend.taskDir));
   return [{ id: task.name, prompt: task.instruction }];
 }

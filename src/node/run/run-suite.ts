@@ -78,7 +78,7 @@ export async function runSuite(file: string, suite: RolloutSuite<any, any>, ctx:
   let slotFreed: (() => void) | undefined;
   try {
     const chatCompletionsUrl = await ctx.models.urlFor(suite, file);
-    backend = createSuiteBackend({ file, suite, settings, config: ctx.config, pool: ctx.pool, chatCompletionsUrl, modelCache: ctx.modelCache });
+    backend = await createSuiteBackend({ file, suite, settings, config: ctx.config, pool: ctx.pool, chatCompletionsUrl, modelCache: ctx.modelCache });
     const limit = settings.concurrency === null ? UNBOUNDED_IN_FLIGHT : settings.concurrency * READ_AHEAD;
     for await (const planned of planSuite({ file, suite, settings, config: ctx.config, idPrefix })) {
       if (ctx.signal.aborted) break;

@@ -27,13 +27,17 @@ export interface DiscoveredRun {
 /** Identifies a suite within a run. */
 export const suiteKey = (file: string, name: string) => `${file}\0${name}`;
 
-/** Finds and loads the rollout files and counts what each suite would run (what `list` prints). */
-export async function discover(config: ResolvedConfig): Promise<DiscoveredRun> {
+/**
+ * Finds and loads the rollout files and counts what each suite would run (what `list` prints). `onFound` hears
+ * the paths before they are loaded, so that worker threads can load them at the same time.
+ */
+export async function discover(config: ResolvedConfig, onFound?: (paths: string[]) => void): Promise<DiscoveredRun> {
   const paths = await findRolloutFiles(config.root, config.include, config.exclude, config.fileFilters);
   if (paths.length === 0) {
     const where = config.fileFilters.length ? ` matching ${config.fileFilters.join(', ')}` : '';
     throw new UsageError(`no rollout files found${where} under ${config.root} (include: ${config.include.join(', ')})`);
   }
+  onFound?.(paths);
   return countRun(await collectSuites(paths, config.namePattern), config);
 }
 
@@ -95,7 +99,10 @@ export interface RunOptions {
 export async function runRollouts(config: ResolvedConfig, reporters: Reporter[], interrupt: AbortSignal, options: RunOptions = {}): Promise<RunReport> {
   const startedAt = new Date();
   const started = performance.now();
-  const { files, counts } = options.files ? await countRun(options.files, config) : await discover(config);
+  const pool = new WorkerPool({ threads: WorkerPool.defaultThreads(Infinity) });
+  const preload = (paths: string[]) => (config.inline ? undefined : pool.preload(paths));
+  if (options.files) preload(options.files.map((f) => f.file));
+  const { files, counts } = options.files ? await countRun(options.files, config) : await discover(config, preload);
   const runOne = options.runSuite ?? runSuite;
   const total = [...counts.values()].reduce((sum, c) => sum + (c instanceof Error ? 0 : c.rollouts), 0);
   const suiteCount = files.reduce((sum, f) => sum + (f.loadError ? 1 : f.suites.length), 0);
@@ -104,7 +111,6 @@ export async function runRollouts(config: ResolvedConfig, reporters: Reporter[],
   const resume = config.cli.resume ?? false;
   const finished = resume ? finishedRollouts(readJournal(config.outputDir)) : new Map<string, RolloutRecord>();
   const outputs = new RunOutputs(config.outputDir, resume);
-  const pool = new WorkerPool({ threads: WorkerPool.defaultThreads(Infinity) });
   // Rollouts get a moment to stop on their own; a thread stuck in a loop is then terminated with its pool.
   control.signal.addEventListener('abort', () => setTimeout(() => void pool.close(), CANCEL_GRACE_MS).unref(), { once: true });
   const models = new ModelEndpoints(config);

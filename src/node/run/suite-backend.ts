@@ -1,7 +1,5 @@
 import path from 'node:path';
 import type { ExecutionBackend } from '../../backends/backend.ts';
-import { createHarborBackend } from '../../backends/harbor/create-harbor-backend.ts';
-import { ORACLE_AGENT } from '../../backends/harbor/harbor-backend.ts';
 import { LocalBackend } from '../../backends/local/local-backend.ts';
 import type { WorkerPool } from '../../backends/local/worker-pool.ts';
 import type { ModelCacheSettings } from '../../runtime/rollout-context.ts';
@@ -25,11 +23,13 @@ export interface SuiteBackendInput {
  * class declared in the rollout file works); `--inline` hands the loaded classes over directly. A harbor
  * suite runs each rollout as a trial of its task, with the project root as the user code.
  */
-export function createSuiteBackend(input: SuiteBackendInput): ExecutionBackend {
+export async function createSuiteBackend(input: SuiteBackendInput): Promise<ExecutionBackend> {
   const { file, suite, settings, config, pool, chatCompletionsUrl, modelCache } = input;
   const ref = (role: 'workflow' | 'grader') => ({ file, suite: suite.name, role });
   const backend = settings.backend;
   if (backend.type === 'harbor') {
+    // Loaded on demand: runs without harbor suites do not load the trial machinery (execa, TOML, environments).
+    const { createHarborBackend, ORACLE_AGENT } = await import('../../backends/harbor/index.ts');
     return createHarborBackend({
       taskDir: path.resolve(path.dirname(file), backend.taskDir),
       environment: config.environment ?? backend.environment ?? 'sandbox',

@@ -59,13 +59,14 @@ export async function runWorkflowPhase(
     { phase: 'workflow', deadline: input.deadline, cancelSignal, context: rollout },
     async (signal) => {
       // Synchronous: one syscall, where the promise version costs a round trip through libuv's thread pool.
-      mkdirSync(input.artifactsDir, { recursive: true });
       const ctx: AgentWorkflowContext<any> = {
         prompt: input.request.prompt,
         config: input.config ?? {},
         metadata: input.request.metadata ?? {},
         rolloutId: input.request.id,
-        artifactsDir: input.artifactsDir,
+        get artifactsDir() {
+          return ensureDir(input.artifactsDir);
+        },
         signal,
         rollout,
         logger,
@@ -89,7 +90,6 @@ export async function runGraderPhase(
   const outcome = await runGuarded(
     { phase: 'grader', deadline: input.deadline, cancelSignal, context: rollout },
     async (signal) => {
-      mkdirSync(input.artifactsDir, { recursive: true });
       const ctx: GraderContext<any> = {
         label: input.request.label ?? null,
         samples: book.samples,
@@ -97,7 +97,9 @@ export async function runGraderPhase(
         metadata: input.request.metadata ?? {},
         config: input.config ?? {},
         rolloutId: input.request.id,
-        artifactsDir: input.artifactsDir,
+        get artifactsDir() {
+          return ensureDir(input.artifactsDir);
+        },
         signal,
         logger,
         setReward: (value, options) => book.setReward(value, options),
@@ -109,6 +111,15 @@ export async function runGraderPhase(
   );
   if (!outcome.ok) return { ...outcome, logs: lines };
   return { ok: true, samples: book.samples, rewards: book.rewards, logs: lines, durationMs: outcome.durationMs };
+}
+
+/**
+ * A rollout's artifacts dir is made when its code first asks for it: most rollouts never write artifacts, and
+ * a run of 100,000 should not leave 100,000 empty directories (nor spend a syscall on each).
+ */
+function ensureDir(dir: string): string {
+  mkdirSync(dir, { recursive: true });
+  return dir;
 }
 
 /** The outcome of a phase whose workflow or grader could not even be loaded. */

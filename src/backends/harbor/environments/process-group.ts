@@ -1,4 +1,4 @@
-import { execa } from 'execa';
+import { loadExeca } from './exec.ts';
 import type { ExecResult } from './environment.ts';
 
 /** Output beyond this is dropped: a chatty agent must not exhaust the harness's memory. */
@@ -31,6 +31,7 @@ export function killGroup(pgid: number): void {
  * or abort.
  */
 export async function runProcessGroup(file: string, args: string[], options: GroupOptions): Promise<ExecResult> {
+  const { execa } = await loadExeca();
   const child = execa(file, args, {
     cwd: options.cwd,
     env: options.env,

@@ -1,6 +1,6 @@
 import { existsSync, readdirSync, readlinkSync } from 'node:fs';
 import path from 'node:path';
-import { execa } from 'execa';
+import { loadExeca } from './exec.ts';
 import type { EnvironmentInit } from './environment.ts';
 import { HostBackedEnvironment } from './host-environment.ts';
 
@@ -27,6 +27,7 @@ export class SandboxEnvironment extends HostBackedEnvironment {
   }
 
   override async start(): Promise<void> {
+    const { execa } = await loadExeca();
     const probe = await execa('bwrap', ['--version'], { reject: false });
     if (probe.exitCode !== 0) {
       throw new Error(`the sandbox environment needs bubblewrap: install it (apt-get install bubblewrap); ${probe.shortMessage}`);

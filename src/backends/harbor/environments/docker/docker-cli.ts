@@ -1,4 +1,4 @@
-import { execa } from 'execa';
+import { loadExeca } from '../exec.ts';
 
 /** Options of {@link DockerCli.run}. */
 export interface DockerCallOptions {
@@ -18,6 +18,7 @@ export class DockerCli {
 
   /** Runs `docker <args>` and returns its stdout; a failure throws with the CLI's own message. */
   async run(args: string[], options: DockerCallOptions = {}): Promise<string> {
+    const { execa } = await loadExeca();
     const result = await execa(this.command, args, {
       reject: false,
       ...(options.input !== undefined && { input: options.input }),
@@ -31,12 +32,14 @@ export class DockerCli {
 
   /** Whether an object (`image`, `container`) exists in the engine. */
   async exists(kind: 'image' | 'container', name: string): Promise<boolean> {
+    const { execa } = await loadExeca();
     const result = await execa(this.command, [kind, 'inspect', '--format', '{{.Id}}', name], { reject: false });
     return result.exitCode === 0;
   }
 
   /** Fails with a message saying how to get an engine when none answers. */
   async requireEngine(): Promise<void> {
+    const { execa } = await loadExeca();
     const result = await execa(this.command, ['version', '--format', '{{.Server.Version}}'], { reject: false });
     if (result.exitCode !== 0) {
       throw new Error(`the docker environment needs a running engine (${this.command} version: ${reasonOf(result)}); start dockerd or set DOCKER_HOST`);

@@ -10,6 +10,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { measure, median } from './lib/measure.mjs';
 import { BIN, REPO, VITEST_BIN, b1, b2, b3, b6, benchRoot, harbor } from './lib/workloads.mjs';
+import { measureWatchLatency } from './watch-latency.mjs';
 
 const { values: opts } = parseArgs({
   options: {
@@ -240,6 +241,14 @@ async function benchB6(root) {
   notes.push(`B6: wall ${ms(median(results.map((r) => r.wallMs)))}`);
 }
 
+/** W1: watch mode, from saving a workflow module to the start of its rerun (debounce included). No peer, no goal set. */
+async function benchW1() {
+  log('W1: watch save → rerun …');
+  const { samplesMs, medianMs } = await measureWatchLatency({ saves: Math.max(3, REPS) });
+  row('W1 watch: file save → rerun start', ms(medianMs), 'n/a', '', 'reported', undefined);
+  notes.push(`W1: save → rerun start per save ${samplesMs.map((v) => ms(v)).join(', ')} (100 ms of it is the debounce)`);
+}
+
 function table() {
   const head = ['Workload', 'rollout-test', 'Peer', 'Ratio', 'Goal', 'Result'];
   const body = rows.map((r) => [r.workload, r.ours, r.peer, r.ratio, r.goal, r.verdict]);
@@ -260,7 +269,7 @@ if (!opts['no-build']) {
 }
 const root = benchRoot();
 try {
-  const benches = { B1: benchB1, B2: benchB2, B3: benchB3, B4: benchB4, B5: benchB5, B6: benchB6 };
+  const benches = { B1: benchB1, B2: benchB2, B3: benchB3, B4: benchB4, B5: benchB5, B6: benchB6, W1: benchW1 };
   for (const [id, bench] of Object.entries(benches)) {
     if (!wanted(id)) continue;
     try {

@@ -38,29 +38,25 @@ export function toRecord(key: RolloutKey, result: ExecutionResult, passThreshold
     result.status === 'cancelled' ? 'skipped' : error ? 'errored' : !graded || (reward !== null && reward >= passThreshold) ? 'passed' : 'failed';
   const logs = status === 'passed' ? undefined : (result.extraFields.logs as string[] | undefined);
   const { queuedMs, workflowMs, graderMs } = result.timings;
-  // One object literal, fields written out (no spread of the key): every record then shares one hidden class.
-  // Spreading the key gave each record of a long run a hidden class of its own (V8's object clone went
-  // megamorphic), some 450 bytes per rollout kept until the run ends.
-  return {
-    id: key.id,
-    suite: key.suite,
-    file: key.file,
-    row: key.row,
-    rowId: key.rowId,
-    where: key.where,
-    run: key.run,
-    status,
-    reward,
-    rewards: result.rewards,
-    error,
-    durationMs: workflowMs + graderMs + queuedMs,
-    timings: result.timings,
-    logs,
-  };
+  const outcome = { status, reward, rewards: result.rewards, error, durationMs: workflowMs + graderMs + queuedMs, timings: result.timings };
+  return record(key, outcome, logs);
 }
 
 /** A record for a row that could not become a request (a broken row): a VALIDATION_ERROR in setup. */
 export function invalidRowRecord(key: RolloutKey, message: string): RolloutRecord {
+  const error = { category: 'VALIDATION_ERROR' as const, phase: 'setup' as const, message: `${key.where}: ${message}` };
+  const timings = { queuedMs: 0, workflowMs: 0, graderMs: 0 };
+  return record(key, { status: 'errored', reward: null, rewards: {}, error, durationMs: 0, timings }, undefined);
+}
+
+type Outcome = Pick<RolloutRecord, 'status' | 'reward' | 'rewards' | 'error' | 'durationMs' | 'timings'>;
+
+/**
+ * One object literal with every field written out (no spread): all records then share one hidden class.
+ * Spreading the key gave each record of a long run a hidden class of its own (V8's object clone went
+ * megamorphic), some 450 bytes per rollout kept until the run ends.
+ */
+function record(key: RolloutKey, outcome: Outcome, logs: string[] | undefined): RolloutRecord {
   return {
     id: key.id,
     suite: key.suite,
@@ -69,11 +65,12 @@ export function invalidRowRecord(key: RolloutKey, message: string): RolloutRecor
     rowId: key.rowId,
     where: key.where,
     run: key.run,
-    status: 'errored',
-    reward: null,
-    rewards: {},
-    error: { category: 'VALIDATION_ERROR', phase: 'setup', message: `${key.where}: ${message}` },
-    durationMs: 0,
-    timings: { queuedMs: 0, workflowMs: 0, graderMs: 0 },
+    status: outcome.status,
+    reward: outcome.reward,
+    rewards: outcome.rewards,
+    error: outcome.error,
+    durationMs: outcome.durationMs,
+    timings: outcome.timings,
+    logs,
   };
 }

@@ -1,7 +1,35 @@
-import type { RunReport } from '../../run/run-report.ts';
+import type { RunReport, SuiteReport } from '../../run/run-report.ts';
 import type { Reporter } from '../reporter.ts';
 import type { Terminal } from '../terminal.ts';
 import { writeReport } from '../write-report.ts';
+
+/** Rollouts per written piece: big enough to keep writes few, small enough to keep pieces small. */
+const RECORDS_PER_CHUNK = 1000;
+
+const field = (indent: string, key: string, value: unknown) => `${indent}${JSON.stringify(key)}: ${JSON.stringify(value)}`;
+
+function* suiteJson(suite: SuiteReport): Generator<string> {
+  const { records, ...meta } = suite;
+  const head = Object.entries(meta).filter(([, value]) => value !== undefined);
+  yield `    {\n${head.map(([key, value]) => field('      ', key, value)).join(',\n')},\n      "records": [`;
+  for (let at = 0; at < records.length; at += RECORDS_PER_CHUNK) {
+    const chunk = records.slice(at, at + RECORDS_PER_CHUNK).map((record) => `\n        ${JSON.stringify(record)}`);
+    yield (at ? ',' : '') + chunk.join(',');
+  }
+  yield `${records.length ? '\n      ' : ''}]\n    }`;
+}
+
+/** The report as JSON, suites last and one rollout per line, produced a piece at a time. */
+function* reportJson(report: RunReport): Generator<string> {
+  const { suites, ...rest } = report;
+  const head = Object.entries(rest).filter(([, value]) => value !== undefined);
+  yield `{\n${head.map(([key, value]) => field('  ', key, value)).join(',\n')},\n  "suites": [\n`;
+  for (const [index, suite] of suites.entries()) {
+    if (index) yield ',\n';
+    yield* suiteJson(suite);
+  }
+  yield '\n  ]\n}\n';
+}
 
 /** Everything about the run, machine-readable; `version` names the shape. */
 export class JsonReporter implements Reporter {
@@ -11,6 +39,6 @@ export class JsonReporter implements Reporter {
   ) {}
 
   onRunEnd(report: RunReport): void {
-    writeReport(`${JSON.stringify(report, null, 2)}\n`, this.outputFile, this.terminal);
+    writeReport(reportJson(report), this.outputFile, this.terminal);
   }
 }

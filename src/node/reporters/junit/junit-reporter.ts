@@ -88,6 +88,22 @@ function testsuite(suite: SuiteReport, report: RunReport): string {
   );
 }
 
+/** The document, a testsuite at a time: a run of 100,000 rollouts is never one string in memory. */
+function* junitXml(report: RunReport): Generator<string> {
+  const suites = [...report.suites].sort((a, b) => a.file.localeCompare(b.file) || a.name.localeCompare(b.name));
+  const totals = { tests: 0, failures: 0, errors: 0 };
+  for (const suite of suites) {
+    const extra = suiteLevelCases(suite, report.root);
+    totals.tests += suite.stats.counts.total + extra.xml.length;
+    totals.failures += suite.stats.counts.failed + extra.failures;
+    totals.errors += suite.stats.counts.errored + extra.errors;
+  }
+  const root = element('testsuites', { name: 'rollout-test', ...totals, time: seconds(report.durationMs) }, '');
+  yield `<?xml version="1.0" encoding="UTF-8"?>\n${root.replace('</testsuites>', '')}\n`;
+  for (const suite of suites) yield `${testsuite(suite, report)}\n`;
+  yield '</testsuites>\n';
+}
+
 /** One testsuite per suite, one testcase per rollout; valid against the common JUnit schema in `schemas/`. */
 export class JunitReporter implements Reporter {
   constructor(
@@ -96,15 +112,6 @@ export class JunitReporter implements Reporter {
   ) {}
 
   onRunEnd(report: RunReport): void {
-    const suites = [...report.suites].sort((a, b) => a.file.localeCompare(b.file) || a.name.localeCompare(b.name));
-    const totals = { tests: 0, failures: 0, errors: 0 };
-    for (const suite of suites) {
-      const extra = suiteLevelCases(suite, report.root);
-      totals.tests += suite.stats.counts.total + extra.xml.length;
-      totals.failures += suite.stats.counts.failed + extra.failures;
-      totals.errors += suite.stats.counts.errored + extra.errors;
-    }
-    const body = element('testsuites', { name: 'rollout-test', ...totals, time: seconds(report.durationMs) }, suites.map((s) => testsuite(s, report)).join('\n'));
-    writeReport(`<?xml version="1.0" encoding="UTF-8"?>\n${body}\n`, this.outputFile, this.terminal);
+    writeReport(junitXml(report), this.outputFile, this.terminal);
   }
 }

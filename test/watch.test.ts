@@ -114,7 +114,7 @@ describe('rollout-test watch', () => {
   it('picks up a new rollout file', async () => {
     const out = await step(edit('rollouts/fresh.rollout.ts', `${COMMON}\ndefineRollout({ name: 'fresh', dataset: [{ prompt: 'c', label: 'c' }], workflow: Echo, grader: Exact });`));
     expect(out).toMatch(/new rollouts\/fresh\.rollout\.ts\n {2}running fresh\n/);
-    expect(out).toMatch(/✓ fresh .* 1 rollouts/);
+    expect(out).toMatch(/✓ fresh .* 1 rollout ·/);
   });
 
   it('q quits with exit code 0', async () => {
@@ -136,7 +136,7 @@ describe('the bare command on a terminal', () => {
     });
     const run = await child;
     expect(run.exitCode).toBe(0);
-    expect(out.replace(/\x1b\[[0-9;]*[a-zA-Z]/g, '')).toMatch(/✓ a \(a\.rollout\.ts\) 1 rollouts/);
+    expect(out.replace(/\x1b\[[0-9;]*[a-zA-Z]/g, '')).toMatch(/✓ a \(a\.rollout\.ts\) 1 rollout ·/);
   });
 });
 

@@ -95,7 +95,7 @@ export interface RunOptions {
   runSuite?: typeof runSuite;
 }
 
-/** Runs every discovered suite, one after another, telling the reporters as rollouts and suites end. */
+/** Runs every discovered suite, telling the reporters as rollouts and suites end. */
 export async function runRollouts(config: ResolvedConfig, reporters: Reporter[], interrupt: AbortSignal, options: RunOptions = {}): Promise<RunReport> {
   const startedAt = new Date();
   const started = performance.now();
@@ -127,24 +127,25 @@ export async function runRollouts(config: ResolvedConfig, reporters: Reporter[],
       reporters.forEach((r) => r.onRolloutEnd?.(record));
     },
   };
-  const suites: SuiteReport[] = [];
   const finishSuite = (report: SuiteReport) => {
-    suites.push(report);
-    const { records: _, ...summary } = report;
-    outputs.journal({ type: 'suite', ...summary });
     reporters.forEach((r) => r.onSuiteEnd?.(report));
+    return report;
   };
+  let suites: SuiteReport[];
   try {
-    for (const file of files) {
-      if (file.loadError) finishSuite(fileErrorReport(file, config));
-      for (const suite of file.suites) {
-        if (control.signal.aborted) break;
-        finishSuite(await runOne(file.file, suite, ctx));
-      }
-    }
+    // Suites run side by side (each within its own concurrency limit), as Vitest runs files; the report keeps
+    // the order of the files and of the suites in them.
+    suites = await Promise.all(
+      files.flatMap((file) => [
+        ...(file.loadError ? [Promise.resolve(finishSuite(fileErrorReport(file, config)))] : []),
+        ...file.suites.map((suite) => runOne(file.file, suite, ctx).then(finishSuite)),
+      ]),
+    );
   } finally {
     await Promise.all([pool.close(), models.close()]);
   }
+  // In the run's order, not as they ended: merge-reports rebuilds the report from these entries.
+  for (const { records: _, ...summary } of suites) outputs.journal({ type: 'suite', ...summary });
   const report = finishRun(suites, { startedAt: startedAt.toISOString(), durationMs: performance.now() - started, interrupted: control.reason() }, config);
   outputs.finish(report);
   for (const reporter of reporters) await reporter.onRunEnd(report);

@@ -23,7 +23,7 @@ export function suiteLine(suite: SuiteReport, root: string, { colors }: Terminal
   if (suite.error && suite.records.length === 0) {
     return `${mark} ${suite.name === suite.file ? relative(root, suite.file) : `${suite.name} ${where}`} ${colors.red(`failed to load: ${suite.error.message.split('\n')[0]}`)}\n`;
   }
-  const figures = `${counts.total} rollouts · mean reward ${formatNumber(meanReward.mean)} · pass@1 ${formatNumber(passAtK['1'])}`;
+  const figures = `${counts.total} rollout${counts.total === 1 ? '' : 's'} · mean reward ${formatNumber(meanReward.mean)} · pass@1 ${formatNumber(passAtK['1'])}`;
   const extra = suite.thresholdMissed ? colors.red(` · ${suite.thresholdMissed}`) : '';
   return `${mark} ${suite.name} ${where} ${figures}${phaseTimings(suite)}${extra} ${colors.dim(formatDuration(suite.durationMs))}\n`;
 }

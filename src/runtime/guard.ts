@@ -8,6 +8,12 @@ export interface Deadline {
   message: string;
 }
 
+/**
+ * The abort reason once a phase has settled: code the rollout left running (a timer, a request) sees its signal
+ * abort. One shared reason, as an Error per rollout would capture a stack trace each time.
+ */
+const PHASE_ENDED = Object.freeze(new Error('the phase already ended'));
+
 /** How a guarded phase ended. `cancelled` is set when the run was cancelled rather than the code failing. */
 export type GuardedOutcome<T> =
   | { ok: true; value: T; durationMs: number }
@@ -37,7 +43,7 @@ export function runGuarded<T>(options: GuardOptions, body: (signal: AbortSignal)
       if (settled) return;
       settled = true;
       for (const cleanup of cleanups) cleanup();
-      if (!controller.signal.aborted) controller.abort(new Error('phase ended'));
+      if (!controller.signal.aborted) controller.abort(PHASE_ENDED);
       resolve(outcome);
     };
     const fail = (error: unknown, category?: RolloutError['category'], cancelled?: boolean) =>

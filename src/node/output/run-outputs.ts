@@ -1,17 +1,18 @@
-import { closeSync, mkdirSync, openSync, writeFileSync, writeSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { RolloutSample } from '../../model/sample.ts';
 import type { RolloutRecord } from '../run/rollout-record.ts';
 import type { RunReport } from '../run/run-report.ts';
 import { journalPath } from './journal-reader.ts';
+import { LineFile } from './line-file.ts';
 
 /**
- * The files of a run in `outputDir`: `journal.jsonl` (a line per finished rollout, written synchronously as
- * each finishes so that an interrupted run loses nothing), `samples.jsonl`, and `summary.json` at the end.
+ * The files of a run in `outputDir`: `journal.jsonl` (a line per finished rollout, written in the event-loop
+ * turn it finished, so that an interrupted run loses nothing), `samples.jsonl`, and `summary.json` at the end.
  */
 export class RunOutputs {
-  readonly #journal: number;
-  readonly #samples: number;
+  readonly #journal: LineFile;
+  readonly #samples: LineFile;
 
   /** `append` keeps what the last run wrote (a resumed run adds to it). */
   constructor(
@@ -19,25 +20,26 @@ export class RunOutputs {
     append = false,
   ) {
     mkdirSync(outputDir, { recursive: true });
-    this.#journal = openSync(journalPath(outputDir), append ? 'a' : 'w');
-    this.#samples = openSync(path.join(outputDir, 'samples.jsonl'), append ? 'a' : 'w');
+    this.#journal = new LineFile(journalPath(outputDir), append);
+    this.#samples = new LineFile(path.join(outputDir, 'samples.jsonl'), append);
     this.journal({ type: 'run-start', startedAt: new Date().toISOString(), pid: process.pid });
   }
 
   journal(entry: object): void {
-    writeSync(this.#journal, `${JSON.stringify(entry)}\n`);
+    this.#journal.write(`${JSON.stringify(entry)}\n`);
   }
 
   rollout(record: RolloutRecord, samples: RolloutSample[]): void {
-    this.journal({ type: 'rollout', ...record });
+    // The record's own JSON behind a type field: no copy of the record per rollout.
+    this.#journal.write(`{"type":"rollout",${JSON.stringify(record).slice(1)}\n`);
     const { id, suite, row, run } = record;
-    writeSync(this.#samples, `${JSON.stringify({ id, suite, row, run, samples })}\n`);
+    this.#samples.write(`${JSON.stringify({ id, suite, row, run, samples })}\n`);
   }
 
   finish(report: RunReport): void {
     this.journal({ type: 'run-end', endedAt: new Date().toISOString() });
-    closeSync(this.#journal);
-    closeSync(this.#samples);
+    this.#journal.close();
+    this.#samples.close();
     writeSummary(this.outputDir, report);
   }
 }

@@ -23,6 +23,18 @@ export type WorkerTask =
   | (TaskBase & { kind: 'workflow'; input: WorkflowPhaseInput })
   | (TaskBase & { kind: 'grader'; input: GraderPhaseInput });
 
+/** Tasks sent together to one thread, and the port on which each outcome comes back as soon as it is ready. */
+export interface WorkerBatch {
+  tasks: WorkerTask[];
+  port: import('node:worker_threads').MessagePort;
+}
+
+/** One task's outcome, on its batch's port. */
+export interface BatchOutcome {
+  taskId: number;
+  outcome: unknown;
+}
+
 export type WorkerTaskOutcome<T extends WorkerTask> = T['kind'] extends 'workflow'
   ? WorkflowPhaseOutcome
   : GraderPhaseOutcome;

@@ -7,7 +7,7 @@ import { BroadcastChannel, threadId } from 'node:worker_threads';
 import { installFaultHandlers, interceptProcessExit } from './faults.ts';
 import type { Invoke } from './implementation.ts';
 import { runGraderPhase, runWorkflowPhase, setupFailure, type GraderPhaseOutcome, type WorkflowPhaseOutcome } from './phases.ts';
-import type { ControlMessage, WorkerTask } from './protocol.ts';
+import type { BatchOutcome, ControlMessage, WorkerBatch, WorkerTask } from './protocol.ts';
 import { resolveImplementation } from './resolve-implementation.ts';
 import { loadSuites } from './suite-registry.ts';
 
@@ -60,6 +60,14 @@ export async function runTask(task: WorkerTask): Promise<WorkflowPhaseOutcome | 
   } finally {
     cancellers.delete(task.taskId);
   }
+}
+
+/** Runs a batch of tasks side by side, sending each outcome as soon as it is ready; then closes the port. */
+export async function runBatch({ tasks, port }: WorkerBatch): Promise<void> {
+  await Promise.all(
+    tasks.map(async (task) => port.postMessage({ taskId: task.taskId, outcome: await runTask(task) } satisfies BatchOutcome)),
+  );
+  port.close();
 }
 
 /**

@@ -1,9 +1,10 @@
 import { availableParallelism } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { BroadcastChannel } from 'node:worker_threads';
+import { BroadcastChannel, type MessagePort } from 'node:worker_threads';
 import { Tinypool } from 'tinypool';
 import type { GraderPhaseOutcome, WorkflowPhaseOutcome } from '../../runtime/phases.ts';
 import type { ControlMessage, ImplementationRef, WorkerTask } from '../../runtime/protocol.ts';
+import { TaskBatcher } from './task-batcher.ts';
 
 /** How long past its deadline a task may stay unsettled before its thread is suspected of being blocked. */
 const BLOCKED_GRACE_MS = 1_000;
@@ -48,6 +49,8 @@ export class WorkerPool {
   readonly #pongs = new Map<number, Set<number>>();
   readonly #knownThreads = new Set<number>();
   #blockedCheck: Promise<void> | undefined;
+  #batcher: TaskBatcher | undefined;
+  #closed = false;
 
   constructor(options: WorkerPoolOptions) {
     this.#options = options;
@@ -74,6 +77,7 @@ export class WorkerPool {
   }
 
   async close(): Promise<void> {
+    this.#closed = true;
     const pool = this.#pool;
     this.#pool = undefined;
     this.#channel?.close();
@@ -105,6 +109,14 @@ export class WorkerPool {
     return { pool: this.#pool, channel: this.#channel };
   }
 
+  #submit(task: WorkerTask): Promise<Outcome> {
+    const pool = () => (this.#closed ? Promise.reject(new Error('the worker pool is closed')) : Promise.resolve(this.#start().pool));
+    const sendBatch = (tasks: WorkerTask[], port: MessagePort) => pool().then((p) => p.run({ tasks, port }, { name: 'runBatch', transferList: [port] }));
+    const sendOne = (one: WorkerTask) => pool().then((p) => p.run(one) as Promise<Outcome>);
+    this.#batcher ??= new TaskBatcher(sendBatch, sendOne, this.#options.threads);
+    return this.#batcher.submit(task);
+  }
+
   #onControl(message: ControlMessage): void {
     if (message.type === 'hello') this.#knownThreads.add(message.threadId);
     if (message.type !== 'pong') return;
@@ -113,7 +125,7 @@ export class WorkerPool {
   }
 
   async #run(body: PoolTask, signal?: AbortSignal, rerun = 0): Promise<Outcome> {
-    const { pool } = this.#start();
+    this.#start();
     const taskId = this.#nextTaskId++;
     const task = { ...body, taskId, controlChannel: this.#channelName } as WorkerTask;
     const deadline = body.input.deadline;
@@ -123,7 +135,7 @@ export class WorkerPool {
       ? setTimeout(() => this.#checkForBlockedThreads(), Math.max(0, deadline.atEpochMs - Date.now()) + BLOCKED_GRACE_MS)
       : undefined;
     try {
-      return (await pool.run(task)) as Outcome;
+      return await this.#submit(task);
     } catch (error) {
       const failed = (category: 'TIMEOUT' | 'AGENT_ERROR', message: string, cancelled?: boolean): Outcome => ({
         ok: false,

@@ -29,6 +29,21 @@ async function runOne(config: CalculatorAgentConfig, question: string, label = '
 
 const THREE_STEPS = 'Compute 2+3, then 4*5, then 10/4.';
 
+describe('a recording client made at module scope', () => {
+  it('sends each call to the endpoint of the rollout making it, and records it there', async () => {
+    const workflow = `${new URL('./fixtures/module-scope-agent.ts', import.meta.url).pathname}:ModuleScopeAgent`;
+    const before = server.requests.count;
+    const outcomes = await runRollouts({ workflow, chatCompletionsUrl: server.chatCompletionsUrl }, [row('a', 'Say hi.'), row('b', 'Say bye.')]);
+    expect(server.requests.count - before).toBe(2);
+    for (const [index, { workflow: result }] of outcomes.entries()) {
+      expect(result.status).toBe('success');
+      expect(result.samples).toHaveLength(1);
+      expect(result.samples[0]!.messages.at(1)).toEqual({ role: 'user', content: index ? 'Say bye.' : 'Say hi.' });
+      expect(result.samples[0]!.metrics.model_calls).toBe(1);
+    }
+  });
+});
+
 describe('recording OpenAI client in a LocalBackend rollout', () => {
   it('records every turn of a tool loop as the rollout sample, and the grader scores it', async () => {
     const { graded } = await runOne({}, THREE_STEPS, '5, 20, 2.5');
@@ -132,7 +147,10 @@ describe('recording OpenAI client on its own', () => {
     }
   });
 
-  it('needs an endpoint', () => {
-    expect(() => createRecordingClient()).toThrow(/no model endpoint: set ROLLOUT_CHAT_COMPLETIONS_URL/);
+  it('needs an endpoint when it is made and used outside any rollout', async () => {
+    const client = createRecordingClient();
+    await expect(client.chat.completions.create({ model: 'm', messages: [] })).rejects.toThrow(
+      /no model endpoint: this client was made and used outside any rollout; set ROLLOUT_CHAT_COMPLETIONS_URL/,
+    );
   });
 });

@@ -29,7 +29,8 @@ interface APIPromiseParts<T> {
  * openai's `APIError` subclasses with their `status` (category HTTP_ERROR); an unreachable endpoint a
  * `ModelConnectionError` (AGENT_ERROR).
  *
- * Create it inside `run()`, where the rollout is current.
+ * Made inside `run()` it belongs to that rollout; made once at module scope (before any rollout) it sends each
+ * call to the endpoint of the rollout making it, and records it there.
  */
 export class RecordingOpenAI extends OpenAI {
   constructor(options: RecordingClientOptions = {}) {

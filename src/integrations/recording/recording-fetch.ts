@@ -1,12 +1,17 @@
 import type { HttpError } from '../../runtime/errors.ts';
-import type { RolloutContext } from '../../runtime/rollout-context.ts';
+import { getRolloutContext, type RolloutContext } from '../../runtime/rollout-context.ts';
+import { toCurrentEndpoint } from './endpoint.ts';
 import { ModelCall } from './model-call.ts';
 import { type ChatRequest, recorderFor } from './recorder.ts';
 
 /** Options shared by every integration's recording transport. */
 export interface RecordingFetchOptions {
-  /** The rollout to record into; `undefined` (outside any rollout) records and caches nothing. */
-  rollout: RolloutContext | undefined;
+  /**
+   * The rollout to record into; by default the one making each call (found through the rollout context), so
+   * that a client made once at module scope records into every rollout that uses it. Outside any rollout
+   * nothing is recorded or cached.
+   */
+  rollout?: RolloutContext | undefined;
   /** The sample source name the calls are registered under. */
   source: string;
   /** The fetch that reaches the network; the global one by default. */
@@ -67,15 +72,19 @@ function observeBody(response: Response, call: ModelCall): Response {
  */
 export function createRecordingFetch(options: RecordingFetchOptions): typeof fetch {
   const send = options.fetch ?? globalThis.fetch;
-  const { rollout, extraBody } = options;
+  const { extraBody } = options;
   return async (input, init) => {
-    const parsed = chatRequestOf(input, init);
-    if (!parsed) return send(input, init);
+    // A client made outside any rollout (at module scope) records into the rollout that makes the call.
+    const rollout = options.rollout ?? getRolloutContext();
+    const original = input instanceof Request ? input.url : String(input);
+    const aimed = toCurrentEndpoint(original, init, rollout);
+    const target = aimed.url === original ? input : aimed.url;
+    const parsed = chatRequestOf(target, aimed.init);
+    if (!parsed) return send(target, aimed.init);
     const request = { ...parsed, ...extraBody };
-    const requestInit = extraBody ? { ...init, body: JSON.stringify(request) } : init;
-    const url = input instanceof Request ? input.url : String(input);
-    const call = new ModelCall(request, url, rollout && recorderFor(rollout, options.source));
-    const response = await call.send(() => send(input, requestInit));
+    const requestInit = extraBody ? { ...aimed.init, body: JSON.stringify(request) } : aimed.init;
+    const call = new ModelCall(request, aimed.url, rollout && recorderFor(rollout, options.source));
+    const response = await call.send(() => send(target, requestInit));
     if (response.ok) return observeBody(response, call);
     const body = await call.readError(response);
     if (options.httpErrors !== 'return') throw call.httpError(response.status, body);

@@ -169,6 +169,25 @@ defineRollout({ name: 'beta', dataset: [{ prompt: 'q', label: 'q' }], workflow: 
     expect(run.exitCode).toBe(2);
     expect(run.stderr).toMatch(message);
   });
+  it('runs TypeScript rollout files of a CommonJS package (no "type": "module"), in the pool and inline', async () => {
+    const dir = makeProject({
+      'package.json': JSON.stringify({ name: 'cjs-project', private: true }),
+      'agent.ts': `export const shout = (text: string): string => text.toUpperCase();\n`,
+      'loud.rollout.ts': `${COMMON}
+import { shout } from './agent';
+class Loud extends Echo {
+  async run(ctx) {
+    return [...ctx.prompt, { role: 'assistant', content: shout(String(ctx.prompt.at(-1).content)) }];
+  }
+}
+defineRollout({ name: 'loud', dataset: [{ prompt: 'hi', label: 'HI' }], workflow: Loud, grader: Exact });`,
+    });
+    for (const extra of [[], ['--inline']]) {
+      const run = await runCli(dir, ['--reporter', 'json', ...extra]);
+      expect(run.stderr).toBe('');
+      expect(JSON.parse(String(run.stdout)).overall.counts).toMatchObject({ total: 1, passed: 1 });
+    }
+  });
   it('exits 2 naming the key of an invalid config', async () => {
     const dir = makeProject({ 'rollout.config.ts': `export default { reporter: ['json'] };\n`, 'x.rollout.ts': COMMON });
     const run = await runCli(dir, []);

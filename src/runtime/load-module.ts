@@ -9,8 +9,9 @@ let tsLoaderRegistered: Promise<void> | undefined;
 /** Registers tsx once per thread, only when a TypeScript file is first loaded: plain JS runs pay nothing. */
 function ensureTypeScriptLoader(file: string): Promise<void> {
   if (!TS_EXTENSIONS.test(file)) return Promise.resolve();
-  tsLoaderRegistered ??= import('tsx/esm/api').then(({ register }) => {
-    register();
+  tsLoaderRegistered ??= Promise.all([import('tsx/esm/api'), import('tsx/cjs/api')]).then(([esm, cjs]) => {
+    esm.register();
+    cjs.register();
   });
   return tsLoaderRegistered;
 }

@@ -143,16 +143,21 @@ describe('the bare command on a terminal', () => {
 describe('cancelling in watch mode', () => {
   const slow = `${COMMON}\ndefineRollout({ name: 'slow', dataset: [1, 2, 3].map((i) => ({ prompt: 'p' + i, label: 'p' + i, metadata: { delayMs: 1500 } })), workflow: Echo, grader: Exact });\n`;
 
-  it('a change during a run cancels it and reruns; Ctrl-C cancels a run, and quits (130) when idle', async () => {
-    const dir = makeProject({ 'slow.rollout.ts': slow });
+  it('a change during a run cancels the suites it touches and reruns them; Ctrl-C cancels a run, and quits (130) when idle', async () => {
+    const dir = makeProject({ 'slow.rollout.ts': slow, 'other.rollout.ts': slow.replace("name: 'slow'", "name: 'other'") });
     const watch = startWatch(dir);
-    await watch.waitFor(/running slow/);
+    await watch.waitFor(/running other, slow|running slow, other/);
     appendFileSync(path.join(dir, 'slow.rollout.ts'), '// edited during the run\n');
-    const rerun = await watch.waitFor(/RERUN {2}the cancelled run; slow\.rollout\.ts changed\n {2}running slow\n[\s\S]*Waiting for file changes/);
+    const output = await watch.waitFor(/RERUN {2}slow\.rollout\.ts changed\n {2}running slow\n[\s\S]*Waiting for file changes/);
+    const [first, rerun] = output.split(/RERUN {2}slow\.rollout\.ts changed/) as [string, string];
+    // The untouched suite ran to the end beside the cancelled one, and only the cancelled one reran.
+    expect(first).toMatch(/✓ other .* 3 rollouts/);
+    expect(first).toMatch(/│ slow +│ 3 +│ 0 +│ 0 +│ 0 +│ 3 /);
     expect(rerun).toMatch(/✓ slow .* 3 rollouts/);
+    expect(rerun).not.toContain('other');
     const from = watch.output().length;
     watch.send('a');
-    await watch.waitFor(/running slow/, from);
+    await watch.waitFor(/running other, slow/, from);
     watch.child.kill('SIGINT');
     const cancelled = await watch.waitFor(/Waiting for file changes/, from);
     expect(cancelled).toContain('Cancelling the run');

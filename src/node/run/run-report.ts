@@ -35,8 +35,8 @@ export interface RunReport {
   root: string;
   suites: SuiteReport[];
   overall: SuiteStatistics;
-  /** Cancelled by Ctrl-C or by a change in watch mode, or stopped by `--bail`. */
-  interrupted: 'sigint' | 'change' | 'bail' | undefined;
+  /** Cancelled by Ctrl-C, or stopped by `--bail`. */
+  interrupted: 'sigint' | 'bail' | undefined;
   exitCode: 0 | 1 | 130;
 }
 
@@ -45,7 +45,7 @@ export interface RunReport {
  * regression against the baseline, else 0.
  */
 export function exitCodeOf(suites: SuiteReport[], interrupted: RunReport['interrupted'], failOnRegression = false): RunReport['exitCode'] {
-  if (interrupted === 'sigint' || interrupted === 'change') return 130;
+  if (interrupted === 'sigint') return 130;
   const bad = suites.some(
     (s) =>
       s.error ||

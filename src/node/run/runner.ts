@@ -64,11 +64,10 @@ const CANCEL_GRACE_MS = 2_000;
 
 const STOPPED_BECAUSE: Record<NonNullable<RunReport['interrupted']>, (config: ResolvedConfig) => string> = {
   sigint: () => 'cancelled by Ctrl-C',
-  change: () => 'cancelled by a file change (watch mode)',
   bail: (config) => `stopped after ${config.bail} failures (--bail)`,
 };
 
-/** Stops the run on Ctrl-C (`sigint`), a change in watch mode (an interrupt whose reason is `change`) or `--bail`. */
+/** Stops the run on Ctrl-C (`sigint`) or after `--bail` failures. */
 function runController(config: ResolvedConfig, interrupt: AbortSignal) {
   const controller = new AbortController();
   // Every running rollout listens to this signal (hundreds at --max-concurrency 200): no leak warning for that.
@@ -78,7 +77,7 @@ function runController(config: ResolvedConfig, interrupt: AbortSignal) {
     reason ??= why;
     controller.abort(new Error(STOPPED_BECAUSE[why](config)));
   };
-  const onInterrupt = () => stop(interrupt.reason === 'change' ? 'change' : 'sigint');
+  const onInterrupt = () => stop('sigint');
   if (interrupt.aborted) onInterrupt();
   interrupt.addEventListener('abort', onInterrupt, { once: true });
   let failures = 0;

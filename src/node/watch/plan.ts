@@ -1,5 +1,4 @@
 import type { RerunMode } from './suite-deps.ts';
-import { suiteKey } from '../run/runner.ts';
 
 /**
  * What the next rerun covers: per rollout file, every suite it declares (`'all'`, e.g. after the file itself
@@ -29,26 +28,4 @@ export function mergePlans(into: RerunPlan, from: RerunPlan): void {
 export function modeIn(plan: RerunPlan, file: string, suite: string): RerunMode | undefined {
   const suites = plan.get(file);
   return suites === 'all' ? 'run' : suites?.get(suite);
-}
-
-/** What of a cancelled rerun's plan did not finish; `suitesOf` names a file's suites (for whole files). */
-export function unfinished(plan: RerunPlan, finished: Set<string>, suitesOf: (file: string) => string[]): RerunPlan {
-  const left: RerunPlan = new Map();
-  for (const [file, suites] of plan) {
-    if (suites === 'all') {
-      if (suitesOf(file).some((name) => !finished.has(suiteKey(file, name)))) addToPlan(left, file);
-    } else {
-      for (const [name, mode] of suites) if (!finished.has(suiteKey(file, name))) addToPlan(left, file, name, mode);
-    }
-  }
-  return left;
-}
-
-/** Whether two plans share a suite. */
-export function overlaps(a: RerunPlan, b: RerunPlan): boolean {
-  for (const [file, suites] of b) {
-    const other = a.get(file);
-    if (other && (other === 'all' || suites === 'all' || [...suites.keys()].some((name) => other.has(name)))) return true;
-  }
-  return false;
 }

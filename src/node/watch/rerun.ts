@@ -21,8 +21,10 @@ export interface RerunInput {
   /** What triggered the rerun, for its header. */
   trigger: string;
   terminal: Terminal;
-  /** Aborts the rerun: on Ctrl-C, or when a change touches what it runs. */
+  /** Aborts the whole rerun (Ctrl-C). */
   signal: AbortSignal;
+  /** Aborts one suite of it: a change touched what that suite runs, while the others go on. */
+  suiteSignal(file: string, suite: string): AbortSignal;
 }
 
 type Modes = Map<string, { name: string; mode: RerunMode }>;
@@ -57,33 +59,31 @@ function select(collected: CollectedFile[], { plan, state, config }: RerunInput)
 }
 
 /** Keeps each suite's report for `f` and for re-grading, and marks re-graded suites under the default line. */
-function stateReporter({ state, terminal }: RerunInput, finished: Set<string>): Reporter {
+function stateReporter({ state, terminal }: RerunInput): Reporter {
   return {
     onSuiteEnd(report) {
       state.record(report);
       if (report.regraded) terminal.write(`  ${terminal.colors.cyan('↻')} ${report.name} re-graded from stored samples\n`);
-      if (report.records.every((r) => r.status !== 'skipped')) finished.add(suiteKey(report.file, report.name));
     },
     onRunEnd() {},
   };
 }
 
-/** Reruns what the plan names and returns the suites that finished (a cancelled rerun leaves some out). */
-export async function rerun(input: RerunInput): Promise<Set<string>> {
+/** Reruns what the plan names. */
+export async function rerun(input: RerunInput): Promise<void> {
   const { config, state, terminal, signal } = input;
   const { files, modes } = select(await reload(input), input);
   terminal.write(rerunHeader(terminal, input.trigger, modes));
-  const finished = new Set<string>();
-  if (modes.size === 0) return finished;
-  const reporters = [...createReporters(config.reporters, terminal, config.root), stateReporter(input, finished)];
+  if (modes.size === 0) return;
+  const reporters = [...createReporters(config.reporters, terminal, config.root), stateReporter(input)];
   await runRollouts(config, reporters, signal, {
     files,
-    runSuite: async (file, suite, ctx) => {
+    runSuite: async (file, suite, runCtx) => {
+      const ctx = { ...runCtx, signal: AbortSignal.any([runCtx.signal, input.suiteSignal(file, suite.name)]) };
       const previous = state.reports.get(suiteKey(file, suite.name));
       if (modes.get(suiteKey(file, suite.name))?.mode !== 'regrade' || !previous) return runSuite(file, suite, ctx);
       return { ...(await runSuite(file, suite, ctx, regradeDispatcher(previous, state.samples))), regraded: true };
     },
   });
   state.samples.absorb(config.outputDir);
-  return finished;
 }

@@ -4,7 +4,7 @@ import type { Terminal } from '../reporters/terminal.ts';
 import { DirWatcher } from './dir-watcher.ts';
 import { CTRL_C, KeyInput } from './keys.ts';
 import { helpText, relativeTo, waitingLine } from './messages.ts';
-import { addToPlan, mergePlans, overlaps, type RerunPlan, unfinished } from './plan.ts';
+import { addToPlan, mergePlans, modeIn, type RerunPlan } from './plan.ts';
 import { ProjectState } from './project-state.ts';
 import { rerun } from './rerun.ts';
 import { watchedDirs } from './watched-dirs.ts';
@@ -19,8 +19,11 @@ export interface WatchOptions {
 
 interface Running {
   plan: RerunPlan;
+  /** Aborts the whole run: Ctrl-C. */
   controller: AbortController;
-  cancelledBy?: 'change' | 'sigint';
+  /** One per suite as it starts, so that a change cancels just the suites it touches. */
+  suites: Array<{ file: string; suite: string; controller: AbortController }>;
+  cancelled?: boolean;
   done: Promise<void>;
 }
 
@@ -72,25 +75,20 @@ export class WatchSession {
     this.#write(`\n${this.#options.terminal.colors.red(`rollout-test: ${message}`)}\n`);
   }
 
-  /** Queues a rerun; a change to what the current run covers cancels it (its unfinished part reruns). */
+  /** Queues a rerun; suites of the current run that the change touches are cancelled (they rerun with it). */
   #schedule(plan: RerunPlan, trigger: string): void {
     if (plan.size === 0) return;
     mergePlans(this.#pending, plan);
     this.#triggers.push(trigger);
-    if (this.#running && overlaps(this.#running.plan, plan)) this.#cancel('change');
+    for (const started of this.#running?.suites ?? []) {
+      if (modeIn(plan, started.file, started.suite)) started.controller.abort();
+    }
     void this.#drain();
-  }
-
-  #cancel(by: 'change' | 'sigint'): void {
-    if (!this.#running) return;
-    if (this.#running.cancelledBy !== 'sigint') this.#running.cancelledBy = by;
-    // The reason reaches the run's report, which then says why it stopped.
-    this.#running.controller.abort(this.#running.cancelledBy);
   }
 
   async #drain(): Promise<void> {
     if (this.#running || this.#pending.size === 0 || this.#closed) return;
-    const running: Running = { plan: this.#pending, controller: new AbortController(), done: Promise.resolve() };
+    const running: Running = { plan: this.#pending, controller: new AbortController(), suites: [], done: Promise.resolve() };
     const trigger = this.#triggers.join('; ');
     this.#pending = new Map();
     this.#triggers = [];
@@ -105,12 +103,12 @@ export class WatchSession {
   async #runOnce(running: Running, trigger: string): Promise<void> {
     const config = this.#effectiveConfig();
     try {
-      const finished = await rerun({ config, state: this.#state, plan: running.plan, trigger, terminal: this.#options.terminal, signal: running.controller.signal });
-      if (running.cancelledBy === 'change') {
-        const names = (file: string) => this.#state.files.get(file)?.map((d) => d.name) ?? [file];
-        mergePlans(this.#pending, unfinished(running.plan, finished, names));
-        this.#triggers.unshift('the cancelled run');
-      }
+      const suiteSignal = (file: string, suite: string) => {
+        const controller = new AbortController();
+        running.suites.push({ file, suite, controller });
+        return controller.signal;
+      };
+      await rerun({ config, state: this.#state, plan: running.plan, trigger, terminal: this.#options.terminal, signal: running.controller.signal, suiteSignal });
       await this.#watchDirs(config);
     } catch (error) {
       this.#fail(error);
@@ -180,11 +178,12 @@ export class WatchSession {
   /** Ctrl-C: cancels the current run (a second one exits at once, 130), or quits when idle. */
   #onSigint = (): void => {
     if (!this.#running) return void this.#exit(130);
-    if (this.#running.cancelledBy === 'sigint') process.exit(130);
+    if (this.#running.cancelled) process.exit(130);
     this.#pending = new Map();
     this.#triggers = [];
     this.#write(`\n${this.#options.terminal.colors.yellow('Cancelling the run. Press Ctrl-C again to exit at once.')}\n`);
-    this.#cancel('sigint');
+    this.#running.cancelled = true;
+    this.#running.controller.abort();
   };
 
   async #exit(code: number): Promise<void> {

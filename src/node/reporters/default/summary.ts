@@ -27,7 +27,6 @@ function suiteVerdict(s: SuiteReport): boolean {
 
 const INTERRUPTED: Record<NonNullable<RunReport['interrupted']>, string> = {
   sigint: 'Run cancelled (Ctrl-C): the reports cover the rollouts that finished.',
-  change: 'Run cancelled by a change: what it had not finished runs again next.',
   bail: 'Run stopped early by --bail.',
 };
 

@@ -1,14 +1,32 @@
 /**
- * A spread of rewards: a "calculator" agent that only knows + and -, a grader that gives partial credit
- * for a number of the right magnitude. Run each row 4 times to see pass@k.
+ * A spread of rewards: a "calculator" agent that knows + and -, and gets the other operators right in some
+ * runs only; a grader that gives partial credit for a number of the right magnitude. Each row runs 4 times, so
+ * pass@k rises with k where single runs are unreliable.
  */
 import { AgentWorkflow, Grader, defineRollout, type AgentWorkflowContext, type GraderContext } from 'rollout-test';
+
+const OPERATORS: Record<string, (a: number, b: number) => number> = {
+  '+': (a, b) => a + b,
+  '-': (a, b) => a - b,
+  '*': (a, b) => a * b,
+  '/': (a, b) => a / b,
+  '**': (a, b) => a ** b,
+  '%': (a, b) => a % b,
+};
+
+/** Stands in for a model's sampling: fixed per rollout (its id names suite, row and run), so runs are repeatable. */
+function luckyRun(rolloutId: string): boolean {
+  let hash = 7;
+  for (const char of rolloutId) hash = (hash * 31 + char.charCodeAt(0)) >>> 0;
+  return hash % 2 === 0;
+}
 
 class AddSubAgent extends AgentWorkflow {
   async run(ctx: AgentWorkflowContext) {
     const question = String(ctx.prompt.at(-1)?.content ?? '');
-    const match = /^(\d+)\s*([+-])\s*(\d+)$/.exec(question);
-    const answer = match ? String(match[2] === '+' ? Number(match[1]) + Number(match[3]) : Number(match[1]) - Number(match[3])) : String(question.length);
+    const [, a, operator = '', b] = /^(\d+)\s*(\*\*|[-+*/%])\s*(\d+)$/.exec(question) ?? [];
+    const knows = operator === '+' || operator === '-' || luckyRun(ctx.rolloutId);
+    const answer = knows && OPERATORS[operator] ? String(OPERATORS[operator](Number(a), Number(b))) : String(question.length);
     ctx.logger.info('question %s → %s', question, answer);
     return [...ctx.prompt, { role: 'assistant' as const, content: answer }];
   }

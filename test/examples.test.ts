@@ -16,7 +16,7 @@ describe('the examples in rollouts/', () => {
     );
     expect(verdicts).toMatchObject({
       greeting: { total: 6, passed: 6 },
-      arithmetic: { total: 24, passed: 8, failed: 16 },
+      arithmetic: { total: 24, passed: 16, failed: 8 },
       lookup: { total: 4, passed: 2, errored: 2 },
       'calculator agent': { total: 6, passed: 6 },
       'calculator agent (AI SDK)': { total: 3, passed: 3 },

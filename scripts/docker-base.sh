@@ -14,7 +14,10 @@ fi
 command -v debootstrap >/dev/null || { echo "docker:base: debootstrap is missing (apt-get install debootstrap)" >&2; exit 1; }
 
 # The mirror apt is configured with, so that the image comes from wherever this machine gets its packages.
-mirror="$(apt-get indextargets --format '$(REPO_URI) $(RELEASE)' | awk -v s="$suite" '$2 == s { print $1; exit }')"
+mirror_of() { apt-get indextargets --format '$(REPO_URI) $(RELEASE)' | awk -v s="$suite" '$2 == s { print $1; exit }'; }
+mirror="$(mirror_of)"
+# apt knows its sources' index targets only once its lists exist.
+[ -n "$mirror" ] || { apt-get update -qq && mirror="$(mirror_of)"; }
 [ -n "$mirror" ] || { echo "docker:base: no apt source for $suite in /etc/apt/sources.list*" >&2; exit 1; }
 
 root="$(mktemp -d /tmp/rollout-base.XXXXXX)"

@@ -1,10 +1,11 @@
 import type { ReporterChoice } from '../config/resolve-config.ts';
 import { DefaultReporter } from './default/default-reporter.ts';
-import { JsonReporter } from './json/json-reporter.ts';
-import { JunitReporter } from './junit/junit-reporter.ts';
+import { reportJson } from './json/json-reporter.ts';
+import { junitXml } from './junit/junit-reporter.ts';
 import type { Reporter } from './reporter.ts';
 import type { Terminal } from './terminal.ts';
 import { VerboseReporter } from './verbose/verbose-reporter.ts';
+import { DocumentReporter } from './write-report.ts';
 
 /** The reporters a run asked for, each writing to its file or the terminal. */
 export function createReporters(choices: ReporterChoice[], terminal: Terminal, root: string): Reporter[] {
@@ -15,9 +16,9 @@ export function createReporters(choices: ReporterChoice[], terminal: Terminal, r
       case 'verbose':
         return new VerboseReporter(terminal, root);
       case 'json':
-        return new JsonReporter(terminal, outputFile);
+        return new DocumentReporter(terminal, outputFile, reportJson);
       case 'junit':
-        return new JunitReporter(terminal, outputFile);
+        return new DocumentReporter(terminal, outputFile, junitXml);
     }
   });
 }

@@ -1,5 +1,7 @@
 import { closeSync, mkdirSync, openSync, writeSync } from 'node:fs';
 import path from 'node:path';
+import type { RunReport } from '../run/run-report.ts';
+import type { Reporter } from './reporter.ts';
 import type { Terminal } from './terminal.ts';
 
 /**
@@ -17,5 +19,18 @@ export function writeReport(chunks: Iterable<string>, outputFile: string | undef
     for (const chunk of chunks) writeSync(fd, chunk);
   } finally {
     closeSync(fd);
+  }
+}
+
+/** A reporter that writes one document at the end of the run (JSON, JUnit), to its file or the terminal. */
+export class DocumentReporter implements Reporter {
+  constructor(
+    private readonly terminal: Terminal,
+    private readonly outputFile: string | undefined,
+    private readonly render: (report: RunReport) => Iterable<string>,
+  ) {}
+
+  onRunEnd(report: RunReport): void {
+    writeReport(this.render(report), this.outputFile, this.terminal);
   }
 }

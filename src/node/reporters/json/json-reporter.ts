@@ -1,7 +1,4 @@
 import type { RunReport, SuiteReport } from '../../run/run-report.ts';
-import type { Reporter } from '../reporter.ts';
-import type { Terminal } from '../terminal.ts';
-import { writeReport } from '../write-report.ts';
 
 /** Rollouts per written piece: big enough to keep writes few, small enough to keep pieces small. */
 const RECORDS_PER_CHUNK = 1000;
@@ -19,8 +16,11 @@ function* suiteJson(suite: SuiteReport): Generator<string> {
   yield `${records.length ? '\n      ' : ''}]\n    }`;
 }
 
-/** The report as JSON, suites last and one rollout per line, produced a piece at a time. */
-function* reportJson(report: RunReport): Generator<string> {
+/**
+ * The `json` reporter's document: everything about the run, machine-readable (`version` names the shape), suites
+ * last and one rollout per line, produced a piece at a time.
+ */
+export function* reportJson(report: RunReport): Generator<string> {
   const { suites, ...rest } = report;
   const head = Object.entries(rest).filter(([, value]) => value !== undefined);
   yield `{\n${head.map(([key, value]) => field('  ', key, value)).join(',\n')},\n  "suites": [\n`;
@@ -29,16 +29,4 @@ function* reportJson(report: RunReport): Generator<string> {
     yield* suiteJson(suite);
   }
   yield '\n  ]\n}\n';
-}
-
-/** Everything about the run, machine-readable; `version` names the shape. */
-export class JsonReporter implements Reporter {
-  constructor(
-    private readonly terminal: Terminal,
-    private readonly outputFile: string | undefined,
-  ) {}
-
-  onRunEnd(report: RunReport): void {
-    writeReport(reportJson(report), this.outputFile, this.terminal);
-  }
 }

@@ -3,9 +3,6 @@ import type { RolloutRecord } from '../../run/rollout-record.ts';
 import type { RunReport, SuiteReport } from '../../run/run-report.ts';
 import type { SuiteStatistics } from '../../stats/index.ts';
 import { relative, rolloutName } from '../format.ts';
-import type { Reporter } from '../reporter.ts';
-import type { Terminal } from '../terminal.ts';
-import { writeReport } from '../write-report.ts';
 import { element, escapeXml, properties } from './xml.ts';
 
 const seconds = (ms: number) => (ms / 1000).toFixed(3);
@@ -88,8 +85,11 @@ function testsuite(suite: SuiteReport, report: RunReport): string {
   );
 }
 
-/** The document, a testsuite at a time: a run of 100,000 rollouts is never one string in memory. */
-function* junitXml(report: RunReport): Generator<string> {
+/**
+ * The `junit` reporter's document: one testsuite per suite, one testcase per rollout, valid against the common
+ * JUnit schema in `schemas/`; a testsuite at a time, so that a run of 100,000 rollouts is never one string.
+ */
+export function* junitXml(report: RunReport): Generator<string> {
   const suites = [...report.suites].sort((a, b) => a.file.localeCompare(b.file) || a.name.localeCompare(b.name));
   const totals = { tests: 0, failures: 0, errors: 0 };
   for (const suite of suites) {
@@ -102,16 +102,4 @@ function* junitXml(report: RunReport): Generator<string> {
   yield `<?xml version="1.0" encoding="UTF-8"?>\n${root.replace('</testsuites>', '')}\n`;
   for (const suite of suites) yield `${testsuite(suite, report)}\n`;
   yield '</testsuites>\n';
-}
-
-/** One testsuite per suite, one testcase per rollout; valid against the common JUnit schema in `schemas/`. */
-export class JunitReporter implements Reporter {
-  constructor(
-    private readonly terminal: Terminal,
-    private readonly outputFile: string | undefined,
-  ) {}
-
-  onRunEnd(report: RunReport): void {
-    writeReport(junitXml(report), this.outputFile, this.terminal);
-  }
 }

@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createHarborBackend, type HarborBackendSettings } from '../src/index.ts';
 import { containersWith, IMAGE_MAP, inspect, ownContainers, PUBLIC_IMAGE, requireDocker } from './fixtures/harbor/docker.ts';
-import { filesContaining, processesWithMarker, request, runRollout, startChatServer } from './fixtures/harbor/helpers.ts';
+import { filesContaining, processesLeft, processesWithMarker, request, runRollout, startChatServer, waitFor } from './fixtures/harbor/helpers.ts';
 import { makeTask } from './fixtures/harbor/make-task.ts';
 
 const agents = fileURLToPath(new URL('./fixtures/harbor/agents', import.meta.url));
@@ -96,7 +96,7 @@ describe('HarborBackend in the docker environment', () => {
     const run = await runRollout(backend(await task('agent-timeout', test)), request('r1', { mode: 'hang', marker }, { agentTimeoutSec: 1 }));
     expect(run.workflow.error).toMatchObject({ category: 'TIMEOUT', phase: 'workflow' });
     expect(run.final).toMatchObject({ rewards: { reward: 1 }, error: { category: 'TIMEOUT' } });
-    expect(await processesWithMarker(marker)).toEqual([]);
+    expect(await processesLeft(marker)).toEqual([]);
   });
 
   it('cancels mid-agent: both callbacks say cancelled, and the container and its processes are gone', async () => {
@@ -107,7 +107,7 @@ describe('HarborBackend in the docker environment', () => {
     controller.abort();
     const run = await pending;
     expect([run.workflow.status, run.final.status]).toEqual(['cancelled', 'cancelled']);
-    expect(await processesWithMarker(marker)).toEqual([]);
+    expect(await processesLeft(marker)).toEqual([]);
   });
 
   it('fails the agent with AGENT_ERROR when its container is killed under it (docker kill)', async () => {
@@ -163,7 +163,3 @@ describe('HarborBackend in the docker environment', () => {
     expect(absent.error).toMatchObject({ phase: 'setup', message: expect.stringContaining('needs a running engine') });
   });
 });
-
-async function waitFor(check: () => Promise<boolean>): Promise<void> {
-  while (!(await check())) await new Promise((resolve) => setTimeout(resolve, 50));
-}

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHarborBackend, type HarborBackendSettings } from '../src/index.ts';
-import { filesContaining, isRunning, processesWithMarker, request, runRollout, startChatServer } from './fixtures/harbor/helpers.ts';
+import { filesContaining, isRunning, processesLeft, processesWithMarker, request, runRollout, startChatServer, waitFor } from './fixtures/harbor/helpers.ts';
 import { makeTask } from './fixtures/harbor/make-task.ts';
 
 const agents = fileURLToPath(new URL('./fixtures/harbor/agents', import.meta.url));
@@ -86,7 +86,7 @@ describe.each(['process', 'sandbox'] as const)('HarborBackend in the %s environm
     expect(result.exception_info.exception_type).toBe('AgentTimeoutError');
     expect(result.verifier.finished_at).toEqual(expect.any(String));
     expect(existsSync(path.join(trialDir, 'exception.txt'))).toBe(true);
-    expect(await processesWithMarker(marker)).toEqual([]);
+    expect(await processesLeft(marker)).toEqual([]);
   });
 
   it('fails a verifier that outlives its deadline with TIMEOUT in the grader phase', async () => {
@@ -113,8 +113,9 @@ describe.each(['process', 'sandbox'] as const)('HarborBackend in the %s environm
     expect(run.calls).toEqual({ workflow: 1, final: 1 });
     expect([run.workflow.status, run.final.status]).toEqual(['cancelled', 'cancelled']);
     expect(events).toEqual(['cancelled']);
-    expect(await isRunning(pid!)).toBe(false);
-    expect(await processesWithMarker(marker)).toEqual([]);
+    // Killing is asynchronous: the process must be gone shortly after the trial ended.
+    await waitFor(async () => !(await isRunning(pid!)));
+    expect(await processesLeft(marker)).toEqual([]);
   });
 
   it('reports an agent failure as AGENT_ERROR and skips verification', async () => {
@@ -155,7 +156,3 @@ describe.each(['process', 'sandbox'] as const)('HarborBackend in the %s environm
     }
   });
 });
-
-async function waitFor(check: () => Promise<boolean>): Promise<void> {
-  while (!(await check())) await new Promise((resolve) => setTimeout(resolve, 50));
-}

@@ -1,6 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { BroadcastChannel, type MessagePort } from 'node:worker_threads';
+import { BroadcastChannel } from 'node:worker_threads';
 import { Tinypool } from 'tinypool';
 import type { GraderPhaseOutcome, WorkflowPhaseOutcome } from '../../runtime/phases.ts';
 import type { ControlMessage, ImplementationRef, WorkerTask } from '../../runtime/protocol.ts';
@@ -49,14 +49,22 @@ export class WorkerPool {
   readonly #pongs = new Map<number, Set<number>>();
   readonly #knownThreads = new Set<number>();
   #blockedCheck: Promise<void> | undefined;
-  #batcher: TaskBatcher | undefined;
+  readonly #batcher: TaskBatcher;
   #closed = false;
 
   constructor(options: WorkerPoolOptions) {
     this.#options = options;
+    this.#batcher = new TaskBatcher(
+      (tasks, port) => this.#openPool().then((pool) => pool.run({ tasks, port }, { name: 'runBatch', transferList: [port] })),
+      (task) => this.#openPool().then((pool) => pool.run(task) as Promise<Outcome>),
+      options.threads,
+    );
   }
 
-  /** The machine's parallelism, but no more threads than rollouts may run at once. */
+  /**
+   * One thread fewer than the machine's parallelism (the main thread schedules and reports), at least one, and
+   * no more than rollouts may run at once.
+   */
   static defaultThreads(maxConcurrent: number): number {
     return Math.max(1, Math.min(availableParallelism() - 1, maxConcurrent));
   }
@@ -109,12 +117,9 @@ export class WorkerPool {
     return { pool: this.#pool, channel: this.#channel };
   }
 
-  #submit(task: WorkerTask): Promise<Outcome> {
-    const pool = () => (this.#closed ? Promise.reject(new Error('the worker pool is closed')) : Promise.resolve(this.#start().pool));
-    const sendBatch = (tasks: WorkerTask[], port: MessagePort) => pool().then((p) => p.run({ tasks, port }, { name: 'runBatch', transferList: [port] }));
-    const sendOne = (one: WorkerTask) => pool().then((p) => p.run(one) as Promise<Outcome>);
-    this.#batcher ??= new TaskBatcher(sendBatch, sendOne, this.#options.threads);
-    return this.#batcher.submit(task);
+  /** The started pool, or a rejection once the pool is closed (so that nothing starts it again). */
+  #openPool(): Promise<Tinypool> {
+    return this.#closed ? Promise.reject(new Error('the worker pool is closed')) : Promise.resolve(this.#start().pool);
   }
 
   #onControl(message: ControlMessage): void {
@@ -135,7 +140,7 @@ export class WorkerPool {
       ? setTimeout(() => this.#checkForBlockedThreads(), Math.max(0, deadline.atEpochMs - Date.now()) + BLOCKED_GRACE_MS)
       : undefined;
     try {
-      return await this.#submit(task);
+      return await this.#batcher.submit(task);
     } catch (error) {
       const failed = (category: 'TIMEOUT' | 'AGENT_ERROR', message: string, cancelled?: boolean): Outcome => ({
         ok: false,

@@ -1,14 +1,19 @@
 import type { ResolvedConfig } from '../config/resolve-config.ts';
 import { relative } from '../reporters/format.ts';
 import type { Terminal } from '../reporters/terminal.ts';
+import { verdictOptions } from '../run/finish-run.ts';
 import { discover } from '../run/runner.ts';
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
-/** `rollout-test list`: each suite with its rows and rollouts, nothing run. Exit 1 if a file fails to load. */
+/** `rollout-test list`: each suite with its rows and rollouts, nothing run. Exit 1 if a file fails to load or nothing matched. */
 export async function listSuites(config: ResolvedConfig, terminal: Terminal): Promise<number> {
-  const { files, counts } = await discover(config);
+  const { files, counts, nothingMatched } = await discover(config);
   const { colors } = terminal;
+  if (nothingMatched) {
+    terminal.write(`${colors.yellow(`No rollouts: ${nothingMatched}`)}\n`);
+    return verdictOptions(config).passWithNoRollouts ? 0 : 1;
+  }
   let failed = false;
   for (const { file, suites, loadError } of files) {
     const where = relative(config.root, file);

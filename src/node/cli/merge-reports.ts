@@ -50,8 +50,9 @@ export async function mergeReports(dirs: string[], config: ResolvedConfig, termi
   if (missing.length) throw new UsageError(`no journal.jsonl in ${missing.join(', ')}: pass the --outputDir of each shard`);
   const merged = mergeJournals(dirs.map((dir) => path.resolve(config.root, dir)));
   const suites: SuiteReport[] = merged.map(({ meta, records }) => {
-    const { stats: _, thresholdMissed: __, baseline: ___, durationMs, error, ...rest } = meta;
-    return buildSuiteReport(rest, [...records.values()], durationMs, error);
+    const { stats: _, thresholdMissed: __, baseline: ___, passed: ____, noRollouts, durationMs, error, ...rest } = meta;
+    const report = buildSuiteReport(rest, [...records.values()], durationMs, error);
+    return records.size ? report : { ...report, noRollouts };
   });
   const report = finishRun(suites, factsOf(dirs.map((dir) => path.resolve(config.root, dir))), config);
   const reporters = createReporters(config.reporters, terminal, config.root);

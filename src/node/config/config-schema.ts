@@ -1,24 +1,32 @@
 import { z } from 'zod';
+import { BackendSchema, ModelSchema, PassThresholdSchema, RunsSchema, ThresholdSchema, TimeoutsSchema } from './shared-schemas.ts';
 
-const reporterName = z.enum(['default', 'verbose', 'json', 'junit']);
-const seconds = z.number().refine(Number.isFinite, 'must be finite').nullable().optional();
+export const REPORTER_NAMES = ['default', 'verbose', 'json', 'junit'] as const;
+
+const reporterName = z.enum(REPORTER_NAMES);
+const reporterEntry = z.union([reporterName, z.tuple([reporterName, z.strictObject({ outputFile: z.string().optional() })])], {
+  error: (issue) => {
+    const name = Array.isArray(issue.input) ? issue.input[0] : issue.input;
+    const choices = REPORTER_NAMES.join(', ');
+    return typeof name === 'string' && !REPORTER_NAMES.includes(name as never)
+      ? `unknown reporter "${name}"; choose from ${choices}`
+      : `a reporter is a name (${choices}) or [name, { outputFile }]`;
+  },
+});
 
 /** The shape `rollout.config.ts` must have; checked so that a typo is an error that names the key. */
 export const UserConfigSchema = z.strictObject({
   include: z.array(z.string()).optional(),
   exclude: z.array(z.string()).optional(),
-  reporters: z
-    .array(z.union([reporterName, z.tuple([reporterName, z.object({ outputFile: z.string().optional() })])]))
-    .optional(),
+  reporters: z.array(reporterEntry).optional(),
   outputDir: z.string().optional(),
   concurrency: z.number().int().positive().nullable().optional(),
-  timeouts: z.strictObject({ agentSec: seconds, graderSec: seconds }).optional(),
-  passThreshold: z.number().optional(),
-  threshold: z
-    .union([z.number(), z.strictObject({ meanReward: z.number().optional(), passAtK: z.record(z.string(), z.number()).optional() })])
-    .optional(),
-  backend: z.looseObject({ type: z.enum(['local', 'harbor']) }).optional(),
-  model: z.strictObject({ url: z.string().optional(), script: z.string().optional() }).optional(),
+  timeouts: TimeoutsSchema.optional(),
+  passThreshold: PassThresholdSchema.optional(),
+  threshold: ThresholdSchema.optional(),
+  backend: BackendSchema.optional(),
+  model: ModelSchema.optional(),
   bail: z.number().int().positive().optional(),
-  runs: z.number().int().positive().optional(),
+  runs: RunsSchema.optional(),
+  passWithNoRollouts: z.boolean().optional(),
 });

@@ -27,6 +27,8 @@ export interface UserConfig {
   bail?: number;
   /** Runs per row, unless a suite sets `n`. */
   runs?: number;
+  /** Exit 0 when nothing matched the filters or a dataset has no rows (Vitest's `passWithNoTests`); false by default. */
+  passWithNoRollouts?: boolean;
 }
 
 /** Typed identity helper for `rollout.config.ts`. */

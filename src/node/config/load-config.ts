@@ -1,9 +1,9 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { z } from 'zod';
 import { loadModule } from '../../runtime/load-module.ts';
 import { UsageError } from '../cli/usage-error.ts';
 import { UserConfigSchema } from './config-schema.ts';
+import { describeIssues } from './schema-errors.ts';
 import type { UserConfig } from './define-config.ts';
 
 const CONFIG_NAMES = ['rollout.config.ts', 'rollout.config.mts', 'rollout.config.js', 'rollout.config.mjs'];
@@ -18,17 +18,28 @@ export function findConfigFile(root: string, given?: string): string | undefined
   return CONFIG_NAMES.map((name) => path.join(root, name)).find((file) => existsSync(file));
 }
 
+/**
+ * The config a module exports: its default export, or a named `config`. A TypeScript file of a CommonJS
+ * package reaches us through tsx's CommonJS loader as `{default: {default: config}}` (the module's `exports`
+ * object, whose `default` is the ES default export), so one such wrapper is taken off.
+ */
+function configExport(module: Record<string, unknown>): unknown {
+  const exported = module.default ?? module.config;
+  const inner = (exported as { default?: unknown; __esModule?: unknown } | null | undefined)?.default;
+  const isWrapper = inner !== undefined && typeof exported === 'object' && Object.keys(exported as object).every((k) => k === 'default' || k === '__esModule' || k === 'config');
+  return isWrapper ? inner : exported;
+}
+
 /** Imports and validates the config file; every problem is a usage error naming the file. */
 export async function loadUserConfig(file: string | undefined): Promise<UserConfig> {
   if (!file) return {};
   let exported: unknown;
   try {
-    const module = await loadModule(file, path.dirname(file));
-    exported = module.default ?? module.config;
+    exported = configExport(await loadModule(file, path.dirname(file)));
   } catch (error) {
     throw new UsageError(`cannot load ${file}: ${error instanceof Error ? error.message : String(error)}`);
   }
   const parsed = UserConfigSchema.safeParse(exported ?? {});
-  if (!parsed.success) throw new UsageError(`invalid config in ${file}:\n${z.prettifyError(parsed.error)}`);
+  if (!parsed.success) throw new UsageError(`invalid config in ${file}:\n${describeIssues(UserConfigSchema, parsed.error)}`);
   return parsed.data as UserConfig;
 }

@@ -3,6 +3,7 @@ import type { BackendConfig } from '../../runtime/suite.ts';
 import type { CliOptions } from '../cli/cli-options.ts';
 import { UsageError } from '../cli/usage-error.ts';
 import { parseRowSelection, type RowSelection } from '../dataset/row-selection.ts';
+import { REPORTER_NAMES } from './config-schema.ts';
 import type { ReporterName, UserConfig } from './define-config.ts';
 
 export const DEFAULT_INCLUDE = ['**/*.rollout.{ts,mts,js,mjs}'];
@@ -52,9 +53,8 @@ function outputFileFor(name: ReporterName, flag: CliOptions['outputFile'], fromC
 function resolveReporters(cli: CliOptions, config: UserConfig, root: string): ReporterChoice[] {
   const fromConfig = new Map((config.reporters ?? []).map((r) => (Array.isArray(r) ? [r[0], r[1].outputFile] : [r, undefined])));
   const names = (cli.reporter ?? [...fromConfig.keys()]) as string[];
-  const valid = ['default', 'verbose', 'json', 'junit'];
-  const unknown = names.find((name) => !valid.includes(name));
-  if (unknown) throw new UsageError(`unknown reporter "${unknown}"; choose from ${valid.join(', ')}`);
+  const unknown = names.find((name) => !(REPORTER_NAMES as readonly string[]).includes(name));
+  if (unknown) throw new UsageError(`unknown reporter "${unknown}"; choose from ${REPORTER_NAMES.join(', ')}`);
   const chosen = (names.length ? names : ['default']) as ReporterName[];
   return chosen.map((name) => {
     const file = outputFileFor(name, cli.outputFile, fromConfig.get(name));

@@ -2,6 +2,9 @@ import { toRolloutError } from '../../runtime/errors.ts';
 import type { RolloutError } from '../../model/result.ts';
 import { loadSuites } from '../../runtime/suite-registry.ts';
 import type { RolloutSuite } from '../../runtime/suite.ts';
+import { UsageError } from '../cli/usage-error.ts';
+import { describeIssues } from '../config/schema-errors.ts';
+import { SuiteOptionsSchema } from './suite-schema.ts';
 
 /** A rollout file and the suites it declares, or why it could not be loaded. */
 export interface CollectedFile {
@@ -10,11 +13,23 @@ export interface CollectedFile {
   loadError?: RolloutError;
 }
 
+/** Checks a suite's options as declared, so that a typo or a nonsensical number fails before anything runs. */
 function checkSuite(suite: RolloutSuite<any, any>, file: string): void {
-  if (typeof suite.name !== 'string' || !suite.name) throw new TypeError(`a suite in ${file} has no name`);
-  if (suite.workflow === undefined) throw new TypeError(`suite "${suite.name}" in ${file} has no workflow`);
-  if (suite.dataset === undefined && suite.backend?.type !== 'harbor') {
-    throw new TypeError(`suite "${suite.name}" in ${file} has no dataset`);
+  const named = typeof suite?.name === 'string' && suite.name ? `suite "${suite.name}"` : 'a suite';
+  const parsed = SuiteOptionsSchema.safeParse(suite);
+  if (!parsed.success) throw new TypeError(`invalid defineRollout options of ${named} in ${file}: ${describeIssues(SuiteOptionsSchema, parsed.error).replaceAll('\n', '; ')}`);
+  if (suite.dataset === undefined && suite.backend?.type !== 'harbor') throw new TypeError(`${named} in ${file} has no dataset`);
+}
+
+/**
+ * Two suites of one file with one name would share rollout ids (the id is the file and the name), and so
+ * their journal entries and `--resume` results: a usage error, not a load error of the file.
+ */
+function checkUniqueNames(suites: RolloutSuite<any, any>[], file: string): void {
+  const seen = new Set<string>();
+  for (const { name } of suites) {
+    if (seen.has(name)) throw new UsageError(`${file} declares two suites named "${name}": suite names must be unique within a file`);
+    seen.add(name);
   }
 }
 
@@ -34,8 +49,10 @@ export async function collectSuites(files: string[], namePattern: RegExp | undef
       const suites = await loadSuites(file);
       if (suites.length === 0) throw new TypeError(`${file} declares no suite: call defineRollout({...}) in it`);
       suites.forEach((suite) => checkSuite(suite, file));
+      checkUniqueNames(suites, file);
       collected.push({ file, suites: suites.filter((suite) => !namePattern || namePattern.test(suite.name)) });
     } catch (error) {
+      if (error instanceof UsageError) throw error;
       collected.push({ file, suites: [], loadError: toRolloutError(withHint(error, file), 'setup', 'AGENT_ERROR') });
     }
   }

@@ -10,8 +10,9 @@ export function formatDuration(ms: number): string {
   return `${Math.floor(ms / 60_000)}m ${Math.round((ms % 60_000) / 1000)}s`;
 }
 
+/** A statistic to 3 decimals; `n/a` when there is none (no scored rollouts, e.g. an ungraded suite). */
 export function formatNumber(value: number | null | undefined, digits = 3): string {
-  return value === null || value === undefined ? '–' : value.toFixed(digits);
+  return value === null || value === undefined ? 'n/a' : value.toFixed(digits);
 }
 
 export function relative(root: string, file: string): string {

@@ -1,7 +1,8 @@
 import { baselinePath, readBaseline, saveBaseline } from '../baseline/baseline-store.ts';
 import type { ResolvedConfig } from '../config/resolve-config.ts';
 import { compareToBaseline, rowMeanRewards } from '../stats/index.ts';
-import { type RunReport, type SuiteReport, exitCodeOf } from './run-report.ts';
+import type { RunReport, SuiteReport } from './run-report.ts';
+import { exitCodeOf, suitePasses, type VerdictOptions } from './verdict.ts';
 import { outcomesOf, statsOf } from './suite-report.ts';
 
 /** How a run went, beside its suites. */
@@ -9,6 +10,15 @@ export interface RunFacts {
   startedAt: string;
   durationMs: number;
   interrupted: RunReport['interrupted'];
+  noRollouts?: string | undefined;
+}
+
+/** The verdict rules' options, from the flags over the config file. */
+export function verdictOptions(config: ResolvedConfig): VerdictOptions {
+  return {
+    passWithNoRollouts: config.cli.passWithNoRollouts ?? config.user.passWithNoRollouts ?? false,
+    failOnRegression: config.cli.failOnRegression ?? false,
+  };
 }
 
 /** Attaches each suite's comparison with the baseline (`--baseline`), when the baseline has the suite. */
@@ -27,9 +37,9 @@ function compareWithBaseline(suites: SuiteReport[], config: ResolvedConfig): Sui
  * exit code. The same for a run, a resumed run and merged shards. Saves a baseline when asked.
  */
 export function finishRun(suiteReports: SuiteReport[], facts: RunFacts, config: ResolvedConfig): RunReport {
-  const suites = compareWithBaseline(suiteReports, config);
+  const options = verdictOptions(config);
+  const suites = compareWithBaseline(suiteReports, config).map((suite) => ({ ...suite, passed: suitePasses(suite, options) }));
   const passThreshold = config.cli.passThreshold ?? config.user.passThreshold ?? 1;
-  const failOnRegression = config.cli.failOnRegression ?? false;
   if (config.cli.saveBaseline && !facts.interrupted) saveBaseline(baselinePath(config.cli.saveBaseline, config.outputDir, config.root), suites);
   return {
     version: 1,
@@ -37,6 +47,6 @@ export function finishRun(suiteReports: SuiteReport[], facts: RunFacts, config: 
     root: config.root,
     suites,
     overall: statsOf(suites.flatMap((s) => s.records), passThreshold, (r) => `${r.file}\0${r.suite}\0${r.row}`),
-    exitCode: exitCodeOf(suites, facts.interrupted, failOnRegression),
+    exitCode: exitCodeOf({ suites, ...facts }, options),
   };
 }

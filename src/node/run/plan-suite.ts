@@ -20,6 +20,8 @@ export interface SuitePlanInput {
   settings: SuiteSettings;
   config: ResolvedConfig;
   idPrefix: string;
+  /** Counts the dataset's rows as they are read, selected or not, so that an empty plan can say why. */
+  seen?: { rows: number };
 }
 
 /** Streams a suite's rollouts, row by row and run by run, without holding the dataset in memory. */
@@ -32,8 +34,9 @@ async function datasetOf(suite: RolloutSuite<any, any>, settings: SuiteSettings,
   return [{ id: task.name, prompt: task.instruction }];
 }
 
-export async function* planSuite({ file, suite, settings, config, idPrefix }: SuitePlanInput): AsyncGenerator<PlannedRollout> {
+export async function* planSuite({ file, suite, settings, config, idPrefix, seen }: SuitePlanInput): AsyncGenerator<PlannedRollout> {
   for await (const raw of readRawRows(await datasetOf(suite, settings, file), file)) {
+    if (seen) seen.rows++;
     if (config.rows && !config.rows.has(raw.index)) continue;
     if (config.cli.shard && !inShard(idPrefix, raw.index, config.cli.shard)) continue;
     const keyOf = (run: number, rowId?: string): RolloutKey => ({
@@ -65,6 +68,16 @@ export async function* planSuite({ file, suite, settings, config, idPrefix }: Su
       yield { kind: 'request', key: keyOf(run, row.id), request };
     }
   }
+}
+
+/**
+ * Why a suite planned no rollout, or undefined when that is not a finding: a shard may hold none of a suite's
+ * rows (the other shards run them).
+ */
+export function whyNothingPlanned(suite: RolloutSuite<any, any>, config: ResolvedConfig, datasetRows: number): string | undefined {
+  if (datasetRows === 0) return `the dataset ${typeof suite.dataset === 'string' ? suite.dataset : '(inline)'} has no rows`;
+  if (config.rows) return `--rows ${config.rows.source} matched none of the dataset's ${datasetRows} rows`;
+  return undefined;
 }
 
 /** How many rollouts a suite plans (rows selected × runs), for progress and `list`. */

@@ -1,7 +1,10 @@
 import type { ExecutionResult, RolloutError, Timings } from '../../model/result.ts';
 
-/** How a rollout ended, as a test does. */
-export type RolloutStatus = 'passed' | 'failed' | 'errored' | 'skipped';
+/**
+ * How a rollout ended, as a test does. `completed` is a rollout of an ungraded suite (no Grader, no verifier):
+ * its workflow succeeded, but with no reward there is no evidence for a pass.
+ */
+export type RolloutStatus = 'passed' | 'failed' | 'errored' | 'skipped' | 'completed';
 
 /** What the reports keep of one rollout (samples go to the samples file, not here). */
 export interface RolloutRecord {
@@ -28,18 +31,25 @@ export interface RolloutRecord {
 export type RolloutKey = Pick<RolloutRecord, 'id' | 'suite' | 'file' | 'row' | 'rowId' | 'where' | 'run'>;
 
 /**
- * Classifies a rollout from its final result. Without a grader, a workflow that succeeded passes (there is
- * nothing to score); a result that says `not graded` for a missing grader is not an error.
+ * Classifies a rollout from its final result. It passes only on evidence: a finite reward at or above the
+ * threshold. Without a grader, a workflow that succeeded is `completed` (there is nothing to score), and the
+ * `not graded` notice for the missing grader is not an error.
  */
 export function toRecord(key: RolloutKey, result: ExecutionResult, passThreshold: number, graded: boolean): RolloutRecord {
   const reward = result.rewards.reward ?? null;
   const error = graded || result.error?.phase !== 'grader' ? result.error : undefined;
-  const status: RolloutStatus =
-    result.status === 'cancelled' ? 'skipped' : error ? 'errored' : !graded || (reward !== null && reward >= passThreshold) ? 'passed' : 'failed';
-  const logs = status === 'passed' ? undefined : (result.extraFields.logs as string[] | undefined);
+  const status = statusOf(result, error, graded, reward, passThreshold);
+  const logs = status === 'passed' || status === 'completed' ? undefined : (result.extraFields.logs as string[] | undefined);
   const { queuedMs, workflowMs, graderMs } = result.timings;
   const outcome = { status, reward, rewards: result.rewards, error, durationMs: workflowMs + graderMs + queuedMs, timings: result.timings };
   return record(key, outcome, logs);
+}
+
+function statusOf(result: ExecutionResult, error: RolloutError | undefined, graded: boolean, reward: number | null, passThreshold: number): RolloutStatus {
+  if (result.status === 'cancelled') return 'skipped';
+  if (error) return 'errored';
+  if (!graded) return 'completed';
+  return reward !== null && Number.isFinite(reward) && reward >= passThreshold ? 'passed' : 'failed';
 }
 
 /** A record for a row that could not become a request (a broken row): a VALIDATION_ERROR in setup. */

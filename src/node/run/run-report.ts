@@ -18,8 +18,12 @@ export interface SuiteReport {
   durationMs: number;
   /** Set when the suite (or its whole file) failed before or outside its rollouts: an import or dataset error. */
   error?: RolloutError | undefined;
-  /** What the suite missed of its thresholds, when it did. */
+  /** What the suite missed of its gate (thresholds and error budget), when it has one and missed it. */
   thresholdMissed?: string | undefined;
+  /** Why the suite had nothing to run (an empty dataset, `--rows` beyond it): it fails unless `--pass-with-no-rollouts`. */
+  noRollouts?: string | undefined;
+  /** Whether the suite passes by the verdict rules; set when the run ends. */
+  passed?: boolean | undefined;
   /** Set when watch mode graded the stored samples of the last run again instead of running the workflows. */
   regraded?: boolean | undefined;
   /** The comparison with `--baseline`, when the baseline has this suite. */
@@ -35,24 +39,9 @@ export interface RunReport {
   root: string;
   suites: SuiteReport[];
   overall: SuiteStatistics;
+  /** Why the run had nothing to run (no file or suite matched the filters); it fails unless `--pass-with-no-rollouts`. */
+  noRollouts?: string | undefined;
   /** Cancelled by Ctrl-C, or stopped by `--bail`. */
   interrupted: 'sigint' | 'bail' | undefined;
   exitCode: 0 | 1 | 130;
-}
-
-/**
- * Exit code: 130 when interrupted by Ctrl-C, 1 on any failure, error, missed threshold, or (when asked) a
- * regression against the baseline, else 0.
- */
-export function exitCodeOf(suites: SuiteReport[], interrupted: RunReport['interrupted'], failOnRegression = false): RunReport['exitCode'] {
-  if (interrupted === 'sigint') return 130;
-  const bad = suites.some(
-    (s) =>
-      s.error ||
-      s.thresholdMissed ||
-      s.stats.counts.failed > 0 ||
-      s.stats.counts.errored > 0 ||
-      (failOnRegression && s.baseline?.verdict === 'regressed'),
-  );
-  return bad || interrupted === 'bail' ? 1 : 0;
 }

@@ -3,7 +3,7 @@ import type { RolloutSuite } from '../../runtime/suite.ts';
 import type { WorkerPool } from '../../backends/local/worker-pool.ts';
 import type { ResolvedConfig } from '../config/resolve-config.ts';
 import type { RunOutputs } from '../output/run-outputs.ts';
-import { type PlannedRollout, planSuite } from './plan-suite.ts';
+import { type PlannedRollout, planSuite, whyNothingPlanned } from './plan-suite.ts';
 import { suiteIdPrefix } from './request-id.ts';
 import { invalidRowRecord, type RolloutRecord, toRecord } from './rollout-record.ts';
 import type { SuiteReport } from './run-report.ts';
@@ -62,6 +62,12 @@ const dispatch: RolloutDispatcher = async (planned, backend, settings, graded, c
   );
 };
 
+/**
+ * Whether a suite's rollouts get a reward: from its Grader, or, on Harbor, from the task's verifier (its
+ * tests/test.sh; a task with neither fails verification). Only ungraded suites may end without a reward.
+ */
+export const isGraded = (suite: RolloutSuite<any, any>, settings: SuiteSettings) => suite.grader !== undefined || settings.backend.type === 'harbor';
+
 /** Runs every rollout of one suite, streaming its dataset, and reports each as it finishes. */
 export async function runSuite(file: string, suite: RolloutSuite<any, any>, ctx: RunContext, run: RolloutDispatcher = dispatch): Promise<SuiteReport> {
   const started = performance.now();
@@ -76,11 +82,12 @@ export async function runSuite(file: string, suite: RolloutSuite<any, any>, ctx:
   let backend: ExecutionBackend | undefined;
   const inFlight = new Set<Promise<void>>();
   let slotFreed: (() => void) | undefined;
+  const seen = { rows: 0 };
   try {
     const chatCompletionsUrl = await ctx.models.urlFor(suite, file);
     backend = await createSuiteBackend({ file, suite, settings, config: ctx.config, pool: ctx.pool, chatCompletionsUrl, modelCache: ctx.modelCache });
     const limit = settings.concurrency === null ? UNBOUNDED_IN_FLIGHT : settings.concurrency * READ_AHEAD;
-    for await (const planned of planSuite({ file, suite, settings, config: ctx.config, idPrefix })) {
+    for await (const planned of planSuite({ file, suite, settings, config: ctx.config, idPrefix, seen })) {
       if (ctx.signal.aborted) break;
       const done = ctx.finished.get(planned.key.id);
       if (done) {
@@ -93,7 +100,7 @@ export async function runSuite(file: string, suite: RolloutSuite<any, any>, ctx:
         record(invalid);
         continue;
       }
-      const running = run(planned, backend, settings, suite.grader !== undefined, ctx, record);
+      const running = run(planned, backend, settings, isGraded(suite, settings), ctx, record);
       inFlight.add(running);
       void running.finally(() => {
         inFlight.delete(running);
@@ -117,5 +124,7 @@ export async function runSuite(file: string, suite: RolloutSuite<any, any>, ctx:
     passThreshold: settings.passThreshold,
     thresholds: settings.thresholds,
   };
-  return buildSuiteReport(meta, records, performance.now() - started, error);
+  const report = buildSuiteReport(meta, records, performance.now() - started, error);
+  if (records.length === 0 && !error && !ctx.signal.aborted) report.noRollouts = whyNothingPlanned(suite, ctx.config, seen.rows);
+  return report;
 }

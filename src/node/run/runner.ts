@@ -14,7 +14,6 @@ import { finishRun } from './finish-run.ts';
 import { type RunContext, runSuite } from './run-suite.ts';
 import { buildSuiteReport } from './suite-report.ts';
 import { suiteSettings } from './suite-settings.ts';
-import { UsageError } from '../cli/usage-error.ts';
 import { resolveModelCache } from '../../integrations/recording/model-cache.ts';
 import { ModelEndpoints } from './model-endpoints.ts';
 
@@ -22,6 +21,8 @@ import { ModelEndpoints } from './model-endpoints.ts';
 export interface DiscoveredRun {
   files: CollectedFile[];
   counts: Map<string, { rows: number; rollouts: number } | Error>;
+  /** What matched nothing, when no file or no suite was found: such a run fails unless `--pass-with-no-rollouts`. */
+  nothingMatched?: string;
 }
 
 /** Identifies a suite within a run. */
@@ -35,11 +36,14 @@ export async function discover(config: ResolvedConfig, onFound?: (paths: string[
   const paths = await findRolloutFiles(config.root, config.include, config.exclude, config.fileFilters);
   if (paths.length === 0) {
     const where = config.fileFilters.length ? ` matching ${config.fileFilters.join(', ')}` : '';
-    throw new UsageError(`no rollout files found${where} under ${config.root} (include: ${config.include.join(', ')})`);
+    return { files: [], counts: new Map(), nothingMatched: `no rollout files found${where} under ${config.root} (include: ${config.include.join(', ')})` };
   }
   onFound?.(paths);
-  return countRun(await collectSuites(paths, config.namePattern), config);
+  const run = await countRun(await collectSuites(paths, config.namePattern), config);
+  const unmatched = config.namePattern && run.files.every((f) => !f.loadError && f.suites.length === 0);
+  return unmatched ? { ...run, nothingMatched: `no suite matches -t ${config.namePattern!.source} in ${paths.length} rollout file${paths.length === 1 ? '' : 's'}` } : run;
 }
+
 
 /** Counts what each suite of already loaded files would run. */
 async function countRun(files: CollectedFile[], config: ResolvedConfig): Promise<DiscoveredRun> {
@@ -101,7 +105,7 @@ export async function runRollouts(config: ResolvedConfig, reporters: Reporter[],
   const pool = new WorkerPool({ threads: WorkerPool.defaultThreads(Infinity) });
   const preload = (paths: string[]) => (config.inline ? undefined : pool.preload(paths));
   if (options.files) preload(options.files.map((f) => f.file));
-  const { files, counts } = options.files ? await countRun(options.files, config) : await discover(config, preload);
+  const { files, counts, nothingMatched } = options.files ? await countRun(options.files, config) : await discover(config, preload);
   const runOne = options.runSuite ?? runSuite;
   const total = [...counts.values()].reduce((sum, c) => sum + (c instanceof Error ? 0 : c.rollouts), 0);
   const suiteCount = files.reduce((sum, f) => sum + (f.loadError ? 1 : f.suites.length), 0);
@@ -145,7 +149,8 @@ export async function runRollouts(config: ResolvedConfig, reporters: Reporter[],
   }
   // In the run's order, not as they ended: merge-reports rebuilds the report from these entries.
   for (const { records: _, ...summary } of suites) outputs.journal({ type: 'suite', ...summary });
-  const report = finishRun(suites, { startedAt: startedAt.toISOString(), durationMs: performance.now() - started, interrupted: control.reason() }, config);
+  const facts = { startedAt: startedAt.toISOString(), durationMs: performance.now() - started, interrupted: control.reason(), noRollouts: nothingMatched };
+  const report = finishRun(suites, facts, config);
   outputs.finish(report);
   for (const reporter of reporters) await reporter.onRunEnd(report);
   return report;

@@ -19,6 +19,7 @@ export function statsOf(records: RolloutRecord[], passThreshold: number, rowKey?
 
 /** A suite's report from its records: the same whether they were just run, resumed or merged from shards. */
 export function buildSuiteReport(meta: SuiteMeta, records: RolloutRecord[], durationMs: number, error?: RolloutError): SuiteReport {
-  const stats = statsOf(records, meta.passThreshold);
-  return { ...meta, records, stats, durationMs, error, thresholdMissed: missedThresholds(stats, meta.thresholds) };
+  const outcomes = outcomesOf(records);
+  const stats = summarizeOutcomes(outcomes, { passThreshold: meta.passThreshold });
+  return { ...meta, records, stats, durationMs, error, thresholdMissed: missedThresholds(stats, outcomes, meta.thresholds, meta.passThreshold) };
 }

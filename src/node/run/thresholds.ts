@@ -1,12 +1,23 @@
 import type { ThresholdConfig } from '../../runtime/suite.ts';
-import type { SuiteStatistics } from '../stats/index.ts';
+import { isPass, type RolloutOutcome, scoredRows, type SuiteStatistics } from '../stats/index.ts';
 
 const shown = (value: number | null | undefined) => (value === null || value === undefined ? 'n/a' : value.toFixed(3));
 
-/** What a suite missed of its thresholds, in words, or undefined when it met them all. */
-export function missedThresholds(stats: SuiteStatistics, thresholds: ThresholdConfig): string | undefined {
+/** Whether a suite declares a gate, and so is judged by it rather than by each of its rollouts. */
+export function hasGate(thresholds: ThresholdConfig): boolean {
+  return thresholds.meanReward !== undefined || thresholds.rowPassRate !== undefined || Object.keys(thresholds.passAtK ?? {}).length > 0;
+}
+
+/** The rows whose share of passing runs is below `minimum`. */
+function rowsBelow(outcomes: readonly RolloutOutcome[], passThreshold: number, minimum: number): string[] {
+  return scoredRows(outcomes)
+    .filter(([, runs]) => runs.filter((run) => isPass(run, passThreshold)).length / runs.length < minimum)
+    .map(([row]) => row);
+}
+
+function gateMisses(stats: SuiteStatistics, outcomes: readonly RolloutOutcome[], thresholds: ThresholdConfig, passThreshold: number): string[] {
   const misses: string[] = [];
-  const { meanReward, passAtK = {} } = thresholds;
+  const { meanReward, passAtK = {}, rowPassRate } = thresholds;
   const mean = stats.meanReward.mean;
   if (meanReward !== undefined && (mean === null || mean < meanReward)) {
     misses.push(`mean reward ${shown(mean)} is below the threshold ${meanReward}`);
@@ -17,5 +28,26 @@ export function missedThresholds(stats: SuiteStatistics, thresholds: ThresholdCo
       misses.push(`pass@${k} ${value === undefined ? `n/a (needs ${k} runs per row)` : shown(value)} is below the threshold ${minimum}`);
     }
   }
+  if (rowPassRate !== undefined) {
+    const below = rowsBelow(outcomes, passThreshold, rowPassRate);
+    if (stats.passRate === null) misses.push(`row pass rate n/a (no scored rollouts) is below the threshold ${rowPassRate}`);
+    else if (below.length) misses.push(`row${below.length > 1 ? 's' : ''} ${below.slice(0, 10).join(', ')}${below.length > 10 ? ` and ${below.length - 10} more` : ''} pass below the row pass rate ${rowPassRate}`);
+  }
+  return misses;
+}
+
+/** An error budget only means something beside a gate: without one, every error fails the run anyway. */
+function errorBudgetMiss(stats: SuiteStatistics, maxErrorRate = 0): string | undefined {
+  const ran = stats.counts.total - stats.counts.skipped;
+  const rate = ran === 0 ? 0 : stats.counts.errored / ran;
+  return rate > maxErrorRate ? `${stats.counts.errored} of ${ran} rollouts errored (${shown(rate)}), above the error budget maxErrorRate ${maxErrorRate}` : undefined;
+}
+
+/** What a suite missed of its gate and error budget, in words, or undefined when it has no gate or met it. */
+export function missedThresholds(stats: SuiteStatistics, outcomes: readonly RolloutOutcome[], thresholds: ThresholdConfig, passThreshold: number): string | undefined {
+  if (!hasGate(thresholds)) return undefined;
+  const misses = gateMisses(stats, outcomes, thresholds, passThreshold);
+  const budget = errorBudgetMiss(stats, thresholds.maxErrorRate);
+  if (budget) misses.push(budget);
   return misses.length ? misses.join('; ') : undefined;
 }

@@ -8,7 +8,8 @@ export interface RolloutOutcome {
   run: number;
   /** The primary reward; `null` when none was produced. */
   reward: number | null;
-  status: 'passed' | 'failed' | 'errored' | 'skipped';
+  /** `completed`: a rollout of an ungraded suite, which has no reward to count. */
+  status: 'passed' | 'failed' | 'errored' | 'skipped' | 'completed';
   /** Error category of an errored rollout (`TIMEOUT`, `HTTP_ERROR`, …). */
   category?: string;
   /** Where an errored rollout failed. */
@@ -37,13 +38,13 @@ export function isInfrastructureFailure(outcome: RolloutOutcome): boolean {
 }
 
 /**
- * The reward a rollout contributes to means and pass rates, or `null` when it is kept out (skipped, or an
- * infrastructure failure). A workflow or grader error scores 0 because the agent produced nothing usable;
+ * The reward a rollout contributes to means and pass rates, or `null` when it is kept out (skipped, ungraded,
+ * or an infrastructure failure). A workflow or grader error scores 0 because the agent produced nothing usable;
  * a missing reward also scores 0, as in Harbor's summaries.
  * @throws RangeError on a non-finite reward.
  */
 export function scoredReward(outcome: RolloutOutcome): number | null {
-  if (outcome.status === 'skipped' || isInfrastructureFailure(outcome)) return null;
+  if (outcome.status === 'skipped' || outcome.status === 'completed' || isInfrastructureFailure(outcome)) return null;
   if (outcome.status === 'errored') return 0;
   const reward = outcome.reward ?? 0;
   if (!Number.isFinite(reward)) throw new RangeError(`row ${outcome.rowKey} run ${outcome.run}: reward must be finite`);

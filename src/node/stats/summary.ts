@@ -17,6 +17,8 @@ export interface OutcomeCounts {
   failed: number;
   errored: number;
   skipped: number;
+  /** Rollouts of ungraded suites whose workflow succeeded: no reward, so neither passed nor failed. */
+  completed: number;
   /** Errored rollouts that failed for infrastructure; also counted in `errored`. */
   infrastructure: number;
   /** Distinct dataset rows. */
@@ -50,7 +52,7 @@ export interface SuiteStatistics {
 }
 
 function countOutcomes(outcomes: readonly RolloutOutcome[]): OutcomeCounts {
-  const counts = { total: outcomes.length, passed: 0, failed: 0, errored: 0, skipped: 0, infrastructure: 0 };
+  const counts = { total: outcomes.length, passed: 0, failed: 0, errored: 0, skipped: 0, completed: 0, infrastructure: 0 };
   for (const outcome of outcomes) {
     counts[outcome.status] += 1;
     if (isInfrastructureFailure(outcome)) counts.infrastructure += 1;

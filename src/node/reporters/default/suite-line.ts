@@ -1,4 +1,5 @@
 import type { SuiteReport } from '../../run/run-report.ts';
+import { DEFAULT_VERDICT_OPTIONS, suitePasses } from '../../run/verdict.ts';
 import { formatDuration, formatNumber, relative } from '../format.ts';
 import type { Terminal } from '../terminal.ts';
 
@@ -17,13 +18,15 @@ function phaseTimings(suite: SuiteReport): string {
 /** A suite's one line, printed as it ends: mark, name, file, rollouts, mean reward, pass@1, duration. */
 export function suiteLine(suite: SuiteReport, root: string, { colors }: Terminal): string {
   const { counts, meanReward, passAtK } = suite.stats;
-  const bad = suite.error || suite.thresholdMissed || counts.failed + counts.errored > 0;
-  const mark = bad ? colors.red('✗') : colors.green('✓');
   const where = colors.dim(`(${relative(root, suite.file)})`);
+  if (suite.noRollouts && !suite.error) return `${colors.yellow('○')} ${suite.name} ${where} ${colors.yellow(`no rollouts: ${suite.noRollouts}`)}\n`;
+  const mark = suitePasses(suite, DEFAULT_VERDICT_OPTIONS) ? colors.green('✓') : colors.red('✗');
   if (suite.error && suite.records.length === 0) {
     return `${mark} ${suite.name === suite.file ? relative(root, suite.file) : `${suite.name} ${where}`} ${colors.red(`failed to load: ${suite.error.message.split('\n')[0]}`)}\n`;
   }
-  const figures = `${counts.total} rollout${counts.total === 1 ? '' : 's'} · mean reward ${formatNumber(meanReward.mean)} · pass@1 ${formatNumber(passAtK['1'])}`;
+  const rollouts = `${counts.total} rollout${counts.total === 1 ? '' : 's'}`;
+  const scores = counts.completed === counts.total ? 'not graded' : `mean reward ${formatNumber(meanReward.mean)} · pass@1 ${formatNumber(passAtK['1'])}`;
+  const figures = `${rollouts} · ${scores}`;
   const extra = suite.thresholdMissed ? colors.red(` · ${suite.thresholdMissed}`) : '';
   return `${mark} ${suite.name} ${where} ${figures}${phaseTimings(suite)}${extra} ${colors.dim(formatDuration(suite.durationMs))}\n`;
 }

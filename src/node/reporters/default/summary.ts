@@ -1,5 +1,5 @@
 import Table from 'cli-table3';
-import type { RunReport, SuiteReport } from '../../run/run-report.ts';
+import type { RunReport } from '../../run/run-report.ts';
 import type { SuiteStatistics } from '../../stats/index.ts';
 import { formatDuration, formatNumber } from '../format.ts';
 import type { Terminal } from '../terminal.ts';
@@ -7,22 +7,18 @@ import { statisticsTable } from './statistics-table.ts';
 
 function interval(stats: SuiteStatistics): string {
   const { mean, low, high } = stats.meanReward;
-  if (mean === null) return '–';
+  if (mean === null) return 'n/a';
   return low === null || high === null ? formatNumber(mean) : `${formatNumber(mean)} [${formatNumber(low)}, ${formatNumber(high)}]`;
 }
 
 function passAtKCell(stats: SuiteStatistics): string {
   const entries = Object.entries(stats.passAtK);
-  return entries.length ? entries.map(([k, v]) => `@${k} ${formatNumber(v)}`).join('  ') : '–';
+  return entries.length ? entries.map(([k, v]) => `@${k} ${formatNumber(v)}`).join('  ') : 'n/a';
 }
 
 function row(name: string, stats: SuiteStatistics, durationMs: number): string[] {
   const c = stats.counts;
   return [name, String(c.total), String(c.passed), String(c.failed), String(c.errored), String(c.skipped), interval(stats), passAtKCell(stats), formatDuration(durationMs)];
-}
-
-function suiteVerdict(s: SuiteReport): boolean {
-  return !s.error && !s.thresholdMissed && s.stats.counts.failed + s.stats.counts.errored === 0;
 }
 
 const INTERRUPTED: Record<NonNullable<RunReport['interrupted']>, string> = {
@@ -46,7 +42,7 @@ export function summary(report: RunReport, terminal: Terminal): string {
   for (const suite of report.suites) table.push(row(suite.name === suite.file ? 'load error' : suite.name, suite.stats, suite.durationMs));
   table.push(row('All', report.overall, report.durationMs));
 
-  const suitesPassed = report.suites.filter(suiteVerdict).length;
+  const suitesPassed = report.suites.filter((s) => s.passed).length;
   const failedSuites = report.suites.length - suitesPassed;
   const c = report.overall.counts;
   const loadFailures = report.suites.filter((s) => s.error).length;
@@ -60,10 +56,11 @@ export function summary(report: RunReport, terminal: Terminal): string {
     table.toString() + statisticsTable(report, terminal),
     '',
     `${colors.dim('   Suites')}  ${failedSuites ? colors.red(`${failedSuites} failed`) + ' | ' : ''}${colors.green(`${suitesPassed} passed`)} (${report.suites.length})`,
-    `${colors.dim(' Rollouts')}  ${colors.green(`${c.passed} passed`)} | ${c.failed ? colors.red(`${c.failed} failed`) : '0 failed'} | ${c.errored ? colors.red(`${c.errored} errored`) : '0 errored'} | ${c.skipped} skipped (${c.total})`,
+    `${colors.dim(' Rollouts')}  ${colors.green(`${c.passed} passed`)} | ${c.failed ? colors.red(`${c.failed} failed`) : '0 failed'} | ${c.errored ? colors.red(`${c.errored} errored`) : '0 errored'} | ${c.skipped} skipped${c.completed ? ` | ${c.completed} completed (not graded)` : ''} (${c.total})`,
     `${colors.dim('   Errors')}  ${errors || 'none'}`,
     `${colors.dim(' Duration')}  ${formatDuration(report.durationMs)}`,
   ];
+  if (report.noRollouts) lines.push(colors.yellow(`\nNo rollouts: ${report.noRollouts}`));
   if (report.interrupted) lines.push(colors.yellow(`\n${INTERRUPTED[report.interrupted]}`));
   return `${lines.join('\n')}\n`;
 }

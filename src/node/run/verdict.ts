@@ -1,0 +1,34 @@
+import type { RunReport, SuiteReport } from './run-report.ts';
+import { hasGate } from './thresholds.ts';
+
+/** What the verdict rules take from the flags and the config. */
+export interface VerdictOptions {
+  /** `--pass-with-no-rollouts`: a suite or run with nothing to run passes instead of failing. */
+  passWithNoRollouts: boolean;
+  /** `--fail-on-regression`: a regression against the baseline fails its suite. */
+  failOnRegression: boolean;
+}
+
+export const DEFAULT_VERDICT_OPTIONS: VerdictOptions = { passWithNoRollouts: false, failOnRegression: false };
+
+/**
+ * Whether a suite passes, by the rules of the README's verdict table: never on an error of the suite itself,
+ * never on nothing (unless allowed); with a gate, by the gate and its error budget (`thresholdMissed`);
+ * without one, only when no rollout failed or errored.
+ */
+export function suitePasses(suite: SuiteReport, options: VerdictOptions): boolean {
+  if (suite.error || suite.thresholdMissed) return false;
+  if (options.failOnRegression && suite.baseline?.verdict === 'regressed') return false;
+  if (suite.noRollouts) return options.passWithNoRollouts;
+  return hasGate(suite.thresholds) || suite.stats.counts.failed + suite.stats.counts.errored === 0;
+}
+
+/**
+ * Exit code: 130 when interrupted by Ctrl-C; 1 when a suite fails its verdict, `--bail` stopped the run, or
+ * nothing ran (unless allowed); else 0.
+ */
+export function exitCodeOf(report: Pick<RunReport, 'suites' | 'interrupted' | 'noRollouts'>, options: VerdictOptions): RunReport['exitCode'] {
+  if (report.interrupted === 'sigint') return 130;
+  if (report.noRollouts && !options.passWithNoRollouts) return 1;
+  return report.interrupted === 'bail' || report.suites.some((s) => !suitePasses(s, options)) ? 1 : 0;
+}

@@ -147,8 +147,8 @@ defineRollout({ name: 'beta', dataset: [{ prompt: 'q', label: 'q' }], workflow: 
   });
   it('filters files by positional arguments', async () => {
     const run = await runCli(project, ['list', 'nothing-matches']);
-    expect(run.exitCode).toBe(2);
-    expect(run.stderr).toContain('no rollout files found matching nothing-matches');
+    expect(run.exitCode).toBe(1);
+    expect(run.stdout).toContain('no rollout files found matching nothing-matches');
   });
   it('lists suites and row counts without running', async () => {
     const fresh = makeProject(files);
@@ -163,7 +163,6 @@ defineRollout({ name: 'beta', dataset: [{ prompt: 'q', label: 'q' }], workflow: 
     [['--runs', 'two'], /--runs must be a number/],
     [['--reporter', 'fancy'], /unknown reporter "fancy"/],
     [['-t', '('], /-t "\(" is not a valid regular expression/],
-    [['frobnicate'], /no rollout files found matching frobnicate/],
   ])('exits 2 with a message for %j', async (args, message) => {
     const run = await runCli(project, args);
     expect(run.exitCode).toBe(2);

@@ -159,7 +159,7 @@ const handBuilt: RolloutOutcome[] = [
 describe('summarizeOutcomes', () => {
   it('keeps infrastructure failures and skips out of rewards and scores other errors as 0', () => {
     const stats = summarizeOutcomes(handBuilt);
-    expect(stats.counts).toEqual({ total: 8, passed: 2, failed: 1, errored: 4, skipped: 1, infrastructure: 2, rows: 4 });
+    expect(stats.counts).toEqual({ total: 8, passed: 2, failed: 1, errored: 4, skipped: 1, completed: 0, infrastructure: 2, rows: 4 });
     expect(stats.meanReward.mean).toBeCloseTo(2.5 / 5, 12);
     expect(stats.passRate).toBeCloseTo(2 / 5, 12);
     expect(stats.runsPerRow).toBe(1);

@@ -20,7 +20,10 @@ export const ThresholdSchema = z.union([
     rowPassRate: share.optional(),
     maxErrorRate: share.optional(),
   }),
-]);
+], {
+  error: (issue) =>
+    typeof issue.input === 'number' ? `must be a finite number of at least 0, got ${issue.input}` : 'must be a mean reward, or { meanReward, passAtK, rowPassRate, maxErrorRate }',
+});
 
 export const RunsSchema = z.number().int('must be a whole number').positive('must be at least 1');
 

@@ -41,7 +41,7 @@ function suiteProperties(stats: SuiteStatistics, suite: SuiteReport): string {
 
 /**
  * Suite-level outcomes as testcases, so CI shows them: a load or dataset error is an errored testcase (as
- * Vitest does for a file that fails to import), a missed threshold a failed one.
+ * Vitest does for a file that fails to import), a missed threshold or a suite with nothing to run a failed one.
  */
 function suiteLevelCases(suite: SuiteReport, root: string): { xml: string[]; failures: number; errors: number } {
   const classname = relative(root, suite.file);
@@ -56,7 +56,12 @@ function suiteLevelCases(suite: SuiteReport, root: string): { xml: string[]; fai
     const failure = element('failure', { message: suite.thresholdMissed, type: 'ThresholdMissed' }, escapeXml(suite.thresholdMissed));
     xml.push(element('testcase', { classname, name: `${suite.name} › threshold`, time: '0.000' }, failure));
   }
-  return { xml, failures: suite.thresholdMissed ? 1 : 0, errors: suite.error ? 1 : 0 };
+  const empty = suite.noRollouts && suite.passed === false;
+  if (empty) {
+    const failure = element('failure', { message: `no rollouts: ${suite.noRollouts}`, type: 'NoRollouts' }, escapeXml(suite.noRollouts!));
+    xml.push(element('testcase', { classname, name: `${suite.name} › rollouts`, time: '0.000' }, failure));
+  }
+  return { xml, failures: (suite.thresholdMissed ? 1 : 0) + (empty ? 1 : 0), errors: suite.error ? 1 : 0 };
 }
 
 function testsuite(suite: SuiteReport, report: RunReport): string {

@@ -49,9 +49,10 @@ export function runGuarded<T>(options: GuardOptions, body: (signal: AbortSignal)
     const fail = (error: unknown, category?: RolloutError['category'], cancelled?: boolean) =>
       settle({ ok: false, error: toRolloutError(error, options.phase, category), durationMs: elapsed(), cancelled });
 
-    if (options.deadline) {
-      const timeout = new TimeoutError(options.deadline.message);
-      const remaining = options.deadline.atEpochMs - Date.now();
+    const deadline = options.deadline;
+    const timeout = deadline ? new TimeoutError(deadline.message) : undefined;
+    if (deadline && timeout) {
+      const remaining = deadline.atEpochMs - Date.now();
       if (remaining <= 0) return fail(timeout, 'TIMEOUT');
       const timer = setTimeout(() => {
         controller.abort(timeout);
@@ -74,7 +75,9 @@ export function runGuarded<T>(options: GuardOptions, body: (signal: AbortSignal)
       Promise.resolve()
         .then(() => body(controller.signal))
         .then(
-          (value) => settle({ ok: true, value, durationMs: elapsed() }),
+          // Code that blocked its thread past the deadline kept the deadline's timer from firing: elapsed time
+          // is checked when it returns, as the seed does.
+          (value) => (deadline && Date.now() >= deadline.atEpochMs ? fail(timeout, 'TIMEOUT') : settle({ ok: true, value, durationMs: elapsed() })),
           (error) => fail(error),
         );
     });

@@ -4,6 +4,7 @@ import { BroadcastChannel } from 'node:worker_threads';
 import { Tinypool } from 'tinypool';
 import type { GraderPhaseOutcome, WorkflowPhaseOutcome } from '../../runtime/phases.ts';
 import type { ControlMessage, ImplementationRef, WorkerTask } from '../../runtime/protocol.ts';
+import { Slots } from './slots.ts';
 import { TaskBatcher } from './task-batcher.ts';
 
 /** How long past its deadline a task may stay unsettled before its thread is suspected of being blocked. */
@@ -12,9 +13,6 @@ const BLOCKED_GRACE_MS = 1_000;
 const PING_WAIT_MS = 500;
 /** How often a cancel is repeated until its task settles. */
 const CANCEL_RESEND_MS = 100;
-/** A rollout whose thread was lost under it (through no fault of its own) is re-run this many times. */
-const MAX_RERUNS = 2;
-
 /** The error tinypool rejects a lost thread's tasks with, once the pool terminated the thread. */
 class WorkerLost extends Error {
   override name = 'WorkerLost';
@@ -28,6 +26,7 @@ export interface WorkerPoolOptions {
 }
 
 type Outcome = WorkflowPhaseOutcome | GraderPhaseOutcome;
+type Attempt = { outcome: Outcome } | { lost: unknown; durationMs: number };
 /** One phase to run: what, with which implementation, resolved from which directory. */
 export type PoolTask = Pick<WorkerTask, 'kind' | 'input' | 'cwd'> & { implementation: ImplementationRef };
 
@@ -50,6 +49,9 @@ export class WorkerPool {
   readonly #knownThreads = new Set<number>();
   #blockedCheck: Promise<void> | undefined;
   readonly #batcher: TaskBatcher;
+  /** Threads that run one task each: where the rollouts of a lost thread are re-run, one per thread. */
+  #quarantinePool: Tinypool | undefined;
+  readonly #quarantine: Slots;
   #closed = false;
 
   constructor(options: WorkerPoolOptions) {
@@ -59,6 +61,7 @@ export class WorkerPool {
       (task) => this.#openPool().then((pool) => pool.run(task) as Promise<Outcome>),
       options.threads,
     );
+    this.#quarantine = new Slots(options.threads);
   }
 
   /**
@@ -87,34 +90,31 @@ export class WorkerPool {
   async close(): Promise<void> {
     this.#closed = true;
     const pool = this.#pool;
+    const quarantine = this.#quarantinePool;
     this.#pool = undefined;
+    this.#quarantinePool = undefined;
     this.#channel?.close();
     this.#channel = undefined;
-    await pool?.destroy();
+    await Promise.all([pool?.destroy(), quarantine?.destroy()]);
   }
 
   #start(): { pool: Tinypool; channel: BroadcastChannel } {
     if (!this.#pool || !this.#channel) {
       const threads = this.#options.threads;
-      this.#pool = new Tinypool({
-        filename: workerFile.href,
-        name: 'runTask',
-        runtime: 'worker_threads',
-        minThreads: threads,
-        maxThreads: threads,
-        // The backend's own slots bound concurrency; the pool only spreads rollouts over threads.
-        concurrentTasksPerWorker: Number.MAX_SAFE_INTEGER,
-        useAtomics: false,
-        idleTimeout: 2 ** 31 - 1,
-        terminateTimeout: 5_000,
-      });
-      // Errors of lost threads reach their tasks; a pool-level error must not crash the host.
-      this.#pool.on('error', () => undefined);
+      // The backend's own slots bound concurrency; the pool only spreads rollouts over threads.
+      this.#pool = createTinypool(threads, Number.MAX_SAFE_INTEGER);
       this.#channel = new BroadcastChannel(this.#channelName);
       this.#channel.onmessage = (event) => this.#onControl((event as { data: ControlMessage }).data);
       this.#channel.unref();
     }
     return { pool: this.#pool, channel: this.#channel };
+  }
+
+  /** The quarantine threads, started on first use; a rejection once the pool is closed. */
+  #openQuarantine(): Promise<Tinypool> {
+    if (this.#closed) return Promise.reject(new Error('the worker pool is closed'));
+    this.#quarantinePool ??= createTinypool(this.#options.threads, 1);
+    return Promise.resolve(this.#quarantinePool);
   }
 
   /** The started pool, or a rejection once the pool is closed (so that nothing starts it again). */
@@ -129,7 +129,34 @@ export class WorkerPool {
     this.#pongs.get(message.nonce)?.add(message.threadId);
   }
 
-  async #run(body: PoolTask, signal?: AbortSignal, rerun = 0): Promise<Outcome> {
+  /**
+   * Runs a task among others on a pooled thread. When that thread is lost (terminated because some rollout
+   * blocked it, or dead), nobody can tell which of its rollouts was at fault: each is re-run alone on a
+   * quarantine thread with its full time budget again, where a rollout that loses its thread did so itself.
+   */
+  async #run(body: PoolTask, signal?: AbortSignal): Promise<Outcome> {
+    const budgetMs = body.input.deadline ? body.input.deadline.atEpochMs - Date.now() : undefined;
+    const pooled = await this.#attempt(body, signal, (task) => this.#batcher.submit(task));
+    if ('outcome' in pooled) return pooled.outcome;
+    try {
+      await this.#quarantine.acquire(signal);
+    } catch {
+      return cancelledOutcome(body.kind);
+    }
+    try {
+      if (signal?.aborted || this.#closed) return cancelledOutcome(body.kind);
+      const deadline = body.input.deadline && { ...body.input.deadline, atEpochMs: Date.now() + budgetMs! };
+      const alone = { ...body, input: { ...body.input, deadline } } as PoolTask;
+      const quarantined = await this.#attempt(alone, signal, (task) => this.#openQuarantine().then((pool) => pool.run(task) as Promise<Outcome>));
+      if ('outcome' in quarantined) return quarantined.outcome;
+      return lostThreadOutcome(alone, quarantined.lost, quarantined.durationMs);
+    } finally {
+      this.#quarantine.release();
+    }
+  }
+
+  /** One attempt at a task: its outcome (a cancel included), or the error its thread was lost with. */
+  async #attempt(body: PoolTask, signal: AbortSignal | undefined, send: (task: WorkerTask) => Promise<Outcome>): Promise<Attempt> {
     this.#start();
     const taskId = this.#nextTaskId++;
     const task = { ...body, taskId, controlChannel: this.#channelName } as WorkerTask;
@@ -140,22 +167,10 @@ export class WorkerPool {
       ? setTimeout(() => this.#checkForBlockedThreads(), Math.max(0, deadline.atEpochMs - Date.now()) + BLOCKED_GRACE_MS)
       : undefined;
     try {
-      return await this.#batcher.submit(task);
+      return { outcome: await send(task) };
     } catch (error) {
-      const failed = (category: 'TIMEOUT' | 'AGENT_ERROR', message: string, cancelled?: boolean): Outcome => ({
-        ok: false,
-        error: { category, phase: body.kind, message },
-        logs: [],
-        durationMs: performance.now() - started,
-        ...(cancelled ? { cancelled } : {}),
-      });
-      if (signal?.aborted || !this.#pool) return failed('AGENT_ERROR', 'cancelled before it finished', true);
-      if (deadline && Date.now() >= deadline.atEpochMs) {
-        return failed('TIMEOUT', `${deadline.message}; it kept its thread busy past the deadline, so the thread was terminated`);
-      }
-      // The thread was lost under this rollout through no fault of its own (another rollout blocked it).
-      if (rerun < MAX_RERUNS) return this.#run(body, signal, rerun + 1);
-      return failed('AGENT_ERROR', `its worker thread was lost ${rerun + 1} times: ${error instanceof Error ? error.message : String(error)}`);
+      const durationMs = performance.now() - started;
+      return signal?.aborted || !this.#pool ? { outcome: cancelledOutcome(body.kind, durationMs) } : { lost: error, durationMs };
     } finally {
       clearTimeout(watchdog);
       stopCancelling();
@@ -172,7 +187,7 @@ export class WorkerPool {
       channel.postMessage({ type: 'ping', nonce } satisfies ControlMessage);
       await sleep(PING_WAIT_MS);
       this.#pongs.delete(nonce);
-      for (const thread of pool.threads) {
+      for (const thread of [...pool.threads, ...(this.#quarantinePool?.threads ?? [])]) {
         const id = thread.threadId;
         if (this.#knownThreads.has(id) && !answered.has(id)) {
           this.#knownThreads.delete(id);
@@ -203,4 +218,35 @@ function forwardCancel(send: (message: ControlMessage) => void, taskId: number, 
     clearInterval(resend);
     signal?.removeEventListener('abort', onCancel);
   };
+}
+
+function createTinypool(threads: number, tasksPerThread: number): Tinypool {
+  const pool = new Tinypool({
+    filename: workerFile.href,
+    name: 'runTask',
+    runtime: 'worker_threads',
+    minThreads: tasksPerThread === 1 ? 0 : threads,
+    maxThreads: threads,
+    concurrentTasksPerWorker: tasksPerThread,
+    useAtomics: false,
+    idleTimeout: tasksPerThread === 1 ? 10_000 : 2 ** 31 - 1,
+    terminateTimeout: 5_000,
+  });
+  // Errors of lost threads reach their tasks; a pool-level error must not crash the host.
+  pool.on('error', () => undefined);
+  return pool;
+}
+
+function cancelledOutcome(kind: PoolTask['kind'], durationMs = 0): Outcome {
+  return { ok: false, error: { category: 'AGENT_ERROR', phase: kind, message: 'cancelled before it finished' }, logs: [], durationMs, cancelled: true };
+}
+
+/** A rollout that lost the thread it ran on alone: past its deadline, it blocked the thread; else the thread died under it. */
+function lostThreadOutcome(task: PoolTask, error: unknown, durationMs: number): Outcome {
+  const deadline = task.input.deadline;
+  const failed = (category: 'TIMEOUT' | 'AGENT_ERROR', message: string): Outcome => ({ ok: false, error: { category, phase: task.kind, message }, logs: [], durationMs });
+  if (deadline && Date.now() >= deadline.atEpochMs) {
+    return failed('TIMEOUT', `${deadline.message}; it kept its thread busy past the deadline, so the thread was terminated`);
+  }
+  return failed('AGENT_ERROR', `its worker thread was lost: ${error instanceof Error ? error.message : String(error)}`);
 }

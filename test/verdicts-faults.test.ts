@@ -2,8 +2,6 @@
  * Deadlines and faults land on the rollout that caused them, through the CLI: a workflow that blocks past its
  * deadline, a thread blocked by one rollout among many, throws from timers, results that cannot be stored.
  */
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { COMMON, makeProject, runCli } from './helpers/project.ts';
 
@@ -51,5 +49,33 @@ describe('a workflow that blocks its thread', () => {
     expect(byRow.get(1)).toMatchObject({ status: 'errored', error: { category: 'TIMEOUT' } });
     const statuses = innocents.map((_, i) => byRow.get(i + 2)!.status);
     expect(statuses).toEqual(innocents.map((row) => (row.label === 'wrong' ? 'failed' : 'passed')));
+  });
+});
+
+describe('a workflow result that cannot be stored', () => {
+  it('is a VALIDATION_ERROR at validation, in the report, summary and samples; a suite of only those exits 1', async () => {
+    const dir = makeProject({
+      'c.rollout.ts': `${COMMON}
+export class Weird extends Echo {
+  async run(ctx) {
+    const extraFields = { kind: ctx.metadata.kind };
+    if (ctx.metadata.kind === 'cycle') extraFields.self = { parent: extraFields };
+    if (ctx.metadata.kind === 'bigint') extraFields.big = 10n;
+    return { messages: await super.run(ctx), extraFields };
+  }
+}
+defineRollout({ name: 'weird', dataset: [{ prompt: 'a', label: 'a', metadata: { kind: 'cycle' } }, { prompt: 'b', label: 'b', metadata: { kind: 'bigint' } }], workflow: Weird, grader: Exact });`,
+    });
+    for (const args of [[], ['--inline']]) {
+      const { code, report } = await json(dir, args);
+      expect(code).toBe(1);
+      const records = report.suites[0].records.sort((a: { row: number }, b: { row: number }) => a.row - b.row);
+      expect(records).toHaveLength(2);
+      expect(records[0]).toMatchObject({ status: 'errored', error: { category: 'VALIDATION_ERROR', phase: 'workflow' } });
+      expect(records[0].error.message).toMatch(/cannot be stored as JSON: extraFields\.self\.parent refers back to itself/);
+      expect(records[1]).toMatchObject({ status: 'errored', error: { category: 'VALIDATION_ERROR', phase: 'workflow' } });
+      expect(records[1].error.message).toMatch(/extraFields\.big/);
+      expect(report.overall.counts).toMatchObject({ total: 2, errored: 2 });
+    }
   });
 });

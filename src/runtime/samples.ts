@@ -20,13 +20,31 @@ function isWorkflowOutput(value: unknown): value is WorkflowOutput {
   return typeof value === 'object' && value !== null && Array.isArray((value as WorkflowOutput).messages);
 }
 
-/** Checks samples against the schema; NaN and Infinity anywhere are rejected here, before any report. */
+/** The path of a value that contains itself, or undefined: JSON (reports, journal, samples file) cannot hold one. */
+function cyclePath(value: unknown, path = '', ancestors = new Set<object>()): string | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  if (ancestors.has(value)) return path || '(top level)';
+  ancestors.add(value);
+  for (const [key, child] of Object.entries(value)) {
+    const found = cyclePath(child, path ? `${path}.${key}` : key, ancestors);
+    if (found) return found;
+  }
+  ancestors.delete(value);
+  return undefined;
+}
+
+/**
+ * Checks samples against the schema; NaN, Infinity, cycles and values JSON cannot hold are rejected here, at
+ * validation, before any report: what passes can be written everywhere.
+ */
 export function validateSamples(samples: unknown[]): RolloutSample[] {
   return samples.map((sample, index) => {
+    const source = String((sample as { source?: unknown } | null)?.source ?? `#${index}`);
+    const cycle = cyclePath(sample);
+    if (cycle) throw new ValidationError(`sample from source "${source}" cannot be stored as JSON: ${cycle} refers back to itself (a cycle)`);
     const parsed = RolloutSampleSchema.safeParse(sample);
     if (parsed.success) return parsed.data;
-    const source = (sample as { source?: unknown } | null)?.source ?? `#${index}`;
-    throw new ValidationError(`sample from source "${String(source)}" is invalid:\n${z.prettifyError(parsed.error)}`);
+    throw new ValidationError(`sample from source "${source}" is invalid:\n${z.prettifyError(parsed.error)}`);
   });
 }
 

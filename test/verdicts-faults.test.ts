@@ -79,3 +79,34 @@ defineRollout({ name: 'weird', dataset: [{ prompt: 'a', label: 'a', metadata: { 
     }
   });
 });
+
+describe('a throw from a rollout\'s own timer after its workflow returned', () => {
+  it('fails that rollout while it is not yet reported, else is a late fault of it in the reports: never dropped', async () => {
+    const rows = Array.from({ length: 100 }, (_, i) => ({ prompt: `p${i}`, label: `p${i}` }));
+    const dir = makeProject({
+      't.rollout.ts': `${COMMON}
+export class LateThrow extends Echo {
+  async run(ctx) {
+    setTimeout(() => { throw new Error('late boom of ' + ctx.rolloutId); }, 1);
+    return super.run(ctx);
+  }
+}
+defineRollout({ name: 'late', dataset: ${JSON.stringify(rows)}, workflow: LateThrow, grader: Exact, workflowConfig: { concurrency: { maxConcurrent: 16 } } });`,
+    });
+    for (const args of [[], ['--inline']]) {
+      const { code, report } = await json(dir, args);
+      expect(code).toBe(1);
+      const late = new Map((report.lateFaults ?? []).map((f: { rolloutId: string; message: string }) => [f.rolloutId, f.message]));
+      const records = report.suites[0].records as Array<{ id: string; status: string; error?: { category: string; phase: string; message: string } }>;
+      expect(records).toHaveLength(100);
+      for (const record of records) {
+        if (record.status === 'errored') {
+          expect(record.error).toMatchObject({ category: 'AGENT_ERROR', phase: 'workflow' });
+          expect(record.error!.message).toContain(`late boom of ${record.id}`);
+        } else {
+          expect({ id: record.id, late: late.get(record.id) }).toEqual({ id: record.id, late: expect.stringContaining(`late boom of ${record.id}`) });
+        }
+      }
+    }
+  });
+});

@@ -1,3 +1,4 @@
+import type { Phase } from '../model/result.ts';
 import { currentRolloutScope } from './rollout-context.ts';
 
 /** Thrown into the workflow to unwind it after it called `process.exit()`; the rollout already failed. */
@@ -16,18 +17,41 @@ function faultOf(prefix: string, value: unknown): Error {
   return fault;
 }
 
+/** A fault traced to a rollout whose phase had already ended: it can no longer fail that phase. */
+export interface LateFault {
+  rolloutId: string;
+  phase: Phase;
+  message: string;
+  stack?: string | undefined;
+}
+
+const lateFaultListeners = new Set<(fault: LateFault) => void>();
+
+/** Hears the late faults of this thread's rollouts (the worker forwards them to the main thread). */
+export function onLateFault(listener: (fault: LateFault) => void): () => void {
+  lateFaultListeners.add(listener);
+  return () => lateFaultListeners.delete(listener);
+}
+
+/** Fails the rollout the fault is traced to, or reports it as a late fault of that rollout. */
+function toScope(prefix: string, value: unknown, outside: string): void {
+  const scope = currentRolloutScope();
+  if (!scope) return console.error(`rollout-test: ${outside} outside any rollout:`, value);
+  const fault = faultOf(prefix, value);
+  if (scope.fault(fault)) return;
+  const late = { rolloutId: scope.context.rolloutId, phase: scope.phase, message: `${fault.message} (after its phase ended)`, stack: fault.stack };
+  if (lateFaultListeners.size === 0) console.error(`rollout-test: late fault of rollout ${late.rolloutId}: ${late.message}`);
+  for (const listener of lateFaultListeners) listener(late);
+}
+
 function onUncaught(error: unknown): void {
   if (error instanceof ProcessExitCalled) return;
-  const scope = currentRolloutScope();
-  if (scope) scope.fault(faultOf('uncaught exception outside the workflow\'s promise chain (e.g. in a timer)', error));
-  else console.error('rollout-test: uncaught exception outside any rollout:', error);
+  toScope('uncaught exception outside the workflow\'s promise chain (e.g. in a timer)', error, 'uncaught exception');
 }
 
 function onUnhandled(reason: unknown): void {
   if (reason instanceof ProcessExitCalled) return;
-  const scope = currentRolloutScope();
-  if (scope) scope.fault(faultOf('unhandled promise rejection', reason));
-  else console.error('rollout-test: unhandled rejection outside any rollout:', reason);
+  toScope('unhandled promise rejection', reason, 'unhandled rejection');
 }
 
 /**
@@ -36,13 +60,21 @@ function onUnhandled(reason: unknown): void {
  * Returns a function that removes the handlers.
  */
 export function installFaultHandlers(): () => void {
-  process.on('uncaughtException', onUncaught);
-  process.on('unhandledRejection', onUnhandled);
+  // Counted: installed twice, a fault would be handled twice, and its second handling would look late.
+  if (installed++ === 0) {
+    process.on('uncaughtException', onUncaught);
+    process.on('unhandledRejection', onUnhandled);
+  }
+  let removed = false;
   return () => {
+    if (removed || --installed > 0) return void (removed = true);
+    removed = true;
     process.off('uncaughtException', onUncaught);
     process.off('unhandledRejection', onUnhandled);
   };
 }
+
+let installed = 0;
 
 /**
  * In a worker, `process.exit()` would end the thread and every rollout on it. Inside a rollout it fails that

@@ -70,7 +70,7 @@ export function runGuarded<T>(options: GuardOptions, body: (signal: AbortSignal)
       cancel.addEventListener('abort', onCancel, { once: true });
       cleanups.push(() => cancel.removeEventListener('abort', onCancel));
     }
-    const scope = { context: options.context, fault: (error: Error) => fail(error, 'AGENT_ERROR') };
+    const scope = { context: options.context, phase: options.phase, fault: (error: Error) => !settled && (fail(error, 'AGENT_ERROR'), true) };
     runInRolloutScope(scope, () => {
       Promise.resolve()
         .then(() => body(controller.signal))

@@ -2,6 +2,7 @@
  * The typed boundary between the main process (scheduling, deadlines, reporting) and the threads that run
  * user code. Everything here is structured-clone safe.
  */
+import type { LateFault } from './faults.ts';
 import type { GraderPhaseInput, GraderPhaseOutcome, WorkflowPhaseInput, WorkflowPhaseOutcome } from './phases.ts';
 
 /**
@@ -41,10 +42,11 @@ export type WorkerTaskOutcome<T extends WorkerTask> = T['kind'] extends 'workflo
 
 /**
  * Messages on the control channel: a thread announces itself before its first task; cancel a task; ask every
- * live thread to answer (blocked ones cannot).
+ * live thread to answer (blocked ones cannot); a thread reports a fault of a rollout whose phase had ended.
  */
 export type ControlMessage =
   | { type: 'hello'; threadId: number }
+  | ({ type: 'late-fault' } & LateFault)
   | { type: 'cancel'; taskId: number }
   | { type: 'ping'; nonce: number }
   | { type: 'pong'; nonce: number; threadId: number };

@@ -1,3 +1,4 @@
+import type { Phase } from '../model/result.ts';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { RolloutSample } from '../model/sample.ts';
 
@@ -60,8 +61,13 @@ export class RolloutContext {
 /** What the runtime keeps per rollout beside the public context: where to report a fault. */
 export interface RolloutScope {
   context: RolloutContext;
-  /** Fails the rollout at once: a fault escaped the workflow's own promise chain. */
-  fault(error: Error): void;
+  /** The phase of the rollout this scope runs. */
+  phase: Phase;
+  /**
+   * Fails the rollout at once: a fault escaped the workflow's own promise chain. Returns false when the phase
+   * had already ended (the fault is late: the caller reports it as such).
+   */
+  fault(error: Error): boolean;
 }
 
 /**

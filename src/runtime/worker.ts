@@ -4,7 +4,7 @@
  * deadline is terminated from the main thread (see `backends/local/worker-pool.ts`).
  */
 import { BroadcastChannel, threadId } from 'node:worker_threads';
-import { installFaultHandlers, interceptProcessExit } from './faults.ts';
+import { installFaultHandlers, interceptProcessExit, onLateFault } from './faults.ts';
 import type { Invoke } from './implementation.ts';
 import { runGraderPhase, runWorkflowPhase, setupFailure, type GraderPhaseOutcome, type WorkflowPhaseOutcome } from './phases.ts';
 import type { BatchOutcome, ControlMessage, WorkerBatch, WorkerTask } from './protocol.ts';
@@ -17,6 +17,11 @@ interceptProcessExit();
 const cancellers = new Map<number, AbortController>();
 const channels = new Map<string, BroadcastChannel>();
 const implementations = new Map<string, Promise<Invoke<any, any>>>();
+
+// The main thread decides what a late fault means for its rollout (fail it, or report it as late).
+onLateFault((fault) => {
+  for (const channel of channels.values()) channel.postMessage({ type: 'late-fault', ...fault } satisfies ControlMessage);
+});
 
 function listen(name: string): void {
   if (channels.has(name)) return;

@@ -2,6 +2,7 @@ import { availableParallelism } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { BroadcastChannel } from 'node:worker_threads';
 import { Tinypool } from 'tinypool';
+import type { LateFault } from '../../runtime/faults.ts';
 import type { GraderPhaseOutcome, WorkflowPhaseOutcome } from '../../runtime/phases.ts';
 import type { ControlMessage, ImplementationRef, WorkerTask } from '../../runtime/protocol.ts';
 import { Slots } from './slots.ts';
@@ -9,8 +10,9 @@ import { TaskBatcher } from './task-batcher.ts';
 
 /** How long past its deadline a task may stay unsettled before its thread is suspected of being blocked. */
 const BLOCKED_GRACE_MS = 1_000;
-/** How long live threads get to answer a ping. */
+/** How long live threads get to answer a ping, and how often the answers are looked at meanwhile. */
 const PING_WAIT_MS = 500;
+const PING_POLL_MS = 10;
 /** How often a cancel is repeated until its task settles. */
 const CANCEL_RESEND_MS = 100;
 /** The error tinypool rejects a lost thread's tasks with, once the pool terminated the thread. */
@@ -47,6 +49,7 @@ export class WorkerPool {
   #nextNonce = 1;
   readonly #pongs = new Map<number, Set<number>>();
   readonly #knownThreads = new Set<number>();
+  readonly #lateFaultListeners = new Set<(fault: LateFault) => void>();
   #blockedCheck: Promise<void> | undefined;
   readonly #batcher: TaskBatcher;
   /** Threads that run one task each: where the rollouts of a lost thread are re-run, one per thread. */
@@ -122,7 +125,17 @@ export class WorkerPool {
     return this.#closed ? Promise.reject(new Error('the worker pool is closed')) : Promise.resolve(this.#start().pool);
   }
 
+  /** Hears the faults of this pool's rollouts that arrive after their phase ended. */
+  onLateFault(listener: (fault: LateFault) => void): () => void {
+    this.#lateFaultListeners.add(listener);
+    return () => this.#lateFaultListeners.delete(listener);
+  }
+
   #onControl(message: ControlMessage): void {
+    if (message.type === 'late-fault') {
+      const { type: _, ...fault } = message;
+      for (const listener of this.#lateFaultListeners) listener(fault);
+    }
     if (message.type === 'hello') this.#knownThreads.add(message.threadId);
     if (message.type !== 'pong') return;
     this.#knownThreads.add(message.threadId);
@@ -177,17 +190,33 @@ export class WorkerPool {
     }
   }
 
+  /**
+   * Waits until every live thread has answered a ping (at most a moment): whatever a thread sent before its
+   * answer, such as a late fault of a rollout, has then arrived. Called before the pool closes.
+   */
+  async flush(): Promise<void> {
+    if (this.#pool) await this.#ping();
+  }
+
+  /** The threads that answer a ping within {@link PING_WAIT_MS}; it resolves early once every known thread has. */
+  async #ping(): Promise<Set<number>> {
+    const { channel } = this.#start();
+    const nonce = this.#nextNonce++;
+    const answered = new Set<number>();
+    this.#pongs.set(nonce, answered);
+    channel.postMessage({ type: 'ping', nonce } satisfies ControlMessage);
+    const until = Date.now() + PING_WAIT_MS;
+    while (Date.now() < until && [...this.#knownThreads].some((id) => !answered.has(id))) await sleep(PING_POLL_MS);
+    this.#pongs.delete(nonce);
+    return answered;
+  }
+
   /** Pings every thread; threads that ran tasks before and do not answer are blocked, and are terminated. */
   #checkForBlockedThreads(): Promise<void> {
     this.#blockedCheck ??= (async () => {
-      const { pool, channel } = this.#start();
-      const nonce = this.#nextNonce++;
-      const answered = new Set<number>();
-      this.#pongs.set(nonce, answered);
-      channel.postMessage({ type: 'ping', nonce } satisfies ControlMessage);
-      await sleep(PING_WAIT_MS);
-      this.#pongs.delete(nonce);
-      for (const thread of [...pool.threads, ...(this.#quarantinePool?.threads ?? [])]) {
+      const answered = await this.#ping();
+      const threads = [...(this.#pool?.threads ?? []), ...(this.#quarantinePool?.threads ?? [])];
+      for (const thread of threads) {
         const id = thread.threadId;
         if (this.#knownThreads.has(id) && !answered.has(id)) {
           this.#knownThreads.delete(id);

@@ -1,6 +1,7 @@
 import { baselinePath, readBaseline, saveBaseline } from '../baseline/baseline-store.ts';
 import type { ResolvedConfig } from '../config/resolve-config.ts';
 import { compareToBaseline, rowMeanRewards } from '../stats/index.ts';
+import type { LateFault } from '../../runtime/faults.ts';
 import type { RunReport, SuiteReport } from './run-report.ts';
 import { exitCodeOf, suitePasses, type VerdictOptions } from './verdict.ts';
 import { outcomesOf, statsOf } from './suite-report.ts';
@@ -11,6 +12,7 @@ export interface RunFacts {
   durationMs: number;
   interrupted: RunReport['interrupted'];
   noRollouts?: string | undefined;
+  lateFaults?: LateFault[] | undefined;
 }
 
 /** The verdict rules' options, from the flags over the config file. */

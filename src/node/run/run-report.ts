@@ -1,4 +1,5 @@
 import type { RolloutError } from '../../model/result.ts';
+import type { LateFault } from '../../runtime/faults.ts';
 import type { ThresholdConfig } from '../../runtime/suite.ts';
 import type { BaselineComparison, SuiteStatistics } from '../stats/index.ts';
 import type { RolloutRecord } from './rollout-record.ts';
@@ -41,6 +42,8 @@ export interface RunReport {
   overall: SuiteStatistics;
   /** Why the run had nothing to run (no file or suite matched the filters); it fails unless `--pass-with-no-rollouts`. */
   noRollouts?: string | undefined;
+  /** Faults of rollouts' code (a timer that throws) that arrived after the rollout was reported; they fail the run. */
+  lateFaults?: LateFault[] | undefined;
   /** Cancelled by Ctrl-C, or stopped by `--bail`. */
   interrupted: 'sigint' | 'bail' | undefined;
   exitCode: 0 | 1 | 130;

@@ -14,6 +14,7 @@ import type { ExecutionBackend } from '../../backends/backend.ts';
 import type { ExecutionResult } from '../../model/result.ts';
 import type { ModelCacheSettings } from '../../runtime/rollout-context.ts';
 import type { ModelEndpoints } from './model-endpoints.ts';
+import type { LateFaults } from './late-faults.ts';
 
 /** What every suite of a run shares. */
 export interface RunContext {
@@ -24,6 +25,8 @@ export interface RunContext {
   outputs: RunOutputs;
   /** With `--resume`: rollouts of the last run that already have a result, by id; they are not run again. */
   finished: Map<string, RolloutRecord>;
+  /** Faults of rollouts that arrive after their phase ended. */
+  lateFaults: LateFaults;
   /** Aborts on Ctrl-C or `--bail`: no new rollouts start, running ones are cancelled. */
   signal: AbortSignal;
   onRecord(record: RolloutRecord): void;
@@ -48,12 +51,16 @@ export type RolloutDispatcher = (
 
 const dispatch: RolloutDispatcher = async (planned, backend, settings, graded, ctx, record) => {
   let workflowError: ExecutionResult['error'];
+  ctx.lateFaults.start(planned.request.id);
   await backend.execute(
     planned.request,
     (result) => void (workflowError = result.error),
     (result) => {
+      // A fault of the workflow's own timers that came after it returned still fails it, while it is not yet reported.
+      const late = ctx.lateFaults.finish(planned.request.id);
+      const lateError = workflowError || result.status === 'cancelled' ? undefined : late;
       // A failed workflow is reported as itself, not as the "not graded" notice the grader callback carries.
-      const final = workflowError ? { ...result, error: workflowError } : result;
+      const final: ExecutionResult = workflowError ? { ...result, error: workflowError } : lateError ? { ...result, status: 'failure', error: lateError } : result;
       const rollout = toRecord(planned.key, final, settings.passThreshold, graded);
       ctx.outputs.rollout(rollout, result.samples);
       record(rollout);

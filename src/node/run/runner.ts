@@ -1,4 +1,5 @@
 import { setMaxListeners } from 'node:events';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { WorkerPool } from '../../backends/local/worker-pool.ts';
 import type { ResolvedConfig } from '../config/resolve-config.ts';
 import { type CollectedFile, collectSuites } from '../discovery/collect-suites.ts';
@@ -16,6 +17,8 @@ import { buildSuiteReport } from './suite-report.ts';
 import { suiteSettings } from './suite-settings.ts';
 import { resolveModelCache } from '../../integrations/recording/model-cache.ts';
 import { ModelEndpoints } from './model-endpoints.ts';
+import { installFaultHandlers, type LateFault, onLateFault } from '../../runtime/faults.ts';
+import { LateFaults } from './late-faults.ts';
 
 /** The rollout files and suites a run would execute, with their planned rollouts. */
 export interface DiscoveredRun {
@@ -63,6 +66,9 @@ function fileErrorReport(file: CollectedFile, config: ResolvedConfig): SuiteRepo
   return buildSuiteReport(meta, [], 0, file.loadError);
 }
 
+/** How long the run waits after its last rollout for late faults of rollouts' timers (a 1 ms timer, say). */
+const LATE_FAULT_GRACE_MS = 20;
+
 /** How long cancelled rollouts may take to stop before their threads are terminated. */
 const CANCEL_GRACE_MS = 2_000;
 
@@ -91,6 +97,17 @@ function runController(config: ResolvedConfig, interrupt: AbortSignal) {
   return { signal: controller.signal, onRecord, reason: () => reason };
 }
 
+/**
+ * Hears the faults that rollouts' code raises after their phase ended: from the pool's threads, and, when
+ * workflows run inline, from this thread (whose fault handlers then stay installed for the whole run, so
+ * that a timer firing between rollouts is traced to its rollout instead of crashing the run).
+ */
+function hearLateFaults(pool: WorkerPool, inline: boolean, listener: (fault: LateFault) => void): () => void {
+  const stops = [pool.onLateFault(listener)];
+  if (inline) stops.push(installFaultHandlers(), onLateFault(listener));
+  return () => stops.forEach((stop) => stop());
+}
+
 /** What watch mode changes about a run: which files and suites run, and how each suite runs. */
 export interface RunOptions {
   /** Already loaded files (with only the suites to run), instead of discovering them all. */
@@ -117,7 +134,10 @@ export async function runRollouts(config: ResolvedConfig, reporters: Reporter[],
   // Rollouts get a moment to stop on their own; a thread stuck in a loop is then terminated with its pool.
   control.signal.addEventListener('abort', () => setTimeout(() => void pool.close(), CANCEL_GRACE_MS).unref(), { once: true });
   const models = new ModelEndpoints(config);
+  const lateFaults = new LateFaults();
+  const stopHearing = hearLateFaults(pool, config.inline, (fault) => lateFaults.add(fault));
   const ctx: RunContext = {
+    lateFaults,
     config,
     pool,
     models,
@@ -145,11 +165,16 @@ export async function runRollouts(config: ResolvedConfig, reporters: Reporter[],
       ]),
     );
   } finally {
+    // A rollout's timer that fires just after the last rollout ended still has its fault heard and reported.
+    await sleep(LATE_FAULT_GRACE_MS);
+    await pool.flush();
     await Promise.all([pool.close(), models.close()]);
+    stopHearing();
   }
   // In the run's order, not as they ended: merge-reports rebuilds the report from these entries.
   for (const { records: _, ...summary } of suites) outputs.journal({ type: 'suite', ...summary });
-  const facts = { startedAt: startedAt.toISOString(), durationMs: performance.now() - started, interrupted: control.reason(), noRollouts: nothingMatched };
+  for (const fault of lateFaults.late) outputs.journal({ type: 'late-fault', ...fault });
+  const facts = { startedAt: startedAt.toISOString(), durationMs: performance.now() - started, interrupted: control.reason(), noRollouts: nothingMatched, lateFaults: lateFaults.late };
   const report = finishRun(suites, facts, config);
   outputs.finish(report);
   for (const reporter of reporters) await reporter.onRunEnd(report);

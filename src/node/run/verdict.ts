@@ -24,11 +24,12 @@ export function suitePasses(suite: SuiteReport, options: VerdictOptions): boolea
 }
 
 /**
- * Exit code: 130 when interrupted by Ctrl-C; 1 when a suite fails its verdict, `--bail` stopped the run, or
- * nothing ran (unless allowed); else 0.
+ * Exit code: 130 when interrupted by Ctrl-C; 1 when a suite fails its verdict, `--bail` stopped the run, a
+ * rollout's code faulted after it was reported, or nothing ran (unless allowed); else 0.
  */
-export function exitCodeOf(report: Pick<RunReport, 'suites' | 'interrupted' | 'noRollouts'>, options: VerdictOptions): RunReport['exitCode'] {
+export function exitCodeOf(report: Pick<RunReport, 'suites' | 'interrupted' | 'noRollouts' | 'lateFaults'>, options: VerdictOptions): RunReport['exitCode'] {
   if (report.interrupted === 'sigint') return 130;
   if (report.noRollouts && !options.passWithNoRollouts) return 1;
+  if (report.lateFaults?.length) return 1;
   return report.interrupted === 'bail' || report.suites.some((s) => !suitePasses(s, options)) ? 1 : 0;
 }

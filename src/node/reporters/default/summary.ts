@@ -60,6 +60,7 @@ export function summary(report: RunReport, terminal: Terminal): string {
     `${colors.dim('   Errors')}  ${errors || 'none'}`,
     `${colors.dim(' Duration')}  ${formatDuration(report.durationMs)}`,
   ];
+  for (const fault of report.lateFaults ?? []) lines.push(colors.red(`\nLate fault of rollout ${fault.rolloutId} (${fault.phase}), after it was reported: ${fault.message}`));
   if (report.noRollouts) lines.push(colors.yellow(`\nNo rollouts: ${report.noRollouts}`));
   if (report.interrupted) lines.push(colors.yellow(`\n${INTERRUPTED[report.interrupted]}`));
   return `${lines.join('\n')}\n`;

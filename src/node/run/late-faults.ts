@@ -1,0 +1,36 @@
+import type { RolloutError } from '../../model/result.ts';
+import type { LateFault } from '../../runtime/faults.ts';
+
+/**
+ * Faults that arrive after the phase of their rollout ended (a timer that throws after the workflow
+ * returned). One that arrives while its rollout is still being run or graded fails that rollout; one that
+ * arrives after the rollout was reported is kept for the reports as a late fault of that rollout.
+ */
+export class LateFaults {
+  readonly #running = new Map<string, RolloutError | undefined>();
+  readonly #reported: LateFault[] = [];
+
+  /** The rollout is being run: its faults fail it. */
+  start(rolloutId: string): void {
+    this.#running.set(rolloutId, undefined);
+  }
+
+  /** The rollout is being reported: the fault that came while it ran, if any. Later faults are late. */
+  finish(rolloutId: string): RolloutError | undefined {
+    const fault = this.#running.get(rolloutId);
+    this.#running.delete(rolloutId);
+    return fault;
+  }
+
+  add(fault: LateFault): void {
+    if (!this.#running.has(fault.rolloutId)) return void this.#reported.push(fault);
+    const error: RolloutError = { category: 'AGENT_ERROR', phase: fault.phase, message: fault.message };
+    if (fault.stack) error.stack = fault.stack;
+    if (!this.#running.get(fault.rolloutId)) this.#running.set(fault.rolloutId, error);
+  }
+
+  /** The faults of rollouts that had been reported already. */
+  get late(): LateFault[] {
+    return this.#reported;
+  }
+}

@@ -160,7 +160,8 @@ export class HarborBackend<TW = AgentWorkflowConfig, TG = GraderConfig> implemen
       request,
       agent,
       grader: grader === undefined ? undefined : { implementation: grader, config: graderConfig },
-      agentTimeoutSec: request.agentTimeoutSec !== undefined ? request.agentTimeoutSec : (task.config.agent.timeout_sec ?? null),
+      // A request without a deadline (the CLI's, unless the suite sets timeouts) gets the task's, as in Harbor.
+      agentTimeoutSec: request.agentTimeoutSec ?? task.config.agent.timeout_sec ?? null,
       verifierTimeoutSec: request.graderTimeoutSec ?? task.config.verifier.timeout_sec,
       chatCompletionsUrl: this.#options.chatCompletionsUrl ?? process.env.ROLLOUT_CHAT_COMPLETIONS_URL,
     };

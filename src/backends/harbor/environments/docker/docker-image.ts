@@ -45,6 +45,11 @@ export async function resolveImage(cli: DockerCli, request: ImageRequest): Promi
   return untilAborted(pending, request.signal);
 }
 
+/** The image's WORKDIR, where Harbor runs commands when task.toml sets no `workdir`; `/` when it has none. */
+export async function imageWorkdir(cli: DockerCli, image: string): Promise<string> {
+  return (await cli.run(['image', 'inspect', '--format', '{{.Config.WorkingDir}}', image])).trim() || '/';
+}
+
 /** Rewrites the image of each `FROM` line that `imageMap` names; stage names and other images stay. */
 export function mapBaseImages(dockerfile: string, imageMap: Record<string, string>): string {
   return dockerfile.replace(/^(\s*FROM\s+(?:--\S+\s+)*)(\S+)/gim, (_, head: string, image: string) => head + (imageMap[image] ?? image));

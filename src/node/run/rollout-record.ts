@@ -22,6 +22,8 @@ export interface RolloutRecord {
   durationMs: number;
   timings: Timings;
   logs?: string[] | undefined;
+  /** The rollout's Harbor trial directory, when it ran as a trial. */
+  trialDir?: string | undefined;
 }
 
 /** Who a record is about. */
@@ -39,7 +41,8 @@ export function toRecord(key: RolloutKey, result: ExecutionResult, passThreshold
   const logs = status === 'passed' ? undefined : (result.extraFields.logs as string[] | undefined);
   const { queuedMs, workflowMs, graderMs } = result.timings;
   const outcome = { status, reward, rewards: result.rewards, error, durationMs: workflowMs + graderMs + queuedMs, timings: result.timings };
-  return record(key, outcome, logs);
+  const trialDir = result.extraFields.trialDir;
+  return record(key, outcome, logs, typeof trialDir === 'string' ? trialDir : undefined);
 }
 
 /** A record for a row that could not become a request (a broken row): a VALIDATION_ERROR in setup. */
@@ -56,7 +59,7 @@ type Outcome = Pick<RolloutRecord, 'status' | 'reward' | 'rewards' | 'error' | '
  * Spreading the key gave each record of a long run a hidden class of its own (V8's object clone went
  * megamorphic), some 450 bytes per rollout kept until the run ends.
  */
-function record(key: RolloutKey, outcome: Outcome, logs: string[] | undefined): RolloutRecord {
+function record(key: RolloutKey, outcome: Outcome, logs: string[] | undefined, trialDir?: string): RolloutRecord {
   return {
     id: key.id,
     suite: key.suite,
@@ -72,5 +75,6 @@ function record(key: RolloutKey, outcome: Outcome, logs: string[] | undefined): 
     durationMs: outcome.durationMs,
     timings: outcome.timings,
     logs,
+    trialDir,
   };
 }

@@ -63,6 +63,11 @@ const dispatch: RolloutDispatcher = async (planned, backend, settings, graded, c
 };
 
 /** Runs every rollout of one suite, streaming its dataset, and reports each as it finishes. */
+/** Whether rollouts get a reward: from the suite's grader, or from a Harbor task's own verifier (tests or grader). */
+function isGraded(suite: RolloutSuite<any, any>, settings: SuiteSettings): boolean {
+  return suite.grader !== undefined || settings.backend.type === 'harbor';
+}
+
 export async function runSuite(file: string, suite: RolloutSuite<any, any>, ctx: RunContext, run: RolloutDispatcher = dispatch): Promise<SuiteReport> {
   const started = performance.now();
   const settings = suiteSettings(suite, ctx.config);
@@ -93,7 +98,7 @@ export async function runSuite(file: string, suite: RolloutSuite<any, any>, ctx:
         record(invalid);
         continue;
       }
-      const running = run(planned, backend, settings, suite.grader !== undefined, ctx, record);
+      const running = run(planned, backend, settings, isGraded(suite, settings), ctx, record);
       inFlight.add(running);
       void running.finally(() => {
         inFlight.delete(running);

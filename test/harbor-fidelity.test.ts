@@ -96,6 +96,16 @@ describe.each(ENVIRONMENTS)('upstream task features in the %s environment', (env
     expect(await readdir(path.join(artifacts, 'collected'))).toEqual(['data.txt']);
   });
 
+  it('verifies in a separate container of tests/Dockerfile with only the artifacts copied in (docker only)', async () => {
+    const run = await oracle('separate-verifier');
+    if (environment !== 'docker') {
+      expect(run.final.error).toMatchObject({ category: 'VALIDATION_ERROR', message: expect.stringContaining('environment_mode = "separate" needs the docker environment') });
+      return;
+    }
+    expect(await readText(path.join(run.trialDir, 'verifier/test-stdout.txt'))).not.toContain('FAIL');
+    expect(run.final).toMatchObject({ status: 'success', rewards: { reward: 1 } });
+  });
+
   it('writes result.json, config.json and lock.json with the fields Harbor requires', async () => {
     const run = await oracle('oracle-exit', 'layout');
     const result = await readJson(path.join(run.trialDir, 'result.json'));

@@ -57,9 +57,9 @@ describe('task load', () => {
   });
 
   it('fails naming each key that trials cannot honour, and warns for those they can run without', async () => {
-    const gpu = await makeTask(root, 'gpu', { toml: '[environment]\ngpus = 1\ngpu_types = ["H100"]\nos = "windows"\n[verifier]\nenvironment_mode = "separate"\n' });
+    const gpu = await makeTask(root, 'gpu', { toml: 'artifacts = [{ source = "/x", service = "db" }]\n[environment]\ngpus = 1\ngpu_types = ["H100"]\nos = "windows"\n' });
     const error = await loadTask(gpu).catch((caught: Error) => caught.message);
-    for (const key of ['gpus = 1', 'gpu_types', 'os = "windows"', 'environment_mode = "separate"']) expect(error).toContain(key);
+    for (const key of ['gpus = 1', 'gpu_types', 'os = "windows"', 'artifacts service = "db"']) expect(error).toContain(key);
     const allowlist = await makeTask(root, 'allowlist', {
       toml: '[agent]\nnetwork_mode = "allowlist"\n[environment]\nnetwork_mode = "allowlist"\nallowed_hosts = ["example.com"]\nmcp_servers = [{ name = "m", url = "http://x" }]\n',
     });

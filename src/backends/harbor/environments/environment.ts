@@ -66,8 +66,8 @@ export interface EndpointRoute {
 export interface EnvironmentInit {
   /** Absolute path of the trial directory. */
   trialDir: string;
-  /** The host folders behind `/logs/agent`, `/logs/verifier` and `/logs/artifacts` (see `logMounts`). */
-  logDirs: LogDirs;
+  /** The host folders behind `/logs/agent`, `/logs/verifier` and `/logs/artifacts`; a separate verifier's has only `verifier`. */
+  logDirs: Partial<LogDirs>;
   /** The task's `workdir`; unset, the image's WORKDIR in docker and `/workspace` in the host-backed environments. */
   workdir: string | undefined;
   network: 'no-network' | 'public' | 'allowlist';

@@ -15,8 +15,8 @@ const isMain = (service: string | undefined) => service === undefined || service
 
 /**
  * Names each key of task.toml (and layout file) that trials cannot honour, so that none is silently ignored.
- * A task that needs hardware or another OS, a second container (compose, sidecars, a separate verifier) is
- * an error: running it anyway would grade something else. Network allowlists, MCP servers and skills only
+ * A task that needs hardware or another OS, or compose services (a compose file, sidecar artifacts or
+ * collect hooks) is an error: running it anyway would grade something else. Network allowlists, MCP servers and skills only
  * change what the agent is offered, so they are warnings, and the trial runs without them (no network).
  */
 export function unsupportedKeys(config: TaskConfig, layout: TaskLayout): UnsupportedKeys {
@@ -31,7 +31,6 @@ export function unsupportedKeys(config: TaskConfig, layout: TaskLayout): Unsuppo
   if (layout.compose) errors.push('environment/docker-compose.yaml: compose environments are not supported');
   const verifiers = [{ where: '[verifier]', verifier }, ...(config.steps ?? []).map((step) => ({ where: `[[steps]] "${step.name}" verifier`, verifier: step.verifier }))];
   for (const { where, verifier: v } of verifiers) {
-    if (v.environment_mode === 'separate' || v.environment) errors.push(`${where} environment_mode = "separate" / [verifier.environment]: a separate verifier environment is not supported`);
     for (const hook of v.collect) if (!isMain(hook.service)) errors.push(`${where} collect service = "${hook.service}": compose services are not supported`);
   }
   for (const entry of [...config.artifacts, ...(config.steps ?? []).flatMap((step) => step.artifacts)]) {

@@ -30,6 +30,11 @@ function relativeTarget(artifact: Artifact): string {
   return parts.join('/');
 }
 
+/** The host path an `artifacts` entry is collected to, under the trial's `artifacts/`. */
+export function artifactHostPath(artifactsDir: string, entry: ArtifactEntry): string {
+  return path.join(artifactsDir, relativeTarget(normalized(entry)));
+}
+
 /** A glob of `exclude` (`*`, `?`, `**`) as a regular expression over a relative path or a name. */
 function globPattern(glob: string): RegExp {
   const body = glob.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*\*/g, '\0').replace(/\*/g, '[^/]*').replace(/\?/g, '[^/]').replace(/\0/g, '.*');

@@ -82,10 +82,11 @@ async function runStep(run: TrialRun, context: TrialContext, step: TaskStep, set
   result.agent_result = agentContextOf(agent);
   await context.emit('agent-ended');
   if (agent.error) await failed(agent.error);
-  await collectArtifacts(run, [...task.config.artifacts, ...settings.artifacts], [...task.config.verifier.collect, ...settings.verifier.collect]);
+  const artifacts = [...task.config.artifacts, ...settings.artifacts];
+  await collectArtifacts(run, artifacts, [...task.config.verifier.collect, ...settings.verifier.collect]);
   if (agent.error?.type === 'CancelledError') return;
   await context.emit('verification-started');
-  const verifier = await recorder.step('verifier', () => runVerifier(run, agent, phases.verifier), result);
+  const verifier = await recorder.step('verifier', () => runVerifier(run, agent, phases.verifier, artifacts), result);
   if (verifier.error) {
     if (!result.exception_info) await failed(verifier.error);
   } else result.verifier_result = { rewards: verifier.rewards };

@@ -1,11 +1,10 @@
 import { chmod, mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { createEnvironment } from '../environments/create-environment.ts';
 import type { TrialEnvironment } from '../environments/environment.ts';
-import { resolveEnvTemplates } from '../task/env-templates.ts';
 import type { HarborTask } from '../task/load-task.ts';
 import { type AgentOutcome, runAgent } from './agent.ts';
 import { collectArtifacts } from './artifacts.ts';
+import { createTaskEnvironment } from './environment-init.ts';
 import { harborTrialConfig, harborTrialLock, trialIdentity } from './harbor-files.ts';
 import { runHealthcheck } from './healthcheck.ts';
 import type { EmitTrialEvent } from './hooks.ts';
@@ -126,28 +125,13 @@ function timingsOf(recorder: TrialRecorder, context: TrialContext): TrialTimings
 
 /** The environment of a trial, sharing the harness runtime and the user's node_modules with it. */
 function createTrialEnvironment(config: TrialConfig, task: HarborTask, paths: TrialPaths, launch: RunnerLaunch): TrialEnvironment {
-  const { environment } = task.config;
   const modules = userNodeModules(config.userCodeDir);
-  let env: Record<string, string>;
-  try {
-    env = resolveEnvTemplates(environment.env);
-  } catch (error) {
-    throw TrialError.of('ValueError', 'VALIDATION_ERROR', 'setup', `[environment] env: ${(error as Error).message}`);
-  }
-  return createEnvironment(config.environment, {
+  return createTaskEnvironment(config.environment, task.config.environment, {
     trialDir: paths.dir,
     logDirs: paths.logDirs,
-    workdir: environment.workdir,
-    network: environment.network_mode,
-    env,
-    limits: { memoryMb: environment.memory_mb, storageMb: environment.storage_mb, cpus: environment.cpus },
     sharedPaths: [...launch.sharedPaths, ...(modules ? [modules] : [])],
-    image: {
-      taskName: task.name,
-      environmentDir: task.environmentDir,
-      dockerImage: environment.docker_image,
-      buildTimeoutSec: environment.build_timeout_sec,
-    },
+    taskName: task.name,
+    buildContext: task.environmentDir,
   });
 }
 
@@ -194,7 +178,7 @@ async function runSingleStep(run: TrialRun, context: TrialContext, outcome: Step
   throwIfCancelled(context.signal, 'workflow');
   await context.onVerificationStart?.(agent, timingsOf(recorder, context));
   await context.emit('verification-started');
-  const verifier = await recorder.step('verifier', () => runVerifier(run, agent, phases.verifier));
+  const verifier = await recorder.step('verifier', () => runVerifier(run, agent, phases.verifier, task.config.artifacts));
   outcome.verifier = verifier;
   if (verifier.error) await recorder.fail(verifier.error);
   else recorder.result.verifier_result = { rewards: verifier.rewards };

@@ -3,10 +3,13 @@ import path from 'node:path';
 import type { RolloutSample } from '../../../model/sample.ts';
 import { type AgentOutcome, inWorkspace } from './agent.ts';
 import { readRewardFiles } from './reward-file.ts';
+import type { TrialEnvironment } from '../environments/environment.ts';
 import { resolveEnvTemplates } from '../task/env-templates.ts';
+import type { ArtifactEntry } from '../task/task-config.ts';
 import type { VerifierPhase } from './phases.ts';
 import { killedError, logFile, phaseError, runInEnvironment } from './runner-phase.ts';
 import { uploadScripts } from './scripts.ts';
+import { runSeparateVerifier } from './separate-verifier.ts';
 import { TrialError } from './trial-error.ts';
 import type { TrialRun } from './trial-run.ts';
 
@@ -22,10 +25,14 @@ export interface VerifierOutcome {
  * Verifies the agent's work: the task's `tests/test.sh` when it has one (rewards from the files it writes),
  * else the configured Grader, run inside the environment. Never throws a rollout's failure.
  */
-export async function runVerifier(run: TrialRun, agent: AgentOutcome, phase: VerifierPhase): Promise<VerifierOutcome> {
+export async function runVerifier(run: TrialRun, agent: AgentOutcome, phase: VerifierPhase, artifacts: ArtifactEntry[] = []): Promise<VerifierOutcome> {
   await emptyDir(run.paths.verifierDir);
   try {
-    if (phase.testsDirs.length) return await runTests(run, phase);
+    if (phase.separate) return await runSeparateVerifier(run, phase.separate, artifacts, (env) => runTests(run, phase, env));
+    if (phase.testsDirs.length) {
+      await uploadScripts(run.env, phase.testsDirs, run.env.paths.tests, 'test.sh');
+      return await runTests(run, phase, run.env);
+    }
     if (run.config.grader) return await runGrader(run, agent, phase);
     throw TrialError.of('VerifierError', 'VALIDATION_ERROR', 'grader', `no reward source: task ${run.task.name} has no tests/test.sh and no grader is configured`);
   } catch (error) {
@@ -40,12 +47,10 @@ async function emptyDir(dir: string): Promise<void> {
 }
 
 /**
- * Harbor's verifier: `tests/test.sh` executed (its shebang holds) with `[verifier] env` (templates resolved),
- * as `[verifier] user`. The script's exit code is not the reward; the reward files are.
+ * Harbor's verifier: `/tests/test.sh` executed (its shebang holds) with `[verifier] env` (templates resolved),
+ * as `[verifier] user`, in `env`. The script's exit code is not the reward; the reward files are.
  */
-async function runTests(run: TrialRun, phase: VerifierPhase): Promise<VerifierOutcome> {
-  const { env } = run;
-  await uploadScripts(env, phase.testsDirs, env.paths.tests, 'test.sh');
+async function runTests(run: TrialRun, phase: VerifierPhase, env: TrialEnvironment): Promise<VerifierOutcome> {
   const exec = await env.exec([path.posix.join(env.paths.tests, 'test.sh')], {
     env: resolveEnvTemplates(phase.env),
     timeoutMs: phase.timeoutSec * 1000,

@@ -79,7 +79,8 @@ export async function loadTask(dir: string): Promise<HarborTask> {
   const tomlFile = path.join(absolute, 'task.toml');
   const config = parseTaskConfig(await readRequired(tomlFile), tomlFile);
   const environmentDir = existing(absolute, 'environment');
-  const { errors, warnings } = unsupportedKeys(config, { compose: existsSync(path.join(absolute, 'environment', 'docker-compose.yaml')) });
+  const trajectory = [absolute, ...(config.steps ?? []).map((step) => path.join(absolute, 'steps', step.name))].some((dir) => existsSync(path.join(dir, 'trajectory.json')));
+  const { errors, warnings } = unsupportedKeys(config, { compose: existsSync(path.join(absolute, 'environment', 'docker-compose.yaml')), trajectory });
   if (errors.length) throw new ValidationError(errors.map((error) => `${tomlFile}: ${error}`).join('\n'));
   const steps = await Promise.all(
     (config.steps ?? []).map(async ({ name }) => {

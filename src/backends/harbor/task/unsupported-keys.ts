@@ -9,6 +9,8 @@ export interface UnsupportedKeys {
 /** What the task directory holds besides task.toml, as far as support depends on it. */
 export interface TaskLayout {
   compose: boolean;
+  /** `trajectory.json` beside an instruction: prior context Harbor seeds into its agents. */
+  trajectory: boolean;
 }
 
 const isMain = (service: string | undefined) => service === undefined || service === 'main';
@@ -44,5 +46,6 @@ export function unsupportedKeys(config: TaskConfig, layout: TaskLayout): Unsuppo
   }
   if (Array.isArray(extra.mcp_servers) && extra.mcp_servers.length) warnings.push('[environment] mcp_servers: MCP servers are not given to the agent');
   if (extra.skills_dir !== undefined) warnings.push('[environment] skills_dir: skills are not installed for the agent');
+  if (layout.trajectory) warnings.push('trajectory.json: a prior trajectory is not loaded into the agent');
   return { errors, warnings };
 }

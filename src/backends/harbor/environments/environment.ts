@@ -70,6 +70,11 @@ export interface EnvironmentInit {
   logDirs: Partial<LogDirs>;
   /** The task's `workdir`; unset, the image's WORKDIR in docker and `/workspace` in the host-backed environments. */
   workdir: string | undefined;
+  /**
+   * The workspace when neither task.toml nor the image names one (the image's WORKDIR is `/`): `/workspace` for a
+   * workflow, whose code is copied into the workspace and must not land in the image's root.
+   */
+  rootWorkdirFallback?: string | undefined;
   network: 'no-network' | 'public' | 'allowlist';
   /** `[environment] env` of the task. */
   env: Record<string, string>;

@@ -12,6 +12,7 @@ export interface EnvironmentSpec {
   /** The image's name and build context: `environment/`, or `tests/` for a separate verifier. */
   taskName: string;
   buildContext: string | undefined;
+  rootWorkdirFallback?: string | undefined;
 }
 
 /**
@@ -29,6 +30,7 @@ export function createTaskEnvironment(config: EnvironmentConfig, environment: Ta
     trialDir: spec.trialDir,
     logDirs: spec.logDirs,
     workdir: environment.workdir,
+    rootWorkdirFallback: spec.rootWorkdirFallback,
     network: environment.network_mode,
     env,
     limits: { memoryMb: environment.memory_mb, storageMb: environment.storage_mb, cpus: environment.cpus },

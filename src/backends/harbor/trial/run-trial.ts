@@ -132,6 +132,7 @@ function createTrialEnvironment(config: TrialConfig, task: HarborTask, paths: Tr
     sharedPaths: [...launch.sharedPaths, ...(modules ? [modules] : [])],
     taskName: task.name,
     buildContext: task.environmentDir,
+    rootWorkdirFallback: config.agent.kind === 'workflow' ? '/workspace' : undefined,
   });
 }
 
@@ -142,6 +143,9 @@ function createTrialEnvironment(config: TrialConfig, task: HarborTask, paths: Tr
 async function setUpAgent(run: TrialRun, apiKey: string | undefined): Promise<void> {
   if (run.config.agent.kind === 'oracle') return;
   await installUserCode(run.env, { dir: run.config.userCodeDir, excluded: excludedFrom(run) });
+  const user = run.task.config.agent.user;
+  // The copy is root's; the workspace must stay the agent's own, as the image made it.
+  if (user !== undefined && run.env.type === 'docker') await run.env.exec(['chown', '-R', String(user), run.env.paths.workspace], { user: 0 });
   const url = run.config.chatCompletionsUrl;
   if (url) {
     const route = await run.env.routeEndpoint(url);

@@ -80,7 +80,8 @@ export class DockerEnvironment implements TrialEnvironment {
     // Any user the task names must reach the pid and exit files, and the model socket, kept here.
     await mkdir(path.join(this.#root, 'ipc'), { mode: 0o1777 });
     await chmod(path.join(this.#root, 'ipc'), 0o1777);
-    this.paths.workspace = this.init.workdir ?? (await imageWorkdir(this.#cli, image));
+    const workdir = this.init.workdir ?? (await imageWorkdir(this.#cli, image));
+    this.paths.workspace = workdir === '/' ? (this.init.rootWorkdirFallback ?? workdir) : workdir;
     await this.#cli.run(['run', '--detach', ...this.#runFlags(), image, ...KEEP_ALIVE], { signal });
     await checkHarness(this.#cli, this.#container, image, process.execPath);
   }

@@ -15,6 +15,7 @@ import { IMAGE_MAP, ownContainers, requireDocker } from './fixtures/harbor/docke
 import { runRollout } from './fixtures/harbor/helpers.ts';
 
 const tasks = fileURLToPath(new URL('./fixtures/harbor/tasks', import.meta.url));
+const agents = fileURLToPath(new URL('./fixtures/harbor/agents', import.meta.url));
 const ENVIRONMENTS = ['process', 'sandbox', 'docker'] as const;
 
 const readJson = async (file: string) => JSON.parse(await readFile(file, 'utf8'));
@@ -72,6 +73,17 @@ describe.each(ENVIRONMENTS)('upstream task features in the %s environment', (env
     expect(await readText(path.join(run.trialDir, 'steps/extend/verifier/reward.json'))).toBe('{"reward": 0.5}');
     expect(existsSync(path.join(run.trialDir, 'steps/scaffold/agent/oracle.txt'))).toBe(true);
     expect(await readdir(path.join(run.trialDir, 'agent'))).toEqual([]);
+  });
+
+  it('gives a workflow each step\'s instruction as its prompt', async () => {
+    const backend = createHarborBackend({
+      taskDir: path.join(tasks, 'multi-step'), environment, workflow: './agents.ts:FixtureAgent', userCodeDir: agents, trialsDir, imageMap: IMAGE_MAP, prebuildLocalImage: true,
+    });
+    const run = await runRollout(backend, { id: 'workflow', prompt: [{ role: 'user', content: 'the dataset prompt' }], metadata: { mode: 'prompt' } });
+    // The workflow does nothing, so the first step scores 0, below its min_reward: the trial stops there.
+    expect(run.final.rewards).toEqual({ reward: 0 });
+    expect(run.final.samples.map((sample) => sample.messages[0]?.content)).toEqual(['Copy config.txt to hello.txt.\n']);
+    expect(existsSync(path.join(String(run.final.extraFields.trialDir), 'steps/scaffold/agent/samples.json'))).toBe(true);
   });
 
   it('collects artifacts after the collect hook, with a manifest; the agent publishes through /logs/artifacts', async () => {

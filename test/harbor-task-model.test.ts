@@ -6,6 +6,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { withoutCopyChmod } from '../src/backends/harbor/environments/docker/docker-image.ts';
 import { resolveEnvTemplates } from '../src/backends/harbor/task/env-templates.ts';
 import { loadTask } from '../src/backends/harbor/task/load-task.ts';
 import { taskDigest } from '../src/backends/harbor/task/task-digest.ts';
@@ -88,5 +89,12 @@ describe('task load', () => {
     expect(await taskDigest(dir)).toBe(first);
     await writeFile(path.join(dir, 'tests', 'helper.sh'), 'echo');
     expect(await taskDigest(dir)).not.toBe(first);
+  });
+});
+
+describe('Dockerfiles for a builder without BuildKit', () => {
+  it('turns COPY --chmod of one file into COPY and RUN chmod, and leaves other copies as written', () => {
+    const dockerfile = 'FROM base\nCOPY --chmod=755 test.sh /tests/test.sh\nCOPY --chmod=755 a b /dir/\nCOPY a /b\n';
+    expect(withoutCopyChmod(dockerfile)).toBe('FROM base\nCOPY test.sh /tests/test.sh\nRUN chmod 755 /tests/test.sh\nCOPY --chmod=755 a b /dir/\nCOPY a /b\n');
   });
 });

@@ -69,7 +69,10 @@ export function harborTrialLock(config: TrialConfig, task: HarborTask): Record<s
   };
 }
 
-/** The identity fields of result.json. */
+/**
+ * The identity fields of result.json. `task_checksum` is the task's content digest (lock.json's, without its
+ * `sha256:`): Harbor computes it with dirhash, which hashes the same files another way.
+ */
 export function trialIdentity(config: TrialConfig, task: HarborTask, trialDir: string): TrialIdentity {
   const oracle = config.agent.kind === 'oracle';
   return {

@@ -9,25 +9,9 @@ import { runHealthcheck } from './healthcheck.ts';
 import { stepPhases } from './phases.ts';
 import type { StepOutcomes, TrialContext } from './run-trial.ts';
 import { TrialError } from './trial-error.ts';
-import { type AgentContext, exceptionInfoOf, type StepResult } from './trial-record.ts';
+import { agentContextOf, exceptionInfoOf, type StepResult } from './trial-record.ts';
 import type { TrialRun } from './trial-run.ts';
 import { runVerifier } from './verifier.ts';
-
-/** Harbor's `AgentContext` of an agent step: token and cost counts summed over its samples. */
-export function agentContextOf(agent: AgentOutcome): AgentContext {
-  const metrics: Record<string, number> = {};
-  for (const sample of agent.samples) {
-    for (const [name, value] of Object.entries(sample.metrics)) metrics[name] = (metrics[name] ?? 0) + value;
-  }
-  const count = (name: string) => metrics[name] ?? null;
-  return {
-    n_input_tokens: count('prompt_tokens'),
-    n_cache_tokens: count('cached_tokens'),
-    n_output_tokens: count('completion_tokens'),
-    cost_usd: count('cost_usd'),
-    metadata: { n_samples: agent.samples.length, metrics },
-  };
-}
 
 /**
  * A multi-step trial (`[[steps]]`), as Harbor runs one in a single environment: for each step its `workdir/`

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { appendFile, writeFile } from 'node:fs/promises';
+import type { RolloutSample } from '../../../model/sample.ts';
 import type { TrialError } from './trial-error.ts';
 import type { TrialPaths } from './trial-paths.ts';
 
@@ -74,6 +75,22 @@ export function exceptionInfoOf(error: TrialError): ExceptionInfo {
     exception_message: error.message,
     exception_traceback: error.stack ?? `${error.type}: ${error.message}`,
     occurred_at: new Date().toISOString(),
+  };
+}
+
+/** Harbor's `AgentContext` of an agent step: token and cost counts summed over its samples. */
+export function agentContextOf(agent: { samples: RolloutSample[] }): AgentContext {
+  const metrics: Record<string, number> = {};
+  for (const sample of agent.samples) {
+    for (const [name, value] of Object.entries(sample.metrics)) metrics[name] = (metrics[name] ?? 0) + value;
+  }
+  const count = (name: string) => metrics[name] ?? null;
+  return {
+    n_input_tokens: count('prompt_tokens'),
+    n_cache_tokens: count('cached_tokens'),
+    n_output_tokens: count('completion_tokens'),
+    cost_usd: count('cost_usd'),
+    metadata: { n_samples: agent.samples.length, metrics },
   };
 }
 

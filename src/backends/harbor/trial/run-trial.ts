@@ -132,16 +132,21 @@ function createTrialEnvironment(config: TrialConfig, task: HarborTask, paths: Tr
     sharedPaths: [...launch.sharedPaths, ...(modules ? [modules] : [])],
     taskName: task.name,
     buildContext: task.environmentDir,
-    rootWorkdirFallback: config.agent.kind === 'workflow' ? '/workspace' : undefined,
+    rootWorkdirFallback: needsUserCode(config) ? '/workspace' : undefined,
   });
 }
 
+/** The user's code runs in the trial when a workflow or a grader does; Harbor's oracle alone needs none. */
+function needsUserCode(config: TrialConfig): boolean {
+  return config.agent.kind === 'workflow' || config.grader !== undefined;
+}
+
 /**
- * Copies the user code in (a workflow's; the oracle needs none, and leaves the image's working directory as
- * Harbor does) and routes the model endpoint; the key goes to the runner's environment only.
+ * Copies the user code in (unless only the oracle runs, which leaves the image's working directory as Harbor
+ * does) and routes the model endpoint; the key goes to the runner's environment only.
  */
 async function setUpAgent(run: TrialRun, apiKey: string | undefined): Promise<void> {
-  if (run.config.agent.kind === 'oracle') return;
+  if (!needsUserCode(run.config)) return;
   await installUserCode(run.env, { dir: run.config.userCodeDir, excluded: excludedFrom(run) });
   const user = run.task.config.agent.user;
   // The copy is root's; the workspace must stay the agent's own, as the image made it.

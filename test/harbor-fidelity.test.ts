@@ -111,7 +111,9 @@ describe.each(ENVIRONMENTS)('upstream task features in the %s environment', (env
   it('verifies in a separate container of tests/Dockerfile with only the artifacts copied in (docker only)', async () => {
     const run = await oracle('separate-verifier');
     if (environment !== 'docker') {
-      expect(run.final.error).toMatchObject({ category: 'VALIDATION_ERROR', message: expect.stringContaining('environment_mode = "separate" needs the docker environment') });
+      // Before the agent runs (its solve.sh writes to /tmp, which is the host's in the process environment).
+      expect(run.final.error).toMatchObject({ category: 'VALIDATION_ERROR', phase: 'setup', message: expect.stringContaining('environment_mode = "separate" needs the docker environment') });
+      expect(existsSync(path.join(run.trialDir, 'agent/oracle.txt'))).toBe(false);
       return;
     }
     expect(await readText(path.join(run.trialDir, 'verifier/test-stdout.txt'))).not.toContain('FAIL');

@@ -51,6 +51,12 @@ function separateVerifier(task: HarborTask, step?: { dir: string; settings: Step
   return { buildContext: stepTests ?? task.testsDir ?? path.join(task.dir, 'tests'), environment };
 }
 
+/** Whether any verification of the task runs in a separate environment. */
+export function usesSeparateVerifier(task: HarborTask): boolean {
+  if (!task.steps.length) return separateVerifier(task) !== undefined;
+  return task.steps.some((step, index) => separateVerifier(task, { dir: step.dir, settings: task.config.steps![index]! }) !== undefined);
+}
+
 /** The phases of a single-step trial: task.toml's `[agent]` and `[verifier]`, the request's deadlines first. */
 export function singleStepPhases(config: TrialConfig, task: HarborTask): { agent: AgentPhase; verifier: VerifierPhase } {
   const { agent, verifier } = task.config;

@@ -9,7 +9,7 @@ import { harborTrialConfig, harborTrialLock, trialIdentity } from './harbor-file
 import { runHealthcheck } from './healthcheck.ts';
 import type { EmitTrialEvent } from './hooks.ts';
 import { runMultiStep } from './multi-step.ts';
-import { singleStepPhases } from './phases.ts';
+import { singleStepPhases, usesSeparateVerifier } from './phases.ts';
 import { type RunnerLaunch, trialRunnerLaunch } from './runtime-entry.ts';
 import type { TrialConfig } from './trial-config.ts';
 import { TrialError, type TrialErrorType } from './trial-error.ts';
@@ -123,8 +123,14 @@ function timingsOf(recorder: TrialRecorder, context: TrialContext): TrialTimings
   };
 }
 
-/** The environment of a trial, sharing the harness runtime and the user's node_modules with it. */
+/**
+ * The environment of a trial, sharing the harness runtime and the user's node_modules with it. A task that
+ * verifies in a separate environment needs docker: it fails here, before its agent runs.
+ */
 function createTrialEnvironment(config: TrialConfig, task: HarborTask, paths: TrialPaths, launch: RunnerLaunch): TrialEnvironment {
+  if (config.environment.type !== 'docker' && usesSeparateVerifier(task)) {
+    throw TrialError.of('ValueError', 'VALIDATION_ERROR', 'setup', `environment_mode = "separate" needs the docker environment, not ${config.environment.type}`);
+  }
   const modules = userNodeModules(config.userCodeDir);
   return createTaskEnvironment(config.environment, task.config.environment, {
     trialDir: paths.dir,

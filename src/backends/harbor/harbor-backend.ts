@@ -91,9 +91,15 @@ export class HarborBackend<TW = AgentWorkflowConfig, TG = GraderConfig> implemen
     };
   }
 
-  /** The task, loaded once; a broken task fails each rollout's setup with the reason. */
+  /**
+   * The task, loaded once; a broken task fails each rollout's setup with the reason. What it asks for that
+   * trials cannot honour is printed once here, and written to each trial's trial.log.
+   */
   task(): Promise<HarborTask> {
-    this.#task ??= loadTask(this.#options.taskDir);
+    this.#task ??= loadTask(this.#options.taskDir).then((task) => {
+      for (const warning of task.warnings) console.warn(`rollout-test: Harbor task ${task.dir}: ${warning}`);
+      return task;
+    });
     return this.#task;
   }
 

@@ -53,7 +53,7 @@ describe.each(['process', 'sandbox'] as const)('HarborBackend in the %s environm
     const dir = await task('layout', 'echo 1 > "$V/reward.txt"');
     const run = await runRollout(backend(dir), request('r1'));
     const trialDir = String(run.final.extraFields.trialDir);
-    expect((await readdir(trialDir)).sort()).toEqual(['agent', 'artifacts', 'config.json', 'result.json', 'trial.log', 'verifier']);
+    expect((await readdir(trialDir)).sort()).toEqual(['agent', 'artifacts', 'config.json', 'lock.json', 'result.json', 'trial.log', 'verifier']);
     const result = JSON.parse(await readFile(path.join(trialDir, 'result.json'), 'utf8'));
     expect(result).toMatchObject({ task_name: 'layout', rollout_id: 'r1', environment_type: environment, verifier_result: { rewards: { reward: 1 } } });
     for (const step of ['environment_setup', 'agent_setup', 'agent_execution', 'verifier']) {

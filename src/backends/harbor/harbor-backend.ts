@@ -91,9 +91,15 @@ export class HarborBackend<TW = AgentWorkflowConfig, TG = GraderConfig> implemen
     };
   }
 
-  /** The task, loaded once; a broken task fails each rollout's setup with the reason. */
+  /**
+   * The task, loaded once; a broken task fails each rollout's setup with the reason. What it asks for that
+   * trials cannot honour is printed once here, and written to each trial's trial.log.
+   */
   task(): Promise<HarborTask> {
-    this.#task ??= loadTask(this.#options.taskDir);
+    this.#task ??= loadTask(this.#options.taskDir).then((task) => {
+      for (const warning of task.warnings) console.warn(`rollout-test: Harbor task ${task.dir}: ${warning}`);
+      return task;
+    });
     return this.#task;
   }
 
@@ -160,7 +166,8 @@ export class HarborBackend<TW = AgentWorkflowConfig, TG = GraderConfig> implemen
       request,
       agent,
       grader: grader === undefined ? undefined : { implementation: grader, config: graderConfig },
-      agentTimeoutSec: request.agentTimeoutSec !== undefined ? request.agentTimeoutSec : (task.config.agent.timeout_sec ?? null),
+      // A request without a deadline (the CLI's, unless the suite sets timeouts) gets the task's, as in Harbor.
+      agentTimeoutSec: request.agentTimeoutSec ?? task.config.agent.timeout_sec ?? null,
       verifierTimeoutSec: request.graderTimeoutSec ?? task.config.verifier.timeout_sec,
       chatCompletionsUrl: this.#options.chatCompletionsUrl ?? process.env.ROLLOUT_CHAT_COMPLETIONS_URL,
     };

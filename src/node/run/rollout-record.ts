@@ -25,6 +25,8 @@ export interface RolloutRecord {
   durationMs: number;
   timings: Timings;
   logs?: string[] | undefined;
+  /** The rollout's Harbor trial directory, when it ran as a trial. */
+  trialDir?: string | undefined;
 }
 
 /** Who a record is about. */
@@ -42,7 +44,8 @@ export function toRecord(key: RolloutKey, result: ExecutionResult, passThreshold
   const logs = status === 'passed' || status === 'completed' ? undefined : (result.extraFields.logs as string[] | undefined);
   const { queuedMs, workflowMs, graderMs } = result.timings;
   const outcome = { status, reward, rewards: result.rewards, error, durationMs: workflowMs + graderMs + queuedMs, timings: result.timings };
-  return record(key, outcome, logs);
+  const trialDir = result.extraFields.trialDir;
+  return record(key, outcome, logs, typeof trialDir === 'string' ? trialDir : undefined);
 }
 
 function statusOf(result: ExecutionResult, error: RolloutError | undefined, graded: boolean, reward: number | null, passThreshold: number): RolloutStatus {
@@ -66,7 +69,7 @@ type Outcome = Pick<RolloutRecord, 'status' | 'reward' | 'rewards' | 'error' | '
  * Spreading the key gave each record of a long run a hidden class of its own (V8's object clone went
  * megamorphic), some 450 bytes per rollout kept until the run ends.
  */
-function record(key: RolloutKey, outcome: Outcome, logs: string[] | undefined): RolloutRecord {
+function record(key: RolloutKey, outcome: Outcome, logs: string[] | undefined, trialDir?: string): RolloutRecord {
   return {
     id: key.id,
     suite: key.suite,
@@ -82,5 +85,6 @@ function record(key: RolloutKey, outcome: Outcome, logs: string[] | undefined): 
     durationMs: outcome.durationMs,
     timings: outcome.timings,
     logs,
+    trialDir,
   };
 }

@@ -38,6 +38,11 @@ export interface ExecOptions {
   timeoutMs?: number;
   /** Kills every process the command started when aborted. */
   signal?: AbortSignal;
+  /**
+   * The user to run as (`[agent]`/`[verifier] user`: a name or a uid); the environment's default user when
+   * unset. Only docker honours it: the host-backed environments run every command as the harness's user.
+   */
+  user?: string | number | undefined;
 }
 
 /** How a command ended. Killed commands have `timedOut` or `cancelled` set; the output is what came before. */
@@ -59,10 +64,17 @@ export interface EndpointRoute {
 
 /** Everything an environment needs to know at construction. */
 export interface EnvironmentInit {
-  /** Absolute path of the trial directory; its `agent/`, `verifier/`, `artifacts/` are the environment's logs. */
+  /** Absolute path of the trial directory. */
   trialDir: string;
-  /** The task's `workdir`; `/workspace` when unset. */
+  /** The host folders behind `/logs/agent`, `/logs/verifier` and `/logs/artifacts`; a separate verifier's has only `verifier`. */
+  logDirs: Partial<LogDirs>;
+  /** The task's `workdir`; unset, the image's WORKDIR in docker and `/workspace` in the host-backed environments. */
   workdir: string | undefined;
+  /**
+   * The workspace when neither task.toml nor the image names one (the image's WORKDIR is `/`): `/workspace` for a
+   * workflow, whose code is copied into the workspace and must not land in the image's root.
+   */
+  rootWorkdirFallback?: string | undefined;
   network: 'no-network' | 'public' | 'allowlist';
   /** `[environment] env` of the task. */
   env: Record<string, string>;
@@ -76,6 +88,9 @@ export interface EnvironmentInit {
   /** What the docker environment builds or runs; the host-backed environments ignore it. */
   image: ImageSource;
 }
+
+/** The host folder behind each of Harbor's log folders, by name (`agent`, `verifier`, `artifacts`). */
+export type LogDirs = Record<'agent' | 'verifier' | 'artifacts', string>;
 
 /** The task's image: built from its `environment/` (a Dockerfile), or `[environment] docker_image`. */
 export interface ImageSource {

@@ -16,7 +16,6 @@ import {
 import { killGroup, runProcessGroup } from './process-group.ts';
 
 const MB = 1024 * 1024;
-const LOG_DIRS = ['agent', 'verifier', 'artifacts'] as const;
 
 /** Environment paths plus where the model socket appears inside. */
 export interface HostBackedPaths extends EnvironmentPaths {
@@ -46,13 +45,13 @@ export abstract class HostBackedEnvironment implements TrialEnvironment {
 
   /** The host directory behind each environment directory, longest first so nested ones win. */
   protected mounts(): Array<[envPath: string, hostPath: string]> {
-    const { trialDir } = this.init;
+    const { logDirs } = this.init;
     const mounts: Array<[string, string]> = [
       [this.paths.workspace, path.join(this.root, 'workspace')],
       [this.paths.tests, path.join(this.root, 'tests')],
       [this.paths.solution, path.join(this.root, 'solution')],
       [this.paths.ipc, path.join(this.root, 'ipc')],
-      ...LOG_DIRS.map((dir): [string, string] => [path.posix.join(this.paths.logs, dir), path.join(trialDir, dir)]),
+      ...Object.entries(logDirs).map(([dir, host]): [string, string] => [path.posix.join(this.paths.logs, dir), host]),
     ];
     return mounts.sort((a, b) => b[0].length - a[0].length);
   }

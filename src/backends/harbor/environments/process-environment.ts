@@ -1,4 +1,4 @@
-import { mkdir } from 'node:fs/promises';
+import { mkdir, symlink } from 'node:fs/promises';
 import path from 'node:path';
 import type { EnvironmentInit } from './environment.ts';
 import { HostBackedEnvironment } from './host-environment.ts';
@@ -14,7 +14,7 @@ export class ProcessEnvironment extends HostBackedEnvironment {
   constructor(init: EnvironmentInit) {
     super(init, (root) => ({
       workspace: path.join(root, 'workspace'),
-      logs: init.trialDir,
+      logs: path.join(root, 'logs'),
       tests: path.join(root, 'tests'),
       solution: path.join(root, 'solution'),
       ipc: path.join(root, 'ipc'),
@@ -29,9 +29,12 @@ export class ProcessEnvironment extends HostBackedEnvironment {
     return { ...super.baseEnv(), HOME: path.join(this.root, 'workspace'), TMPDIR: path.join(this.root, 'tmp') };
   }
 
+  /** Commands see Harbor's log folders side by side under `ROLLOUT_LOGS_DIR`, each a link to its trial folder. */
   override async start(): Promise<void> {
     await super.start();
     await mkdir(path.join(this.root, 'tmp'));
+    await mkdir(this.paths.logs);
+    for (const [name, host] of Object.entries(this.init.logDirs)) await symlink(host, path.join(this.paths.logs, name));
   }
 
   protected isolatesNetwork(): boolean {

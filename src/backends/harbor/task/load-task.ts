@@ -5,6 +5,8 @@ import { parse as parseToml } from 'smol-toml';
 import type { z } from 'zod';
 import { ValidationError } from '../../../runtime/errors.ts';
 import { type TaskConfig, TaskConfigSchema } from './task-config.ts';
+import { taskDigest } from './task-digest.ts';
+import { unsupportedKeys } from './unsupported-keys.ts';
 
 /** A Harbor task directory, loaded and validated. Optional parts are `undefined` when the task lacks them. */
 export interface HarborTask {
@@ -13,7 +15,10 @@ export interface HarborTask {
   /** `[task] name`, else the directory's name. */
   name: string;
   config: TaskConfig;
-  /** The contents of instruction.md: what the agent is asked to do (a prompt for suites without a dataset). */
+  /**
+   * What the agent is asked to do (a prompt for suites without a dataset): instruction.md, or for a
+   * multi-step task the first step's.
+   */
   instruction: string;
   /** `environment/`, the build context of the docker environment. */
   environmentDir: string | undefined;
@@ -21,6 +26,19 @@ export interface HarborTask {
   testsDir: string | undefined;
   /** `solution/`, copied to `/solution`; its `solve.sh` is what the oracle agent runs. */
   solutionDir: string | undefined;
+  /** `[[steps]]` with their `steps/<name>/instruction.md`; empty for a single-step task. */
+  steps: TaskStep[];
+  /** The task's content digest, as Harbor's lock.json records it (hex SHA-256; see {@link taskDigest}). */
+  digest: string;
+  /** Keys of task.toml that trials do not honour but can run without, each named (see {@link unsupportedKeys}). */
+  warnings: string[];
+}
+
+/** One step of a multi-step task: its directory `steps/<name>/` and instruction. */
+export interface TaskStep {
+  name: string;
+  dir: string;
+  instruction: string;
 }
 
 function describeIssues(file: string, error: z.ZodError): string {
@@ -46,27 +64,41 @@ export function parseTaskConfig(text: string, file: string): TaskConfig {
   return parsed.data;
 }
 
-function existing(dir: string, name: string, required: string): string | undefined {
+function existing(dir: string, name: string): string | undefined {
   const sub = path.join(dir, name);
-  return existsSync(path.join(sub, required)) ? sub : undefined;
+  return existsSync(sub) ? sub : undefined;
 }
 
 /**
- * Loads a Harbor task directory: `task.toml` (required), `instruction.md` (required), and the optional
- * `environment/`, `tests/test.sh` and `solution/solve.sh`.
+ * Loads a Harbor task directory: `task.toml` (required), `instruction.md` (required, or one per step in
+ * `steps/<name>/`), and the optional `environment/`, `tests/` and `solution/`. A key that trials cannot honour
+ * is an error naming it, or a warning kept on the task (see {@link unsupportedKeys}).
  */
 export async function loadTask(dir: string): Promise<HarborTask> {
   const absolute = path.resolve(dir);
   const tomlFile = path.join(absolute, 'task.toml');
   const config = parseTaskConfig(await readRequired(tomlFile), tomlFile);
+  const environmentDir = existing(absolute, 'environment');
+  const trajectory = [absolute, ...(config.steps ?? []).map((step) => path.join(absolute, 'steps', step.name))].some((dir) => existsSync(path.join(dir, 'trajectory.json')));
+  const { errors, warnings } = unsupportedKeys(config, { compose: existsSync(path.join(absolute, 'environment', 'docker-compose.yaml')), trajectory });
+  if (errors.length) throw new ValidationError(errors.map((error) => `${tomlFile}: ${error}`).join('\n'));
+  const steps = await Promise.all(
+    (config.steps ?? []).map(async ({ name }) => {
+      const stepDir = path.join(absolute, 'steps', name);
+      return { name, dir: stepDir, instruction: await readRequired(path.join(stepDir, 'instruction.md')) };
+    }),
+  );
   return {
     dir: absolute,
     name: config.task.name ?? path.basename(absolute),
     config,
-    instruction: await readRequired(path.join(absolute, 'instruction.md')),
-    environmentDir: existing(absolute, 'environment', '.'),
-    testsDir: existing(absolute, 'tests', 'test.sh'),
-    solutionDir: existing(absolute, 'solution', 'solve.sh'),
+    instruction: steps[0]?.instruction ?? (await readRequired(path.join(absolute, 'instruction.md'))),
+    environmentDir,
+    testsDir: existing(absolute, 'tests'),
+    solutionDir: existing(absolute, 'solution'),
+    steps,
+    digest: await taskDigest(absolute),
+    warnings,
   };
 }
 

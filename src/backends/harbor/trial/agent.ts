@@ -2,7 +2,10 @@ import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { RolloutSample } from '../../../model/sample.ts';
 import type { ImplementationRef } from '../../../runtime/protocol.ts';
+import { resolveEnvTemplates } from '../task/env-templates.ts';
+import type { AgentPhase } from './phases.ts';
 import { killedError, logFile, phaseError, runInEnvironment } from './runner-phase.ts';
+import { uploadScripts } from './scripts.ts';
 import { TrialError } from './trial-error.ts';
 import type { TrialRun } from './trial-run.ts';
 import { workspacePathOf } from './workspace.ts';
@@ -20,23 +23,23 @@ export function inWorkspace(run: TrialRun, ref: ImplementationRef): Implementati
 }
 
 /** Runs the agent: the user's workflow inside the environment, or the oracle. Never throws a rollout's failure. */
-export async function runAgent(run: TrialRun): Promise<AgentOutcome> {
+export async function runAgent(run: TrialRun, phase: AgentPhase): Promise<AgentOutcome> {
   try {
-    return run.config.agent.kind === 'oracle' ? await runOracle(run) : await runWorkflow(run);
+    return run.config.agent.kind === 'oracle' ? await runOracle(run, phase) : await runWorkflow(run, phase);
   } catch (error) {
     if (error instanceof TrialError) return { samples: [], logs: [], error };
     return { samples: [], logs: [], error: TrialError.of('AgentError', 'AGENT_ERROR', 'workflow', error) };
   }
 }
 
-function deadlineOf(run: TrialRun, what: string) {
-  const seconds = run.config.agentTimeoutSec;
+function deadlineOf(seconds: number | null, what: string) {
   return seconds === null ? null : { atEpochMs: Date.now() + seconds * 1000, message: `${what} deadline of ${seconds}s exceeded` };
 }
 
-async function runWorkflow(run: TrialRun): Promise<AgentOutcome> {
+async function runWorkflow(run: TrialRun, phase: AgentPhase): Promise<AgentOutcome> {
   const agent = run.config.agent as Extract<TrialRun['config']['agent'], { kind: 'workflow' }>;
   const { label: _hidden, ...request } = run.config.request; // the workflow never sees the label
+  const prompt = phase.instruction === undefined ? request.prompt : [{ role: 'user' as const, content: phase.instruction }];
   const outcome = await runInEnvironment(
     run,
     {
@@ -44,31 +47,39 @@ async function runWorkflow(run: TrialRun): Promise<AgentOutcome> {
       cwd: run.env.paths.workspace,
       implementation: inWorkspace(run, agent.implementation),
       input: {
-        request,
+        request: { ...request, prompt },
         config: agent.config,
         artifactsDir: path.posix.join(run.env.paths.logs, 'artifacts'),
-        deadline: deadlineOf(run, 'agent'),
+        deadline: deadlineOf(phase.timeoutSec, 'agent'),
       },
       outcomeFile: logFile(run, 'workflow', 'workflow-outcome.json').inside,
       samplesFile: logFile(run, 'workflow', 'samples.json').inside,
     },
-    run.config.agentTimeoutSec,
+    phase.timeoutSec,
+    phase.user,
   );
   if (outcome.ok) return { samples: outcome.samples, logs: outcome.logs };
   return { samples: [], logs: outcome.logs, error: phaseError('workflow', outcome) };
 }
 
-/** Harbor's oracle agent: runs the task's `solution/solve.sh` in the workspace, to validate the task. */
-async function runOracle(run: TrialRun): Promise<AgentOutcome> {
+/**
+ * Harbor's oracle agent: runs the task's `solve.sh` (executed, so its shebang holds) in the working directory,
+ * as `[agent] user`, with `[solution] env`. As in Harbor, a non-zero exit is recorded (`agent/exit-code.txt`)
+ * and is no failure: the verifier decides. Only the deadline or a cancel stops the trial's agent step.
+ */
+async function runOracle(run: TrialRun, phase: AgentPhase): Promise<AgentOutcome> {
   const { env, task, config } = run;
-  if (!task.solutionDir) throw TrialError.of('AgentError', 'AGENT_ERROR', 'workflow', `task ${task.name} has no solution/solve.sh`);
-  await env.upload(task.solutionDir, env.paths.solution);
-  const seconds = config.agentTimeoutSec;
-  const exec = await env.exec(['bash', path.posix.join(env.paths.solution, 'solve.sh')], {
-    timeoutMs: seconds === null ? undefined : seconds * 1000,
+  if (!phase.solutionDir) throw TrialError.of('AgentError', 'AGENT_ERROR', 'workflow', `task ${task.name} has no solution/solve.sh`);
+  await uploadScripts(env, [phase.solutionDir], env.paths.solution, 'solve.sh');
+  const exec = await env.exec([path.posix.join(env.paths.solution, 'solve.sh')], {
+    env: { DEBIAN_FRONTEND: 'noninteractive', ...resolveEnvTemplates(task.config.solution.env) },
+    timeoutMs: phase.timeoutSec === null ? undefined : phase.timeoutSec * 1000,
     signal: run.signal,
+    user: phase.user,
   });
   await writeFile(path.join(run.paths.agentDir, 'oracle.txt'), exec.stdout + exec.stderr);
+  const killed = killedError('workflow', exec, phase.timeoutSec);
+  if (!killed && exec.exitCode !== 0) await writeFile(path.join(run.paths.agentDir, 'exit-code.txt'), String(exec.exitCode ?? ''));
   const samples: RolloutSample[] = [
     {
       source: 'oracle',
@@ -77,11 +88,6 @@ async function runOracle(run: TrialRun): Promise<AgentOutcome> {
       extraFields: { exitCode: exec.exitCode ?? null },
     },
   ];
-  const error =
-    killedError('workflow', exec, seconds) ??
-    (exec.exitCode === 0
-      ? undefined
-      : TrialError.of('AgentError', 'AGENT_ERROR', 'workflow', `solve.sh exited with code ${exec.exitCode}: ${exec.stderr.trim().slice(-500)}`));
   await writeFile(path.join(run.paths.agentDir, 'samples.json'), JSON.stringify(samples, null, 2));
-  return { samples, logs: [], error };
+  return { samples, logs: [], error: killed };
 }

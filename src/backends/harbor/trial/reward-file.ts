@@ -18,7 +18,8 @@ async function readIfExists(file: string): Promise<string | undefined> {
   }
 }
 
-function parseJsonRewards(text: string, file: string): Record<string, number> {
+/** Parses reward.json: a flat object of finite numbers. */
+export function parseRewardJson(text: string, file: string): Record<string, number> {
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -30,24 +31,38 @@ function parseJsonRewards(text: string, file: string): Record<string, number> {
   return parsed.data;
 }
 
-function parseTextReward(text: string, file: string): Record<string, number> {
-  const reward = Number(text.trim());
-  if (!/^[-+0-9.eE]+$/.test(text.trim()) || !Number.isFinite(reward)) {
-    throw rewardError('VerifierOutputParseError', `${file} must hold one finite number, got "${text.trim().slice(0, 80)}"`);
+/** Digits with single underscores between them, as Python's number literals allow. */
+const DIGITS = String.raw`\d(?:_?\d)*`;
+/** What Python's `float()` accepts, besides inf and nan: a decimal with an optional exponent. */
+const PYTHON_FLOAT = new RegExp(String.raw`^[+-]?(?:${DIGITS}(?:\.(?:${DIGITS})?)?|\.${DIGITS})(?:[eE][+-]?${DIGITS})?$`);
+const PYTHON_NON_FINITE = /^[+-]?(?:inf|infinity|nan)$/i;
+
+/**
+ * Parses reward.txt as Harbor does, with Python's `float()`: surrounding whitespace is ignored, and `1`,
+ * ` 0.5\n`, `1e0`, `+.5`, `1_000` are numbers. Harbor would accept `inf` and `nan` too; here a non-finite
+ * reward is an error, since no threshold can judge it.
+ */
+export function parseRewardText(text: string, file: string): Record<string, number> {
+  const trimmed = text.trim();
+  if (PYTHON_NON_FINITE.test(trimmed)) throw rewardError('VerifierOutputParseError', `${file} holds a non-finite reward "${trimmed}"`);
+  if (!PYTHON_FLOAT.test(trimmed)) {
+    throw rewardError('VerifierOutputParseError', `${file} must hold one number, got "${trimmed.slice(0, 80)}"`);
   }
+  const reward = Number(trimmed.replaceAll('_', ''));
+  if (!Number.isFinite(reward)) throw rewardError('VerifierOutputParseError', `${file} holds a reward too large to be finite: "${trimmed.slice(0, 80)}"`);
   return { reward };
 }
 
 /**
  * Reads the verifier's rewards as Harbor does: `reward.json` (a flat object of numbers) first, else
- * `reward.txt` (one number, becoming `{reward}`). A missing, empty or unparsable file is its own error.
+ * `reward.txt` (one number, becoming `{reward}`). A missing, empty (0 bytes) or unparsable file is its own error.
  */
 export async function readRewardFiles(verifierDir: string): Promise<Record<string, number>> {
-  for (const [name, parse] of [['reward.json', parseJsonRewards], ['reward.txt', parseTextReward]] as const) {
+  for (const [name, parse] of [['reward.json', parseRewardJson], ['reward.txt', parseRewardText]] as const) {
     const file = path.join(verifierDir, name);
     const text = await readIfExists(file);
     if (text === undefined) continue;
-    if (!text.trim()) throw rewardError('RewardFileEmptyError', `${file} is empty`);
+    if (!text) throw rewardError('RewardFileEmptyError', `${file} is empty`);
     return parse(text, file);
   }
   throw rewardError('RewardFileNotFoundError', `the verifier wrote neither reward.json nor reward.txt in ${verifierDir}`);

@@ -1,15 +1,20 @@
-import { mkdir, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { createEnvironment } from '../environments/create-environment.ts';
 import type { TrialEnvironment } from '../environments/environment.ts';
 import type { HarborTask } from '../task/load-task.ts';
 import { type AgentOutcome, runAgent } from './agent.ts';
+import { collectArtifacts } from './artifacts.ts';
+import { createTaskEnvironment } from './environment-init.ts';
+import { harborTrialConfig, harborTrialLock, trialIdentity } from './harbor-files.ts';
+import { runHealthcheck } from './healthcheck.ts';
 import type { EmitTrialEvent } from './hooks.ts';
+import { runMultiStep } from './multi-step.ts';
+import { singleStepPhases, usesSeparateVerifier } from './phases.ts';
 import { type RunnerLaunch, trialRunnerLaunch } from './runtime-entry.ts';
 import type { TrialConfig } from './trial-config.ts';
 import { TrialError, type TrialErrorType } from './trial-error.ts';
 import { TrialPaths, trialDirOf } from './trial-paths.ts';
-import { TrialRecorder, type TrialResultFile } from './trial-record.ts';
+import { agentContextOf, TrialRecorder, type TrialResultFile } from './trial-record.ts';
 import type { TrialRun } from './trial-run.ts';
 import { type VerifierOutcome, runVerifier } from './verifier.ts';
 import { installUserCode, userNodeModules } from './workspace.ts';
@@ -49,9 +54,10 @@ export interface TrialContext {
 }
 
 /**
- * Runs one Harbor trial: environment start → user code into the workspace → agent → verification → stop,
- * writing Harbor's trial directory as it goes. The environment is stopped on every path. An agent timeout
- * is recorded and the trial still verifies, as in Harbor; other agent failures skip verification.
+ * Runs one Harbor trial: environment start → healthcheck → user code into the workspace → agent → artifacts
+ * → verification → stop (for a multi-step task, agent to verification once per step), writing Harbor's trial
+ * directory as it goes. The environment is stopped on every path. An agent timeout is recorded and the trial
+ * still verifies, as in Harbor; other agent failures skip verification.
  */
 export async function runTrial(config: TrialConfig, context: TrialContext): Promise<TrialOutcome> {
   const { paths, recorder } = await openTrialDir(config, context.task);
@@ -60,14 +66,17 @@ export async function runTrial(config: TrialConfig, context: TrialContext): Prom
   const launch = trialRunnerLaunch();
   let env: TrialEnvironment | undefined;
   try {
+    const { task } = context;
     await step(recorder, 'environment_setup', 'EnvironmentStartError', context.signal, async () => {
-      env = createTrialEnvironment(config, context.task, paths, launch);
-      await withDeadline(env.start(context.signal), context.task.config.environment.build_timeout_sec, 'environment start');
+      env = createTrialEnvironment(config, task, paths, launch);
+      await withDeadline(env.start(context.signal), task.config.environment.build_timeout_sec, 'environment start');
     });
     await context.emit('environment-started');
-    const run: TrialRun = { config, task: context.task, env: env!, paths, recorder, signal: context.signal, launch, runnerEnv: {} };
+    const healthcheck = task.config.environment.healthcheck;
+    if (healthcheck) await runHealthcheck(env!, healthcheck, context.signal, (line) => recorder.log(line));
+    const run: TrialRun = { config, task, env: env!, paths, recorder, signal: context.signal, launch, runnerEnv: {} };
     await step(recorder, 'agent_setup', 'AgentSetupError', context.signal, () => setUpAgent(run, context.apiKey));
-    await runSteps(run, context, outcome);
+    await (task.steps.length ? runMultiStep(run, context, outcome) : runSingleStep(run, context, outcome));
   } catch (error) {
     await recorder.fail(error instanceof TrialError ? error : TrialError.of('HarnessError', 'AGENT_ERROR', 'setup', error));
   } finally {
@@ -86,18 +95,21 @@ export async function runTrial(config: TrialConfig, context: TrialContext): Prom
   };
 }
 
-/** Creates the trial directory with its config.json, and the recorder of its result. */
+/**
+ * Creates the trial directory with Harbor's config.json and lock.json, and the recorder of its result. The
+ * log folders are writable by any user, as in Harbor: the task's `[agent]`/`[verifier] user` writes there.
+ */
 async function openTrialDir(config: TrialConfig, task: HarborTask): Promise<{ paths: TrialPaths; recorder: TrialRecorder }> {
   const paths = new TrialPaths(trialDirOf(config));
-  for (const dir of [paths.agentDir, paths.verifierDir, paths.artifactsDir]) await mkdir(dir, { recursive: true });
-  await writeFile(paths.configFile, `${JSON.stringify(config, null, 2)}\n`);
-  const recorder = new TrialRecorder(paths, {
-    trial_name: config.trialName,
-    task_name: task.name,
-    task_dir: task.dir,
-    rollout_id: config.request.id,
-    environment_type: config.environment.type,
-  });
+  for (const dir of Object.values(paths.logDirs)) await mkdir(dir, { recursive: true });
+  for (const dir of [...Object.values(paths.logDirs), path.dirname(paths.logDirs.artifacts), paths.artifactsDir]) await chmod(dir, 0o777);
+  await writeFile(paths.configFile, `${JSON.stringify(harborTrialConfig(config), null, 2)}\n`);
+  await writeFile(paths.lockFile, `${JSON.stringify(harborTrialLock(config, task), null, 2)}\n`);
+  const recorder = new TrialRecorder(paths, trialIdentity(config, task, paths.dir));
+  for (const warning of task.warnings) await recorder.log(`warning: ${warning}`);
+  if (config.environment.type !== 'docker' && (task.config.agent.user !== undefined || task.config.verifier.user !== undefined)) {
+    await recorder.log(`warning: [agent]/[verifier] user is honoured in docker only; the ${config.environment.type} environment runs as the harness's user`);
+  }
   return { paths, recorder };
 }
 
@@ -111,29 +123,40 @@ function timingsOf(recorder: TrialRecorder, context: TrialContext): TrialTimings
   };
 }
 
-/** The environment of a trial, sharing the harness runtime and the user's node_modules with it. */
+/**
+ * The environment of a trial, sharing the harness runtime and the user's node_modules with it. A task that
+ * verifies in a separate environment needs docker: it fails here, before its agent runs.
+ */
 function createTrialEnvironment(config: TrialConfig, task: HarborTask, paths: TrialPaths, launch: RunnerLaunch): TrialEnvironment {
-  const { environment } = task.config;
+  if (config.environment.type !== 'docker' && usesSeparateVerifier(task)) {
+    throw TrialError.of('ValueError', 'VALIDATION_ERROR', 'setup', `environment_mode = "separate" needs the docker environment, not ${config.environment.type}`);
+  }
   const modules = userNodeModules(config.userCodeDir);
-  return createEnvironment(config.environment, {
+  return createTaskEnvironment(config.environment, task.config.environment, {
     trialDir: paths.dir,
-    workdir: environment.workdir,
-    network: environment.network_mode,
-    env: environment.env,
-    limits: { memoryMb: environment.memory_mb, storageMb: environment.storage_mb, cpus: environment.cpus },
+    logDirs: paths.logDirs,
     sharedPaths: [...launch.sharedPaths, ...(modules ? [modules] : [])],
-    image: {
-      taskName: task.name,
-      environmentDir: task.environmentDir,
-      dockerImage: environment.docker_image,
-      buildTimeoutSec: environment.build_timeout_sec,
-    },
+    taskName: task.name,
+    buildContext: task.environmentDir,
+    rootWorkdirFallback: needsUserCode(config) ? '/workspace' : undefined,
   });
 }
 
-/** Copies the user code in and routes the model endpoint; the key goes to the runner's environment only. */
+/** The user's code runs in the trial when a workflow or a grader does; Harbor's oracle alone needs none. */
+function needsUserCode(config: TrialConfig): boolean {
+  return config.agent.kind === 'workflow' || config.grader !== undefined;
+}
+
+/**
+ * Copies the user code in (unless only the oracle runs, which leaves the image's working directory as Harbor
+ * does) and routes the model endpoint; the key goes to the runner's environment only.
+ */
 async function setUpAgent(run: TrialRun, apiKey: string | undefined): Promise<void> {
+  if (!needsUserCode(run.config)) return;
   await installUserCode(run.env, { dir: run.config.userCodeDir, excluded: excludedFrom(run) });
+  const user = run.task.config.agent.user;
+  // The copy is root's; the workspace must stay the agent's own, as the image made it.
+  if (user !== undefined && run.env.type === 'docker') await run.env.exec(['chown', '-R', String(user), run.env.paths.workspace], { user: 0 });
   const url = run.config.chatCompletionsUrl;
   if (url) {
     const route = await run.env.routeEndpoint(url);
@@ -145,35 +168,35 @@ async function setUpAgent(run: TrialRun, apiKey: string | undefined): Promise<vo
 
 function excludedFrom(run: TrialRun): string[] {
   const { task, config } = run;
-  return [path.resolve(config.trialsDir), task.testsDir, task.solutionDir].filter((dir): dir is string => dir !== undefined);
+  const steps = task.steps.length ? path.join(task.dir, 'steps') : undefined;
+  return [path.resolve(config.trialsDir), task.testsDir, task.solutionDir, steps].filter((dir): dir is string => dir !== undefined);
 }
 
-/** Agent, then verification unless the agent failed for another reason than its deadline. */
-async function runSteps(run: TrialRun, context: TrialContext, outcome: Pick<TrialOutcome, 'agent' | 'verifier'>): Promise<void> {
-  const { recorder } = run;
+/** What the steps of a trial hand back to {@link runTrial}. */
+export type StepOutcomes = Pick<TrialOutcome, 'agent' | 'verifier'>;
+
+/**
+ * A single-step trial: the agent, its artifacts collected, then verification unless the agent failed for
+ * another reason than its deadline (a solve.sh that exits non-zero is no failure: see the oracle).
+ */
+async function runSingleStep(run: TrialRun, context: TrialContext, outcome: StepOutcomes): Promise<void> {
+  const { recorder, task } = run;
+  const phases = singleStepPhases(run.config, task);
   await context.emit('agent-started');
-  const agent = await recorder.step('agent_execution', () => runAgent(run));
+  const agent = await recorder.step('agent_execution', () => runAgent(run, phases.agent));
   outcome.agent = agent;
+  recorder.result.agent_result = agentContextOf(agent);
   await context.emit('agent-ended');
+  await collectArtifacts(run, task.config.artifacts, task.config.verifier.collect);
   if (agent.error) await recorder.fail(agent.error);
   if (agent.error && agent.error.type !== 'AgentTimeoutError') return;
   throwIfCancelled(context.signal, 'workflow');
   await context.onVerificationStart?.(agent, timingsOf(recorder, context));
   await context.emit('verification-started');
-  const verifier = await recorder.step('verifier', () => runVerifier(run, agent));
+  const verifier = await recorder.step('verifier', () => runVerifier(run, agent, phases.verifier, task.config.artifacts));
   outcome.verifier = verifier;
   if (verifier.error) await recorder.fail(verifier.error);
-  recorder.result.agent_result = { n_samples: agent.samples.length, metrics: sumMetrics(agent) };
-  recorder.result.verifier_result = { rewards: verifier.rewards };
-}
-
-/** Token and cost counts of the samples, summed (Harbor's `agent_result`). */
-function sumMetrics(agent: AgentOutcome): Record<string, number> {
-  const totals: Record<string, number> = {};
-  for (const sample of agent.samples) {
-    for (const [name, value] of Object.entries(sample.metrics)) totals[name] = (totals[name] ?? 0) + value;
-  }
-  return totals;
+  else recorder.result.verifier_result = { rewards: verifier.rewards };
 }
 
 /** A setup step: its failures become the given (retryable) exception type; a cancel stops it first. */

@@ -31,6 +31,7 @@ export async function runInEnvironment<S extends TrialRunnerSpec>(
   run: TrialRun,
   spec: S,
   timeoutSec: number | null,
+  user?: string | number,
 ): Promise<OutcomeOf<S['kind']>> {
   const specFile = logFile(run, spec.kind, `${spec.kind}-spec.json`);
   await writeFile(specFile.host, JSON.stringify(spec, null, 2));
@@ -38,6 +39,7 @@ export async function runInEnvironment<S extends TrialRunnerSpec>(
     env: run.runnerEnv,
     timeoutMs: timeoutSec === null ? undefined : timeoutSec * 1000 + GRACE_MS,
     signal: run.signal,
+    user,
   });
   await writeFile(logFile(run, spec.kind, `${spec.kind}-output.txt`).host, exec.stdout + exec.stderr);
   const outcome = await readOutcome(logFile(run, spec.kind, path.posix.basename(spec.outcomeFile)).host);

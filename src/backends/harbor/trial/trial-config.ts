@@ -24,9 +24,9 @@ export interface TrialConfig {
   request: ExecutionRequest;
   agent: AgentSpec;
   grader?: GraderSpecRef | undefined;
-  /** The request's `agentTimeoutSec`, else task.toml's `[agent] timeout_sec`; `null` is no deadline. */
+  /** The request's `agentTimeoutSec` when set (not null), else task.toml's `[agent] timeout_sec`; `null` is no deadline. */
   agentTimeoutSec: number | null;
-  /** The request's `graderTimeoutSec`, else task.toml's `[verifier] timeout_sec`. */
+  /** The request's `graderTimeoutSec` when set (not null), else task.toml's `[verifier] timeout_sec`. */
   verifierTimeoutSec: number;
   chatCompletionsUrl?: string | undefined;
 }

@@ -15,6 +15,10 @@ export type TrialErrorType =
   | 'RewardFileEmptyError'
   | 'VerifierOutputParseError'
   | 'CancelledError'
+  /** `[environment.healthcheck]` (or a step's) kept failing. */
+  | 'HealthcheckError'
+  /** task.toml asks for something the host cannot give, e.g. an env template naming an unset variable. */
+  | 'ValueError'
   /** The harness itself failed, e.g. writing the trial directory. */
   | 'HarnessError';
 

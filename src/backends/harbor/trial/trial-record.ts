@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { appendFile, writeFile } from 'node:fs/promises';
+import type { RolloutSample } from '../../../model/sample.ts';
 import type { TrialError } from './trial-error.ts';
 import type { TrialPaths } from './trial-paths.ts';
 
@@ -20,23 +21,78 @@ export interface ExceptionInfo {
   occurred_at: string;
 }
 
-/** The content of `result.json`, in Harbor's field names. */
-export interface TrialResultFile extends Partial<Record<TrialStep, TimingInfo>> {
-  id: string;
+/** Harbor's `AgentContext`: token and cost counts (null when the agent reported none). */
+export interface AgentContext {
+  n_input_tokens: number | null;
+  n_cache_tokens: number | null;
+  n_output_tokens: number | null;
+  cost_usd: number | null;
+  metadata: { n_samples: number; metrics: Record<string, number> };
+}
+
+/** Harbor's `StepResult`: one step of a multi-step trial. */
+export interface StepResult {
+  step_name: string;
+  agent_result?: AgentContext;
+  verifier_result?: { rewards: Record<string, number> };
+  exception_info?: ExceptionInfo;
+  agent_execution?: TimingInfo;
+  verifier?: TimingInfo;
+}
+
+/** What identifies a trial in its record: Harbor's required fields, and ours (rollout, environment, task dir). */
+export interface TrialIdentity {
   trial_name: string;
+  trial_uri: string;
   task_name: string;
+  task_id: { path: string };
+  task_checksum: string;
+  /** Harbor's `TrialConfig`, as config.json holds it. */
+  config: Record<string, unknown>;
+  agent_info: { name: string; version: string; model_info: { name: string; provider?: string } | null };
+  verifier_environment_mode: 'shared' | null;
   task_dir: string;
   rollout_id: string;
   environment_type: string;
-  started_at: string;
-  finished_at?: string;
-  agent_result?: { n_samples: number; metrics: Record<string, number> };
-  verifier_result?: { rewards: Record<string, number> };
-  exception_info?: ExceptionInfo;
 }
 
-/** What identifies a trial in its record. */
-export type TrialIdentity = Pick<TrialResultFile, 'trial_name' | 'task_name' | 'task_dir' | 'rollout_id' | 'environment_type'>;
+/** The content of `result.json`: Harbor's `TrialResult`, plus the rollout and environment it ran for. */
+export interface TrialResultFile extends TrialIdentity, Partial<Record<TrialStep, TimingInfo>> {
+  id: string;
+  source: null;
+  started_at: string;
+  finished_at?: string;
+  agent_result?: AgentContext;
+  verifier_result?: { rewards: Record<string, number> };
+  exception_info?: ExceptionInfo;
+  step_results?: StepResult[];
+}
+
+/** Harbor's record of an exception, now. */
+export function exceptionInfoOf(error: TrialError): ExceptionInfo {
+  return {
+    exception_type: error.type,
+    exception_message: error.message,
+    exception_traceback: error.stack ?? `${error.type}: ${error.message}`,
+    occurred_at: new Date().toISOString(),
+  };
+}
+
+/** Harbor's `AgentContext` of an agent step: token and cost counts summed over its samples. */
+export function agentContextOf(agent: { samples: RolloutSample[] }): AgentContext {
+  const metrics: Record<string, number> = {};
+  for (const sample of agent.samples) {
+    for (const [name, value] of Object.entries(sample.metrics)) metrics[name] = (metrics[name] ?? 0) + value;
+  }
+  const count = (name: string) => metrics[name] ?? null;
+  return {
+    n_input_tokens: count('prompt_tokens'),
+    n_cache_tokens: count('cached_tokens'),
+    n_output_tokens: count('completion_tokens'),
+    cost_usd: count('cost_usd'),
+    metadata: { n_samples: agent.samples.length, metrics },
+  };
+}
 
 /** Builds a trial's result.json, exception.txt and trial.log as the trial goes. */
 export class TrialRecorder {
@@ -48,7 +104,7 @@ export class TrialRecorder {
     private readonly paths: TrialPaths,
     identity: TrialIdentity,
   ) {
-    this.result = { id: randomUUID(), ...identity, started_at: new Date().toISOString() };
+    this.result = { id: randomUUID(), source: null, ...identity, started_at: new Date().toISOString() };
   }
 
   /** The first exception; Harbor keeps only that one. */
@@ -56,21 +112,22 @@ export class TrialRecorder {
     return this.#firstError;
   }
 
-  /** Runs a step, recording its start and finish even when it throws. */
-  async step<T>(name: TrialStep, body: () => Promise<T>): Promise<T> {
+  /** Runs a step, recording its start and finish (in `timing`, the trial's own by default) even when it throws. */
+  async step<T>(name: TrialStep, body: () => Promise<T>, timing: Partial<Record<TrialStep, TimingInfo>> = this.result): Promise<T> {
     const started = performance.now();
-    this.result[name] = { started_at: new Date().toISOString() };
+    const info: TimingInfo = { started_at: new Date().toISOString() };
+    timing[name] = info;
     await this.log(`${name} started`);
     try {
       return await body();
     } finally {
-      this.result[name]!.finished_at = new Date().toISOString();
-      this.#durations.set(name, performance.now() - started);
+      info.finished_at = new Date().toISOString();
+      this.#durations.set(name, (this.#durations.get(name) ?? 0) + performance.now() - started);
       await this.log(`${name} finished`);
     }
   }
 
-  /** Milliseconds a step took; 0 when it did not run. */
+  /** Milliseconds a step took (summed over the steps of a multi-step task); 0 when it did not run. */
   durationMs(name: TrialStep): number {
     return Math.round(this.#durations.get(name) ?? 0);
   }
@@ -80,12 +137,7 @@ export class TrialRecorder {
     await this.log(`${error.type}: ${error.message}`);
     if (this.#firstError) return;
     this.#firstError = error;
-    this.result.exception_info = {
-      exception_type: error.type,
-      exception_message: error.message,
-      exception_traceback: error.stack ?? `${error.type}: ${error.message}`,
-      occurred_at: new Date().toISOString(),
-    };
+    this.result.exception_info = exceptionInfoOf(error);
   }
 
   /** Appends a timestamped line to trial.log. */

@@ -3,7 +3,13 @@ import path from 'node:path';
 import type { RolloutSample } from '../../../model/sample.ts';
 import { type AgentOutcome, inWorkspace } from './agent.ts';
 import { readRewardFiles } from './reward-file.ts';
+import type { TrialEnvironment } from '../environments/environment.ts';
+import { resolveEnvTemplates } from '../task/env-templates.ts';
+import type { ArtifactEntry } from '../task/task-config.ts';
+import type { VerifierPhase } from './phases.ts';
 import { killedError, logFile, phaseError, runInEnvironment } from './runner-phase.ts';
+import { uploadScripts } from './scripts.ts';
+import { runSeparateVerifier } from './separate-verifier.ts';
 import { TrialError } from './trial-error.ts';
 import type { TrialRun } from './trial-run.ts';
 
@@ -19,11 +25,15 @@ export interface VerifierOutcome {
  * Verifies the agent's work: the task's `tests/test.sh` when it has one (rewards from the files it writes),
  * else the configured Grader, run inside the environment. Never throws a rollout's failure.
  */
-export async function runVerifier(run: TrialRun, agent: AgentOutcome): Promise<VerifierOutcome> {
+export async function runVerifier(run: TrialRun, agent: AgentOutcome, phase: VerifierPhase, artifacts: ArtifactEntry[] = []): Promise<VerifierOutcome> {
   await emptyDir(run.paths.verifierDir);
   try {
-    if (run.task.testsDir) return await runTests(run, run.task.testsDir);
-    if (run.config.grader) return await runGrader(run, agent);
+    if (phase.separate) return await runSeparateVerifier(run, phase.separate, artifacts, (env) => runTests(run, phase, env));
+    if (phase.testsDirs.length) {
+      await uploadScripts(run.env, phase.testsDirs, run.env.paths.tests, 'test.sh');
+      return await runTests(run, phase, run.env);
+    }
+    if (run.config.grader) return await runGrader(run, agent, phase);
     throw TrialError.of('VerifierError', 'VALIDATION_ERROR', 'grader', `no reward source: task ${run.task.name} has no tests/test.sh and no grader is configured`);
   } catch (error) {
     const failure = error instanceof TrialError ? error : TrialError.of('VerifierError', 'AGENT_ERROR', 'grader', error);
@@ -36,25 +46,27 @@ async function emptyDir(dir: string): Promise<void> {
   for (const entry of await readdir(dir)) await rm(path.join(dir, entry), { recursive: true, force: true });
 }
 
-/** Harbor's verifier: the script's exit code is not the reward; the reward files are. */
-async function runTests(run: TrialRun, testsDir: string): Promise<VerifierOutcome> {
-  const { env, config } = run;
-  await env.upload(testsDir, env.paths.tests);
-  const exec = await env.exec(['bash', path.posix.join(env.paths.tests, 'test.sh')], {
-    env: run.task.config.verifier.env,
-    timeoutMs: config.verifierTimeoutSec * 1000,
+/**
+ * Harbor's verifier: `/tests/test.sh` executed (its shebang holds) with `[verifier] env` (templates resolved),
+ * as `[verifier] user`, in `env`. The script's exit code is not the reward; the reward files are.
+ */
+async function runTests(run: TrialRun, phase: VerifierPhase, env: TrialEnvironment): Promise<VerifierOutcome> {
+  const exec = await env.exec([path.posix.join(env.paths.tests, 'test.sh')], {
+    env: resolveEnvTemplates(phase.env),
+    timeoutMs: phase.timeoutSec * 1000,
     signal: run.signal,
+    user: phase.user,
   });
   await writeFile(path.join(run.paths.verifierDir, 'test-stdout.txt'), exec.stdout);
   if (exec.stderr) await writeFile(path.join(run.paths.verifierDir, 'test-stderr.txt'), exec.stderr);
-  const killed = killedError('grader', exec, config.verifierTimeoutSec);
+  const killed = killedError('grader', exec, phase.timeoutSec);
   if (killed) throw killed;
   return { rewards: await readRewardFiles(run.paths.verifierDir), logs: [] };
 }
 
-async function runGrader(run: TrialRun, agent: AgentOutcome): Promise<VerifierOutcome> {
+async function runGrader(run: TrialRun, agent: AgentOutcome, phase: VerifierPhase): Promise<VerifierOutcome> {
   const grader = run.config.grader!;
-  const seconds = run.config.verifierTimeoutSec;
+  const seconds = phase.timeoutSec;
   const outcome = await runInEnvironment(
     run,
     {
@@ -72,6 +84,7 @@ async function runGrader(run: TrialRun, agent: AgentOutcome): Promise<VerifierOu
       rewardFile: logFile(run, 'grader', 'reward.json').inside,
     },
     seconds,
+    phase.user,
   );
   if (outcome.ok) return { rewards: outcome.rewards, samples: outcome.samples, logs: outcome.logs };
   return { rewards: {}, logs: outcome.logs, error: phaseError('grader', outcome) };

@@ -29,7 +29,12 @@ function heading(records: RolloutRecord[]): string {
   return `${first.suite} › ${row} › ${runs}`;
 }
 
-function entry(records: RolloutRecord[], root: string, passThreshold: number, { colors }: Terminal): string {
+function entry(records: RolloutRecord[], root: string, passThreshold: number, terminal: Terminal): string {
+  const trials = records.flatMap((r) => (r.trialDir ? [`   ${terminal.colors.dim(`trial ${relative(root, r.trialDir)}`)}\n`] : [])).join('');
+  return entryHead(records, root, passThreshold, terminal) + trials;
+}
+
+function entryHead(records: RolloutRecord[], root: string, passThreshold: number, { colors }: Terminal): string {
   const [first] = records as [RolloutRecord];
   const name = colors.bold(heading(records));
   if (first.status === 'failed') {

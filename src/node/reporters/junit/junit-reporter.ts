@@ -11,6 +11,7 @@ function testcaseBody(record: RolloutRecord, passThreshold: number): string {
   const props: Array<[string, string | number]> = [['reward', record.reward ?? 'none']];
   for (const [name, value] of Object.entries(record.rewards)) if (name !== 'reward') props.push([`reward.${name}`, value]);
   if (record.error) props.push(['category', record.error.category], ['phase', record.error.phase]);
+  if (record.trialDir) props.push(['trialDir', record.trialDir]);
   const parts = [properties(props)];
   if (record.status === 'skipped') parts.push(element('skipped', { message: record.error?.message ?? 'not run' }));
   if (record.status === 'failed') {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
-import { cp, mkdir, readFile, rm, stat } from 'node:fs/promises';
+import { chmod, cp, mkdir, readFile, rm, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
@@ -10,7 +10,7 @@ import { killGroup, runProcessGroup } from '../process-group.ts';
 import { DockerCli } from './docker-cli.ts';
 import { containerLabels, prepareEngine, removeContainer } from './docker-containers.ts';
 import { checkHarness } from './docker-harness.ts';
-import { resolveImage } from './docker-image.ts';
+import { imageWorkdir, resolveImage } from './docker-image.ts';
 import { cliEnv, envFlags, limitFlags, mountFlags } from './docker-flags.ts';
 
 /** Options of the docker environment: `environmentConfig: {type: 'docker', ...}`. */
@@ -30,13 +30,17 @@ export type DockerOptions = z.input<typeof DockerOptionsSchema>;
 
 /** Where the model socket and exec pid files appear inside the container. */
 const IPC = '/rollout-ipc';
-const LOG_DIRS = ['agent', 'verifier', 'artifacts'];
 /** Runs `"$@"` as the leader of its process group; `$0` is where it records its pid and exit code. */
 const GROUP_SHELL = 'echo $$ > "$0.pid"; "$@"; echo $? > "$0.exit"; kill -9 0';
 
+/** Harbor's long-running command: given to the image's ENTRYPOINT (kept), or run as is when it has none. */
+const KEEP_ALIVE = ['sh', '-c', 'sleep infinity'];
+
 /**
  * A trial in a docker container: the task's image (built from its Dockerfile or named by `docker_image`),
- * kept alive with `sleep infinity` while commands run in it through `docker exec`. The trial's log folders
+ * started as Harbor starts it (its ENTRYPOINT kept, `sh -c "sleep infinity"` as the command, `[environment]
+ * env` in the container's environment) while commands run in it through `docker exec`, in the task's
+ * `workdir` or else the image's WORKDIR, as `[agent]`/`[verifier] user` when set. The trial's log folders
  * and the harness (node, the package, the user's node_modules) are bind mounts, so the image needs no Node;
  * the user code, tests and solution are copied in. No network unless the task asks for it, in which case the
  * container shares the host's. The container is labelled with its trial and runner, and removed on stop.
@@ -60,7 +64,8 @@ export class DockerEnvironment implements TrialEnvironment {
   ) {
     this.#options = DockerOptionsSchema.parse(options);
     this.#cli = new DockerCli(this.#options.cli);
-    this.paths = { workspace: init.workdir ?? '/workspace', logs: '/logs', tests: '/tests', solution: '/solution' };
+    // Without a task workdir, the workspace is the image's WORKDIR, known once the image is.
+    this.paths = { workspace: init.workdir ?? '/', logs: '/logs', tests: '/tests', solution: '/solution' };
   }
 
   start(signal?: AbortSignal): Promise<void> {
@@ -72,16 +77,20 @@ export class DockerEnvironment implements TrialEnvironment {
     await prepareEngine(this.#cli);
     const { imageMap, prebuildLocalImage: prebuild, buildNetwork } = this.#options;
     const image = await resolveImage(this.#cli, { source: this.init.image, imageMap, prebuild, buildNetwork, signal });
-    await mkdir(path.join(this.#root, 'ipc'));
-    await this.#cli.run(['run', '--detach', ...this.#runFlags(), image, 'infinity'], { signal });
+    // Any user the task names must reach the pid and exit files, and the model socket, kept here.
+    await mkdir(path.join(this.#root, 'ipc'), { mode: 0o1777 });
+    await chmod(path.join(this.#root, 'ipc'), 0o1777);
+    const workdir = this.init.workdir ?? (await imageWorkdir(this.#cli, image));
+    this.paths.workspace = workdir === '/' ? (this.init.rootWorkdirFallback ?? workdir) : workdir;
+    await this.#cli.run(['run', '--detach', ...this.#runFlags(), image, ...KEEP_ALIVE], { signal });
     await checkHarness(this.#cli, this.#container, image, process.execPath);
   }
 
   #runFlags(): string[] {
-    const { trialDir, env, limits, sharedPaths } = this.init;
+    const { trialDir, logDirs, env, limits, sharedPaths } = this.init;
     const mounts: Array<[string, string, boolean?]> = [
       [path.join(this.#root, 'ipc'), IPC],
-      ...LOG_DIRS.map((dir): [string, string] => [path.join(trialDir, dir), path.posix.join(this.paths.logs, dir)]),
+      ...Object.entries(logDirs).map(([dir, host]): [string, string] => [host, path.posix.join(this.paths.logs, dir)]),
       ...sharedPaths.map((shared): [string, string, boolean] => [shared, shared, true]),
     ];
     // PATH and HOME stay the image's own.
@@ -92,7 +101,6 @@ export class DockerEnvironment implements TrialEnvironment {
       '--init', '--pull', 'never', '--network', this.#isolated() ? 'none' : 'host',
       '--workdir', this.paths.workspace, ...limitFlags(limits), ...mountFlags(mounts),
       ...Object.entries({ ...baseEnv, ...env }).flatMap(([name, value]) => ['--env', `${name}=${value}`]),
-      '--entrypoint', 'sleep',
     ];
   }
 
@@ -110,7 +118,8 @@ export class DockerEnvironment implements TrialEnvironment {
     const base = path.posix.join(IPC, `exec-${randomUUID()}`);
     const vars = options.env ?? {};
     let killing: Promise<void> | undefined;
-    const args = ['exec', '--workdir', options.cwd ?? this.paths.workspace, ...envFlags(vars), this.#container, 'sh', '-c', GROUP_SHELL, base];
+    const user = options.user === undefined ? [] : ['--user', String(options.user)];
+    const args = ['exec', '--workdir', options.cwd ?? this.paths.workspace, ...user, ...envFlags(vars), this.#container, 'sh', '-c', GROUP_SHELL, base];
     const result = await runProcessGroup(this.#cli.command, [...args, ...command], {
       cwd: this.#root,
       env: cliEnv(vars),

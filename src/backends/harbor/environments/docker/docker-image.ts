@@ -31,7 +31,7 @@ const prebuilt = new Map<string, Promise<string>>();
 export async function resolveImage(cli: DockerCli, request: ImageRequest): Promise<string> {
   const { source, imageMap } = request;
   if (source.dockerImage) return requireLocal(cli, imageMap[source.dockerImage] ?? source.dockerImage);
-  const dockerfile = mapBaseImages(await readDockerfile(source), imageMap);
+  const dockerfile = withoutCopyChmod(mapBaseImages(await readDockerfile(source), imageMap));
   const tag = `rollout-test/${safeName(source.taskName)}:${await contextHash(source.environmentDir!, dockerfile)}`;
   if (!request.prebuild) return build(cli, tag, dockerfile, request);
   const key = `${cli.command}\0${tag}`;
@@ -43,6 +43,20 @@ export async function resolveImage(cli: DockerCli, request: ImageRequest): Promi
     pending.catch(() => prebuilt.delete(key));
   }
   return untilAborted(pending, request.signal);
+}
+
+/** The image's WORKDIR, where Harbor runs commands when task.toml sets no `workdir`; `/` when it has none. */
+export async function imageWorkdir(cli: DockerCli, image: string): Promise<string> {
+  return (await cli.run(['image', 'inspect', '--format', '{{.Config.WorkingDir}}', image])).trim() || '/';
+}
+
+/**
+ * `COPY --chmod=MODE src dest` (as in Harbor's example Dockerfiles) needs BuildKit, which a docker CLI without
+ * buildx lacks; for a single file copied to a file path it becomes `COPY src dest` and `RUN chmod MODE dest`,
+ * which any builder runs. Other `--chmod` copies are left as written.
+ */
+export function withoutCopyChmod(dockerfile: string): string {
+  return dockerfile.replace(/^(\s*)COPY\s+--chmod=([0-7]{3,4})\s+(\S+)\s+(\/\S*[^/\s])\s*$/gim, '$1COPY $3 $4\n$1RUN chmod $2 $4');
 }
 
 /** Rewrites the image of each `FROM` line that `imageMap` names; stage names and other images stay. */

@@ -1,0 +1,51 @@
+import type { TaskConfig } from './task-config.ts';
+
+/** What a task asks for that trials cannot give: errors stop it at load, warnings are reported with each trial. */
+export interface UnsupportedKeys {
+  errors: string[];
+  warnings: string[];
+}
+
+/** What the task directory holds besides task.toml, as far as support depends on it. */
+export interface TaskLayout {
+  compose: boolean;
+  /** `trajectory.json` beside an instruction: prior context Harbor seeds into its agents. */
+  trajectory: boolean;
+}
+
+const isMain = (service: string | undefined) => service === undefined || service === 'main';
+
+/**
+ * Names each key of task.toml (and layout file) that trials cannot honour, so that none is silently ignored.
+ * A task that needs hardware or another OS, or compose services (a compose file, sidecar artifacts or
+ * collect hooks) is an error: running it anyway would grade something else. Network allowlists, MCP servers and skills only
+ * change what the agent is offered, so they are warnings, and the trial runs without them (no network).
+ */
+export function unsupportedKeys(config: TaskConfig, layout: TaskLayout): UnsupportedKeys {
+  const errors: string[] = [];
+  const warnings: string[] = [];
+  const { environment, verifier } = config;
+  const extra = environment as Record<string, unknown>;
+  if (environment.gpus) errors.push(`[environment] gpus = ${environment.gpus}: trials have no GPUs`);
+  if (extra.gpu_types !== undefined) errors.push('[environment] gpu_types: trials have no GPUs');
+  if (extra.tpu !== undefined) errors.push('[environment] tpu: trials have no TPUs');
+  if (environment.os !== 'linux') errors.push(`[environment] os = "${environment.os}": trials run Linux only`);
+  if (layout.compose) errors.push('environment/docker-compose.yaml: compose environments are not supported');
+  const verifiers = [{ where: '[verifier]', verifier }, ...(config.steps ?? []).map((step) => ({ where: `[[steps]] "${step.name}" verifier`, verifier: step.verifier }))];
+  for (const { where, verifier: v } of verifiers) {
+    for (const hook of v.collect) if (!isMain(hook.service)) errors.push(`${where} collect service = "${hook.service}": compose services are not supported`);
+  }
+  for (const entry of [...config.artifacts, ...(config.steps ?? []).flatMap((step) => step.artifacts)]) {
+    if (typeof entry !== 'string' && !isMain(entry.service)) errors.push(`artifacts service = "${entry.service}": compose services are not supported`);
+  }
+  if (environment.network_mode === 'allowlist' || environment.allowed_hosts) {
+    warnings.push('[environment] network_mode = "allowlist" / allowed_hosts: allowlists are not supported; the trial has no network');
+  }
+  for (const table of ['agent', 'verifier'] as const) {
+    if ((config[table] as Record<string, unknown>).network_mode !== undefined) warnings.push(`[${table}] network_mode: per-phase network policies are not supported; the trial keeps [environment]'s`);
+  }
+  if (Array.isArray(extra.mcp_servers) && extra.mcp_servers.length) warnings.push('[environment] mcp_servers: MCP servers are not given to the agent');
+  if (extra.skills_dir !== undefined) warnings.push('[environment] skills_dir: skills are not installed for the agent');
+  if (layout.trajectory) warnings.push('trajectory.json: a prior trajectory is not loaded into the agent');
+  return { errors, warnings };
+}

@@ -1,0 +1,93 @@
+import { readFileSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
+import type { ImplementationRef } from '../../../runtime/protocol.ts';
+import type { HarborTask } from '../task/load-task.ts';
+import type { TrialConfig } from './trial-config.ts';
+import type { TrialIdentity } from './trial-record.ts';
+
+/** This package's version: the agent's version when a workflow plays it. */
+const PACKAGE_VERSION: string = JSON.parse(readFileSync(new URL('../../../../package.json', import.meta.url), 'utf8')).version;
+
+/** Harbor's `AgentConfig` of a trial: the oracle by name, a workflow by its import path and config. */
+function agentConfig(config: TrialConfig): Record<string, unknown> {
+  const override = config.request.agentTimeoutSec ?? undefined;
+  const agent = config.agent.kind === 'oracle'
+    ? { name: 'oracle' }
+    : { import_path: implementationName(config.agent.implementation), ...(config.agent.config !== undefined && { kwargs: { config: config.agent.config } }) };
+  return { ...agent, ...(override !== undefined && { override_timeout_sec: override }) };
+}
+
+/** A workflow's name for Harbor: its `"module:export"`, or the suite it is the workflow of. */
+function implementationName(ref: ImplementationRef): string {
+  return typeof ref === 'string' ? ref : `${ref.file}#${ref.suite}.${ref.role}`;
+}
+
+/**
+ * Harbor's `EnvironmentConfig`: docker is one of its types; the host-backed environments are not, so they are
+ * named by an import path (Harbor's way to name an environment it does not ship).
+ */
+function environmentConfig(config: TrialConfig): Record<string, unknown> {
+  const { type, ...options } = config.environment;
+  const kwargs = Object.keys(options).length ? { kwargs: options } : {};
+  return type === 'docker' ? { type, ...kwargs } : { import_path: `rollout-test:${type}`, ...kwargs };
+}
+
+function verifierConfig(config: TrialConfig): Record<string, unknown> {
+  const override = config.request.graderTimeoutSec ?? undefined;
+  return override === undefined ? {} : { override_timeout_sec: override };
+}
+
+/**
+ * `config.json`: Harbor's `TrialConfig` (defaults left out, as Harbor writes it), so that Harbor's own tools
+ * read the trial; this harness's own trial config (no secret in it) under `rollout_test`.
+ */
+export function harborTrialConfig(config: TrialConfig): Record<string, unknown> {
+  return {
+    task: { path: config.taskDir },
+    trial_name: config.trialName,
+    trials_dir: config.trialsDir,
+    agent: agentConfig(config),
+    environment: environmentConfig(config),
+    verifier: verifierConfig(config),
+    rollout_test: config,
+  };
+}
+
+/** `lock.json`: Harbor's `TrialLock`, the resolved inputs of the trial, with the task's content digest. */
+export function harborTrialLock(config: TrialConfig, task: HarborTask): Record<string, unknown> {
+  const version = (task.config.task as { version?: unknown }).version;
+  return {
+    schema_version: 2,
+    task: { name: task.dir.split('/').at(-1), ...(typeof version === 'string' && { version }), type: 'local', digest: `sha256:${task.digest}`, path: task.dir },
+    install_only: false,
+    timeout_multiplier: 1,
+    agent: agentConfig(config),
+    skills: [],
+    bridge_inputs: {},
+    environment: environmentConfig(config),
+    verifier: { ...verifierConfig(config), ...(task.steps.length === 0 && { environment_mode: 'shared' }) },
+  };
+}
+
+/**
+ * The identity fields of result.json. `task_checksum` is the task's content digest (lock.json's, without its
+ * `sha256:`): Harbor computes it with dirhash, which hashes the same files another way.
+ */
+export function trialIdentity(config: TrialConfig, task: HarborTask, trialDir: string): TrialIdentity {
+  const oracle = config.agent.kind === 'oracle';
+  return {
+    trial_name: config.trialName,
+    trial_uri: pathToFileURL(trialDir).href,
+    task_name: task.name,
+    task_id: { path: task.dir },
+    task_checksum: task.digest,
+    config: harborTrialConfig(config),
+    agent_info: oracle
+      ? { name: 'oracle', version: '1.0.0', model_info: null }
+      : { name: implementationName((config.agent as { implementation: ImplementationRef }).implementation), version: PACKAGE_VERSION, model_info: null },
+    verifier_environment_mode: task.steps.length === 0 ? 'shared' : null,
+    task_dir: task.dir,
+    rollout_id: config.request.id,
+    environment_type: config.environment.type,
+  };
+}

@@ -1,0 +1,58 @@
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import type { TrialEnvironment } from '../environments/environment.ts';
+import type { ArtifactEntry } from '../task/task-config.ts';
+import { artifactHostPath } from './artifacts.ts';
+import { createTaskEnvironment } from './environment-init.ts';
+import type { SeparateVerifier } from './phases.ts';
+import { TrialError } from './trial-error.ts';
+import type { TrialRun } from './trial-run.ts';
+
+/**
+ * Harbor's separate verifier (`environment_mode = "separate"`): a fresh container of the verifier's image
+ * (built from `tests/Dockerfile`, or its `docker_image`), which holds `/tests` itself. Only `/logs/verifier` is
+ * shared with the trial; the collected artifacts are copied in, each back to its source path (what the
+ * agent published to `/logs/artifacts`), so nothing else of the agent's container reaches the verifier.
+ * The container is removed afterwards. Docker only: the host-backed environments have no image to start.
+ */
+export async function runSeparateVerifier<T>(
+  run: TrialRun,
+  separate: SeparateVerifier,
+  artifacts: ArtifactEntry[],
+  verify: (env: TrialEnvironment) => Promise<T>,
+): Promise<T> {
+  if (run.config.environment.type !== 'docker') {
+    throw TrialError.of('ValueError', 'VALIDATION_ERROR', 'grader', `environment_mode = "separate" needs the docker environment, not ${run.config.environment.type}`);
+  }
+  const env = createTaskEnvironment(run.config.environment, separate.environment, {
+    trialDir: run.paths.dir,
+    logDirs: { verifier: run.paths.verifierDir },
+    sharedPaths: run.launch.sharedPaths,
+    taskName: `${run.task.name}-verifier`,
+    buildContext: separate.buildContext,
+  });
+  try {
+    await env.start(run.signal);
+    await uploadArtifacts(run, env, artifacts);
+    await env.exec(['chmod', '+x', path.posix.join(env.paths.tests, 'test.sh')], { user: 0 });
+    return await verify(env);
+  } catch (error) {
+    throw error instanceof TrialError ? error : TrialError.of('VerifierError', 'AGENT_ERROR', 'grader', error);
+  } finally {
+    await env.stop().catch((error: Error) => run.recorder.log(`verifier environment stop failed: ${error.message}`));
+  }
+}
+
+/** Each collected artifact back at its source path; the published folder at `/logs/artifacts`. */
+async function uploadArtifacts(run: TrialRun, env: TrialEnvironment, artifacts: ArtifactEntry[]): Promise<void> {
+  const entries: Array<[host: string, inside: string]> = [[run.paths.logDirs.artifacts, '/logs/artifacts']];
+  for (const entry of artifacts) {
+    const source = typeof entry === 'string' ? entry : entry.source;
+    entries.push([artifactHostPath(run.paths.artifactsDir, entry), source]);
+  }
+  for (const [host, inside] of entries) {
+    if (!existsSync(host)) continue;
+    await env.exec(['mkdir', '-p', path.posix.dirname(inside)], { user: 0 });
+    await env.upload(host, inside);
+  }
+}

@@ -32,6 +32,7 @@ export const CliOptionsSchema = z.object({
   failOnRegression: z.boolean().optional(),
   modelCache: z.enum(['record', 'replay'], { error: '--model-cache must be record or replay' }).optional(),
   inline: z.boolean().optional(),
+  pool: z.enum(['threads', 'forks'], { error: '--pool must be threads or forks' }).optional(),
   config: z.string().optional(),
   root: z.string().optional(),
 });

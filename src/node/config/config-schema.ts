@@ -21,4 +21,6 @@ export const UserConfigSchema = z.strictObject({
   model: z.strictObject({ url: z.string().optional(), script: z.string().optional() }).optional(),
   bail: z.number().int().positive().optional(),
   runs: z.number().int().positive().optional(),
+  pool: z.enum(['threads', 'forks']).optional(),
+  workerMemoryLimitMb: z.number().int().positive().optional(),
 });

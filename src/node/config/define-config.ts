@@ -27,6 +27,13 @@ export interface UserConfig {
   bail?: number;
   /** Runs per row, unless a suite sets `n`. */
   runs?: number;
+  /**
+   * Where workflows run: `threads` (worker threads; the default) or `forks` (child processes, which also survive
+   * a rollout that kills its own process or makes the kernel's out-of-memory killer step in).
+   */
+  pool?: 'threads' | 'forks';
+  /** Heap limit of each worker in MB (2048 by default); a rollout past it fails alone, and its worker is replaced. */
+  workerMemoryLimitMb?: number;
 }
 
 /** Typed identity helper for `rollout.config.ts`. */

@@ -98,7 +98,7 @@ export interface RunOptions {
 export async function runRollouts(config: ResolvedConfig, reporters: Reporter[], interrupt: AbortSignal, options: RunOptions = {}): Promise<RunReport> {
   const startedAt = new Date();
   const started = performance.now();
-  const pool = new WorkerPool({ threads: WorkerPool.defaultThreads(Infinity) });
+  const pool = new WorkerPool({ threads: WorkerPool.defaultThreads(Infinity), pool: config.pool.kind, memoryLimitMb: config.pool.memoryLimitMb });
   const preload = (paths: string[]) => (config.inline ? undefined : pool.preload(paths));
   if (options.files) preload(options.files.map((f) => f.file));
   const { files, counts } = options.files ? await countRun(options.files, config) : await discover(config, preload);

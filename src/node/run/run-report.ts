@@ -1,3 +1,4 @@
+import { STOP_SIGNALS, type StopSignal } from '../cli/signals.ts';
 import type { RolloutError } from '../../model/result.ts';
 import type { ThresholdConfig } from '../../runtime/suite.ts';
 import type { BaselineComparison, SuiteStatistics } from '../stats/index.ts';
@@ -35,17 +36,17 @@ export interface RunReport {
   root: string;
   suites: SuiteReport[];
   overall: SuiteStatistics;
-  /** Cancelled by Ctrl-C, or stopped by `--bail`. */
-  interrupted: 'sigint' | 'bail' | undefined;
-  exitCode: 0 | 1 | 130;
+  /** Cancelled by a signal (Ctrl-C, SIGTERM, SIGHUP), or stopped by `--bail`. */
+  interrupted: StopSignal | 'bail' | undefined;
+  exitCode: 0 | 1 | (typeof STOP_SIGNALS)[StopSignal];
 }
 
 /**
- * Exit code: 130 when interrupted by Ctrl-C, 1 on any failure, error, missed threshold, or (when asked) a
+ * Exit code: 130, 143 or 129 when cancelled by Ctrl-C, SIGTERM or SIGHUP, 1 on any failure, error, missed threshold, or (when asked) a
  * regression against the baseline, else 0.
  */
 export function exitCodeOf(suites: SuiteReport[], interrupted: RunReport['interrupted'], failOnRegression = false): RunReport['exitCode'] {
-  if (interrupted === 'sigint') return 130;
+  if (interrupted && interrupted !== 'bail') return STOP_SIGNALS[interrupted];
   const bad = suites.some(
     (s) =>
       s.error ||

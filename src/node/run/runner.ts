@@ -15,6 +15,7 @@ import { type RunContext, runSuite } from './run-suite.ts';
 import { buildSuiteReport } from './suite-report.ts';
 import { suiteSettings } from './suite-settings.ts';
 import { UsageError } from '../cli/usage-error.ts';
+import { STOP_SIGNALS, type StopSignal } from '../cli/signals.ts';
 import { resolveModelCache } from '../../integrations/recording/model-cache.ts';
 import { ModelEndpoints } from './model-endpoints.ts';
 
@@ -64,10 +65,17 @@ const CANCEL_GRACE_MS = 2_000;
 
 const STOPPED_BECAUSE: Record<NonNullable<RunReport['interrupted']>, (config: ResolvedConfig) => string> = {
   sigint: () => 'cancelled by Ctrl-C',
+  sigterm: () => 'cancelled by SIGTERM',
+  sighup: () => 'cancelled by SIGHUP',
   bail: (config) => `stopped after ${config.bail} failures (--bail)`,
 };
 
-/** Stops the run on Ctrl-C (`sigint`) or after `--bail` failures. */
+/** Which signal an interrupt stands for; watch mode's own cancels are Ctrl-C's. */
+function stopSignalOf(reason: unknown): StopSignal {
+  return typeof reason === 'string' && reason in STOP_SIGNALS ? (reason as StopSignal) : 'sigint';
+}
+
+/** Stops the run on a signal (the interrupt's reason names it: `sigint`, `sigterm`, `sighup`) or after `--bail` failures. */
 function runController(config: ResolvedConfig, interrupt: AbortSignal) {
   const controller = new AbortController();
   // Every running rollout listens to this signal (hundreds at --max-concurrency 200): no leak warning for that.
@@ -77,7 +85,7 @@ function runController(config: ResolvedConfig, interrupt: AbortSignal) {
     reason ??= why;
     controller.abort(new Error(STOPPED_BECAUSE[why](config)));
   };
-  const onInterrupt = () => stop('sigint');
+  const onInterrupt = () => stop(stopSignalOf(interrupt.reason));
   if (interrupt.aborted) onInterrupt();
   interrupt.addEventListener('abort', onInterrupt, { once: true });
   let failures = 0;

@@ -27,6 +27,8 @@ function suiteVerdict(s: SuiteReport): boolean {
 
 const INTERRUPTED: Record<NonNullable<RunReport['interrupted']>, string> = {
   sigint: 'Run cancelled (Ctrl-C): the reports cover the rollouts that finished.',
+  sigterm: 'Run cancelled (SIGTERM): the reports cover the rollouts that finished.',
+  sighup: 'Run cancelled (SIGHUP): the reports cover the rollouts that finished.',
   bail: 'Run stopped early by --bail.',
 };
 

@@ -1,4 +1,4 @@
-import { baselinePath, readBaseline, saveBaseline } from '../baseline/baseline-store.ts';
+import { type Baseline, baselinePath, readBaseline, saveBaseline } from '../baseline/baseline-store.ts';
 import type { ResolvedConfig } from '../config/resolve-config.ts';
 import { compareToBaseline, rowMeanRewards } from '../stats/index.ts';
 import { type RunReport, type SuiteReport, exitCodeOf } from './run-report.ts';
@@ -12,9 +12,9 @@ export interface RunFacts {
 }
 
 /** Attaches each suite's comparison with the baseline (`--baseline`), when the baseline has the suite. */
-function compareWithBaseline(suites: SuiteReport[], config: ResolvedConfig): SuiteReport[] {
+function compareWithBaseline(suites: SuiteReport[], config: ResolvedConfig, read: Baseline | undefined): SuiteReport[] {
   if (!config.cli.baseline) return suites;
-  const baseline = readBaseline(baselinePath(config.cli.baseline, config.outputDir, config.root));
+  const baseline = read ?? readBaseline(baselinePath(config.cli.baseline, config.outputDir, config.root));
   return suites.map((suite) => {
     const stored = baseline.suites[suite.key];
     if (!stored || suite.error) return suite;
@@ -24,10 +24,11 @@ function compareWithBaseline(suites: SuiteReport[], config: ResolvedConfig): Sui
 
 /**
  * The run's report from its suites: baseline comparisons, overall statistics (rows kept apart per suite) and the
- * exit code. The same for a run, a resumed run and merged shards. Saves a baseline when asked.
+ * exit code. The same for a run, a resumed run and merged shards. Saves a baseline when asked. `baseline` is the one
+ * `--baseline` names, when read already (before the run).
  */
-export function finishRun(suiteReports: SuiteReport[], facts: RunFacts, config: ResolvedConfig): RunReport {
-  const suites = compareWithBaseline(suiteReports, config);
+export function finishRun(suiteReports: SuiteReport[], facts: RunFacts, config: ResolvedConfig, baseline?: Baseline): RunReport {
+  const suites = compareWithBaseline(suiteReports, config, baseline);
   const passThreshold = config.cli.passThreshold ?? config.user.passThreshold ?? 1;
   const failOnRegression = config.cli.failOnRegression ?? false;
   if (config.cli.saveBaseline && !facts.interrupted) saveBaseline(baselinePath(config.cli.saveBaseline, config.outputDir, config.root), suites);

@@ -36,8 +36,8 @@ export interface RunReport {
   root: string;
   suites: SuiteReport[];
   overall: SuiteStatistics;
-  /** Cancelled by a signal (Ctrl-C, SIGTERM, SIGHUP), or stopped by `--bail`. */
-  interrupted: StopSignal | 'bail' | undefined;
+  /** Cancelled by a signal (Ctrl-C, SIGTERM, SIGHUP), stopped by `--bail`, or by an output it could not write. */
+  interrupted: StopSignal | 'bail' | 'write-error' | undefined;
   exitCode: 0 | 1 | (typeof STOP_SIGNALS)[StopSignal];
 }
 
@@ -46,7 +46,7 @@ export interface RunReport {
  * regression against the baseline, else 0.
  */
 export function exitCodeOf(suites: SuiteReport[], interrupted: RunReport['interrupted'], failOnRegression = false): RunReport['exitCode'] {
-  if (interrupted && interrupted !== 'bail') return STOP_SIGNALS[interrupted];
+  if (interrupted && interrupted in STOP_SIGNALS) return STOP_SIGNALS[interrupted as StopSignal];
   const bad = suites.some(
     (s) =>
       s.error ||
@@ -55,5 +55,5 @@ export function exitCodeOf(suites: SuiteReport[], interrupted: RunReport['interr
       s.stats.counts.errored > 0 ||
       (failOnRegression && s.baseline?.verdict === 'regressed'),
   );
-  return bad || interrupted === 'bail' ? 1 : 0;
+  return bad || interrupted ? 1 : 0;
 }

@@ -11,6 +11,7 @@ import { suiteIdPrefix } from './request-id.ts';
 import type { RolloutRecord } from './rollout-record.ts';
 import type { RunReport, SuiteReport } from './run-report.ts';
 import { finishRun } from './finish-run.ts';
+import { preflight } from './preflight.ts';
 import { type RunContext, runSuite } from './run-suite.ts';
 import { buildSuiteReport } from './suite-report.ts';
 import { suiteSettings } from './suite-settings.ts';
@@ -68,6 +69,7 @@ const STOPPED_BECAUSE: Record<NonNullable<RunReport['interrupted']>, (config: Re
   sigterm: () => 'cancelled by SIGTERM',
   sighup: () => 'cancelled by SIGHUP',
   bail: (config) => `stopped after ${config.bail} failures (--bail)`,
+  'write-error': () => 'stopped: an output file could not be written',
 };
 
 /** Which signal an interrupt stands for; watch mode's own cancels are Ctrl-C's. */
@@ -92,7 +94,7 @@ function runController(config: ResolvedConfig, interrupt: AbortSignal) {
   const onRecord = (record: RolloutRecord) => {
     if ((record.status === 'failed' || record.status === 'errored') && config.bail !== undefined && ++failures >= config.bail) stop('bail');
   };
-  return { signal: controller.signal, onRecord, reason: () => reason };
+  return { signal: controller.signal, onRecord, stop, reason: () => reason };
 }
 
 /** What watch mode changes about a run: which files and suites run, and how each suite runs. */
@@ -106,6 +108,7 @@ export interface RunOptions {
 export async function runRollouts(config: ResolvedConfig, reporters: Reporter[], interrupt: AbortSignal, options: RunOptions = {}): Promise<RunReport> {
   const startedAt = new Date();
   const started = performance.now();
+  const { baseline } = preflight(config);
   const pool = new WorkerPool({ threads: WorkerPool.defaultThreads(Infinity), pool: config.pool.kind, memoryLimitMb: config.pool.memoryLimitMb });
   const preload = (paths: string[]) => (config.inline ? undefined : pool.preload(paths));
   if (options.files) preload(options.files.map((f) => f.file));
@@ -117,7 +120,12 @@ export async function runRollouts(config: ResolvedConfig, reporters: Reporter[],
   const control = runController(config, interrupt);
   const resume = config.cli.resume ?? false;
   const finished = resume ? finishedRollouts(readJournal(config.outputDir)) : new Map<string, RolloutRecord>();
-  const outputs = new RunOutputs(config.outputDir, resume);
+  const outputs = new RunOutputs(config.outputDir, resume, (error, file) => {
+    process.stderr.write(
+      `rollout-test: cannot write ${file}: ${error.message}\nStopping the run. The journal keeps every rollout written before; once there is room, run again with --resume.\n`,
+    );
+    control.stop('write-error');
+  });
   // Rollouts get a moment to stop on their own; a thread stuck in a loop is then terminated with its pool.
   control.signal.addEventListener('abort', () => setTimeout(() => void pool.close(), CANCEL_GRACE_MS).unref(), { once: true });
   const models = new ModelEndpoints(config);
@@ -153,8 +161,24 @@ export async function runRollouts(config: ResolvedConfig, reporters: Reporter[],
   }
   // In the run's order, not as they ended: merge-reports rebuilds the report from these entries.
   for (const { records: _, ...summary } of suites) outputs.journal({ type: 'suite', ...summary });
-  const report = finishRun(suites, { startedAt: startedAt.toISOString(), durationMs: performance.now() - started, interrupted: control.reason() }, config);
+  const report = finishRun(suites, { startedAt: startedAt.toISOString(), durationMs: performance.now() - started, interrupted: control.reason() }, config, baseline);
   outputs.finish(report);
-  for (const reporter of reporters) await reporter.onRunEnd(report);
-  return report;
+  return endReporters(reporters, report);
+}
+
+/**
+ * Hands the report to every reporter; one that cannot write its file (a full disk) says so on stderr, and the
+ * others still write theirs. The run then exits 1 at least.
+ */
+async function endReporters(reporters: Reporter[], report: RunReport): Promise<RunReport> {
+  let failed = false;
+  for (const reporter of reporters) {
+    try {
+      await reporter.onRunEnd(report);
+    } catch (error) {
+      failed = true;
+      process.stderr.write(`rollout-test: a report could not be written: ${(error as Error).message}\n`);
+    }
+  }
+  return failed && report.exitCode === 0 ? { ...report, exitCode: 1 } : report;
 }

@@ -23,4 +23,5 @@ export const UserConfigSchema = z.strictObject({
   runs: z.number().int().positive().optional(),
   pool: z.enum(['threads', 'forks']).optional(),
   workerMemoryLimitMb: z.number().int().positive().optional(),
+  datasetMaxLineBytes: z.number().int().positive().optional(),
 });

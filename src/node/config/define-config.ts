@@ -34,6 +34,8 @@ export interface UserConfig {
   pool?: 'threads' | 'forks';
   /** Heap limit of each worker in MB (2048 by default); a rollout past it fails alone, and its worker is replaced. */
   workerMemoryLimitMb?: number;
+  /** The longest dataset line (JSONL) or record (CSV) read, in bytes (64 MiB by default); a longer one is a row error. */
+  datasetMaxLineBytes?: number;
 }
 
 /** Typed identity helper for `rollout.config.ts`. */

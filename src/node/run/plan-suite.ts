@@ -33,7 +33,7 @@ async function datasetOf(suite: RolloutSuite<any, any>, settings: SuiteSettings,
 }
 
 export async function* planSuite({ file, suite, settings, config, idPrefix }: SuitePlanInput): AsyncGenerator<PlannedRollout> {
-  for await (const raw of readRawRows(await datasetOf(suite, settings, file), file)) {
+  for await (const raw of readRawRows(await datasetOf(suite, settings, file), file, config.user.datasetMaxLineBytes)) {
     if (config.rows && !config.rows.has(raw.index)) continue;
     if (config.cli.shard && !inShard(idPrefix, raw.index, config.cli.shard)) continue;
     const keyOf = (run: number, rowId?: string): RolloutKey => ({

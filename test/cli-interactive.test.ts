@@ -3,6 +3,7 @@ import path from 'node:path';
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
 import { BIN, COMMON, makeProject, runCli } from './helpers/project.ts';
+import { journalRollouts, until } from './helpers/run-files.ts';
 
 /** Ten slow rollouts, two at a time: a run that is still going when the test interrupts it. */
 const slow = makeProject({
@@ -15,19 +16,6 @@ defineRollout({
   workflowConfig: { concurrency: { maxConcurrent: 2 } },
 });`,
 });
-
-function journalRollouts(dir: string): Array<{ id: string; status: string }> {
-  try {
-    const lines = readFileSync(path.join(dir, '.rollouts', 'journal.jsonl'), 'utf8').trim().split('\n');
-    return lines.map((l) => JSON.parse(l)).filter((e) => e.type === 'rollout');
-  } catch {
-    return [];
-  }
-}
-
-async function until(condition: () => boolean): Promise<void> {
-  while (!condition()) await new Promise((r) => setTimeout(r, 50));
-}
 
 /**
  * What a terminal shows after the raw output: carriage returns go back to the line's start and ESC[2K

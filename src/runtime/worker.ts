@@ -3,7 +3,8 @@
  * to their rollout here; deadlines that code ignores are enforced by the guard; a thread blocked past its
  * deadline is terminated from the main thread (see `backends/local/worker-pool.ts`).
  */
-import { BroadcastChannel, threadId } from 'node:worker_threads';
+import { writeFileSync } from 'node:fs';
+import { type ControlLink, inChildProcess, openControlLink } from './control-link.ts';
 import { installFaultHandlers, interceptProcessExit, onLateFault } from './faults.ts';
 import type { Invoke } from './implementation.ts';
 import { runGraderPhase, runWorkflowPhase, setupFailure, type GraderPhaseOutcome, type WorkflowPhaseOutcome } from './phases.ts';
@@ -13,27 +14,39 @@ import { loadSuites } from './suite-registry.ts';
 
 installFaultHandlers();
 interceptProcessExit();
+if (inChildProcess) preferredByOomKiller();
 
 const cancellers = new Map<number, AbortController>();
-const channels = new Map<string, BroadcastChannel>();
+const channels = new Map<string, ControlLink>();
 const implementations = new Map<string, Promise<Invoke<any, any>>>();
 
 // The main thread decides what a late fault means for its rollout (fail it, or report it as late).
 onLateFault((fault) => {
-  for (const channel of channels.values()) channel.postMessage({ type: 'late-fault', ...fault } satisfies ControlMessage);
+  for (const link of channels.values()) link.post({ type: 'late-fault', ...fault } satisfies ControlMessage);
 });
+
+/**
+ * A worker process that allocates past the machine's (or its cgroup's) memory should be the one the kernel's
+ * out-of-memory killer picks, not the main process: the pool replaces a worker, the run cannot replace itself.
+ */
+function preferredByOomKiller(): void {
+  try {
+    writeFileSync('/proc/self/oom_score_adj', '1000');
+  } catch {
+    // not Linux, or not allowed: the kernel picks by size alone, which usually is this worker anyway
+  }
+}
+
+function onControl(message: ControlMessage, link: ControlLink): void {
+  if (message.type === 'cancel') cancellers.get(message.taskId)?.abort();
+  else if (message.type === 'ping') link.post({ type: 'pong', nonce: message.nonce, threadId: link.workerId });
+}
 
 function listen(name: string): void {
   if (channels.has(name)) return;
-  const channel = new BroadcastChannel(name);
-  channel.onmessage = (event) => {
-    const message = (event as { data: ControlMessage }).data;
-    if (message.type === 'cancel') cancellers.get(message.taskId)?.abort();
-    else if (message.type === 'ping') channel.postMessage({ type: 'pong', nonce: message.nonce, threadId });
-  };
-  channel.unref();
-  channels.set(name, channel);
-  channel.postMessage({ type: 'hello', threadId } satisfies ControlMessage);
+  const link = openControlLink(name, onControl);
+  channels.set(name, link);
+  link.post({ type: 'hello', threadId: link.workerId });
 }
 
 function implementationOf(task: WorkerTask): Promise<Invoke<any, any>> {

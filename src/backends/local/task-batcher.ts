@@ -26,8 +26,9 @@ export class TaskBatcher {
   #waiting: Waiting[] = [];
   #scheduled = false;
 
+  /** Without `sendBatch`, every task goes on its own. */
   constructor(
-    private readonly sendBatch: SendBatch,
+    private readonly sendBatch: SendBatch | undefined,
     private readonly sendOne: SendOne,
     private readonly threads: number,
   ) {}
@@ -51,8 +52,10 @@ export class TaskBatcher {
   }
 
   #send(batch: Waiting[]): void {
-    const [only] = batch;
-    if (batch.length === 1 && only) return void this.sendOne(only.task).then(only.resolve, only.reject);
+    if (batch.length === 1 || !this.sendBatch) {
+      for (const { task, resolve, reject } of batch) this.sendOne(task).then(resolve, reject);
+      return;
+    }
     const { port1, port2 } = new MessageChannel();
     const pending = new Map(batch.map((entry) => [entry.task.taskId, entry]));
     const fail = (error: unknown) => {
@@ -64,12 +67,14 @@ export class TaskBatcher {
       pending.get(taskId)?.resolve(outcome as Outcome);
       pending.delete(taskId);
     });
-    // The thread closes the port after its last outcome; messages sent before arrive before the close.
-    port1.on('close', () => fail(new Error('the worker thread ended without answering')));
     port1.unref();
-    this.sendBatch(
+    const sent = this.sendBatch(
       batch.map((entry) => entry.task),
       port2,
-    ).catch(fail);
+    );
+    // A lost thread's batch is rejected with how it was lost (its port closes before that is known).
+    sent.catch(fail);
+    // The thread closes the port after its last outcome; messages sent before arrive before the close.
+    port1.on('close', () => void sent.then(() => fail(new Error('the worker thread ended without answering')), () => undefined));
   }
 }

@@ -1,12 +1,14 @@
 import { availableParallelism } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { BroadcastChannel } from 'node:worker_threads';
-import { Tinypool } from 'tinypool';
+import type { MessagePort } from 'node:worker_threads';
+import { Tinypool, type Options as TinypoolOptions } from 'tinypool';
 import type { LateFault } from '../../runtime/faults.ts';
 import type { GraderPhaseOutcome, WorkflowPhaseOutcome } from '../../runtime/phases.ts';
 import type { ControlMessage, ImplementationRef, WorkerTask } from '../../runtime/protocol.ts';
+import { type ControlHub, processControlHub, threadControlHub } from './control-hub.ts';
 import { Slots } from './slots.ts';
 import { TaskBatcher } from './task-batcher.ts';
+import { cgroupOomKills, type DeathContext, type PoolWorkerHandle, watchWorker } from './worker-death.ts';
 
 /** How long past its deadline a task may stay unsettled before its thread is suspected of being blocked. */
 const BLOCKED_GRACE_MS = 1_000;
@@ -15,6 +17,9 @@ const PING_WAIT_MS = 500;
 const PING_POLL_MS = 10;
 /** How often a cancel is repeated until its task settles. */
 const CANCEL_RESEND_MS = 100;
+/** Idle workers of the isolation pool (see {@link WorkerPool}) end after this long. */
+const ISOLATION_IDLE_MS = 5_000;
+
 /** The error tinypool rejects a lost thread's tasks with, once the pool terminated the thread. */
 class WorkerLost extends Error {
   override name = 'WorkerLost';
@@ -22,9 +27,22 @@ class WorkerLost extends Error {
 
 const workerFile = new URL('../../runtime/worker-entry.js', import.meta.url);
 
+/** Where rollouts run: worker threads of this process, or child processes (`forks`). */
+export type PoolKind = 'threads' | 'forks';
+
+/** The default heap limit of one worker, in MB: well past what an agent's rollouts need, well short of the machine. */
+export const DEFAULT_WORKER_MEMORY_LIMIT_MB = 2048;
+
 export interface WorkerPoolOptions {
-  /** Worker threads; see {@link WorkerPool.defaultThreads}. */
+  /** Workers; see {@link WorkerPool.defaultThreads}. */
   threads: number;
+  /**
+   * `threads` (the default): worker threads, the fastest. `forks`: child processes, which also survive what
+   * kills a process outright — `process.kill(process.pid)`, the kernel's out-of-memory killer.
+   */
+  pool?: PoolKind | undefined;
+  /** Heap limit of each worker in MB ({@link DEFAULT_WORKER_MEMORY_LIMIT_MB} by default); past it the worker dies. */
+  memoryLimitMb?: number | undefined;
 }
 
 type Outcome = WorkflowPhaseOutcome | GraderPhaseOutcome;
@@ -35,36 +53,58 @@ export type PoolTask = Pick<WorkerTask, 'kind' | 'input' | 'cwd'> & { implementa
 let poolCount = 0;
 
 /**
- * A tinypool worker-thread pool that runs many rollouts concurrently per thread, shareable by several
- * backends (tasks carry their own implementation reference). Guards what a single thread cannot: a thread
- * blocked past a deadline is found by pinging every thread, terminated, and its other rollouts re-run; the
- * blocked rollout is a TIMEOUT.
+ * A tinypool pool of worker threads or processes that runs many rollouts concurrently per worker, shareable by
+ * several backends (tasks carry their own implementation reference). Guards what a single worker cannot: a
+ * worker blocked past a deadline is found by pinging every worker and terminated; a worker that dies (heap limit,
+ * a signal) is replaced. Either way nobody can tell which of the worker's rollouts was at fault, so each runs
+ * again alone in a worker of the isolation pool with its full time budget: one that loses its worker there
+ * caused it (TIMEOUT when it blocked past its deadline, else AGENT_ERROR saying how the worker died); the
+ * others get their own true results.
  */
 export class WorkerPool {
   readonly #options: WorkerPoolOptions;
   readonly #channelName = `rollout-test:${process.pid}:${++poolCount}`;
   #pool: Tinypool | undefined;
-  #channel: BroadcastChannel | undefined;
+  #isolation: Tinypool | undefined;
+  #channel: ControlHub | undefined;
+  /** How each dead worker died, by the error its tasks were rejected with. */
+  readonly #deaths = new WeakMap<Error, Promise<string>>();
+  readonly #watched = new WeakSet<object>();
+  readonly #deathContext: DeathContext;
   #nextTaskId = 1;
   #nextNonce = 1;
   readonly #pongs = new Map<number, Set<number>>();
   readonly #knownThreads = new Set<number>();
   readonly #lateFaultListeners = new Set<(fault: LateFault) => void>();
+  /** Bounds the rollouts re-run alone at once to the number of isolation workers. */
+  readonly #isolationSlots: Slots;
   #blockedCheck: Promise<void> | undefined;
   readonly #batcher: TaskBatcher;
-  /** Threads that run one task each: where the rollouts of a lost thread are re-run, one per thread. */
-  #quarantinePool: Tinypool | undefined;
-  readonly #quarantine: Slots;
   #closed = false;
 
   constructor(options: WorkerPoolOptions) {
     this.#options = options;
+    this.#deathContext = { memoryLimitMb: this.memoryLimitMb, oomKillsAtStart: cgroupOomKills() };
+    // A MessagePort cannot reach a child process: forks get their tasks one by one.
+    const sendBatch = this.kind === 'threads'
+      ? (tasks: WorkerTask[], port: MessagePort) => this.#openPool().then((pool) => this.#afterStarting(pool, pool.run({ tasks, port }, { name: 'runBatch', transferList: [port] })))
+      : undefined;
     this.#batcher = new TaskBatcher(
-      (tasks, port) => this.#openPool().then((pool) => pool.run({ tasks, port }, { name: 'runBatch', transferList: [port] })),
-      (task) => this.#openPool().then((pool) => pool.run(task) as Promise<Outcome>),
+      sendBatch,
+      (task) => this.#openPool().then((pool) => this.#afterStarting(pool, pool.run(task) as Promise<Outcome>)),
       options.threads,
     );
-    this.#quarantine = new Slots(options.threads);
+    this.#isolationSlots = new Slots(options.threads);
+  }
+
+  /** Threads or forks. */
+  get kind(): PoolKind {
+    return this.#options.pool ?? 'threads';
+  }
+
+  /** The heap limit of each worker, in MB. */
+  get memoryLimitMb(): number {
+    return this.#options.memoryLimitMb ?? DEFAULT_WORKER_MEMORY_LIMIT_MB;
   }
 
   /**
@@ -82,7 +122,7 @@ export class WorkerPool {
   preload(files: string[]): void {
     const { pool } = this.#start();
     // One task per thread: each lands on the least busy thread, so every thread gets one.
-    for (let i = 0; i < this.#options.threads; i++) pool.run(files, { name: 'preload' }).catch(() => undefined);
+    for (let i = 0; i < this.#options.threads; i++) this.#afterStarting(pool, pool.run(files, { name: 'preload' })).catch(() => undefined);
   }
 
   /** Runs one phase; resolves with its outcome, also when the thread under it was lost or it was cancelled. */
@@ -92,32 +132,74 @@ export class WorkerPool {
 
   async close(): Promise<void> {
     this.#closed = true;
-    const pool = this.#pool;
-    const quarantine = this.#quarantinePool;
+    const pools = [this.#pool, this.#isolation];
     this.#pool = undefined;
-    this.#quarantinePool = undefined;
+    this.#isolation = undefined;
     this.#channel?.close();
     this.#channel = undefined;
-    await Promise.all([pool?.destroy(), quarantine?.destroy()]);
+    await Promise.all(pools.map((pool) => pool?.destroy()));
   }
 
-  #start(): { pool: Tinypool; channel: BroadcastChannel } {
+  #start(): { pool: Tinypool; channel: ControlHub } {
     if (!this.#pool || !this.#channel) {
       const threads = this.#options.threads;
-      // The backend's own slots bound concurrency; the pool only spreads rollouts over threads.
-      this.#pool = createTinypool(threads, Number.MAX_SAFE_INTEGER);
-      this.#channel = new BroadcastChannel(this.#channelName);
-      this.#channel.onmessage = (event) => this.#onControl((event as { data: ControlMessage }).data);
-      this.#channel.unref();
+      // The backend's own slots bound concurrency; the pool only spreads rollouts over workers.
+      this.#pool = this.#tinypool({ minThreads: threads, maxThreads: threads, concurrentTasksPerWorker: Number.MAX_SAFE_INTEGER, idleTimeout: 2 ** 31 - 1 });
+      const onControl = (message: ControlMessage) => this.#onControl(message);
+      this.#channel = this.kind === 'threads' ? threadControlHub(this.#channelName, onControl) : processControlHub(() => this.#workers(), onControl);
+      this.#watchWorkers(this.#pool);
     }
     return { pool: this.#pool, channel: this.#channel };
   }
 
-  /** The quarantine threads, started on first use; a rejection once the pool is closed. */
-  #openQuarantine(): Promise<Tinypool> {
-    if (this.#closed) return Promise.reject(new Error('the worker pool is closed'));
-    this.#quarantinePool ??= createTinypool(this.#options.threads, 1);
-    return Promise.resolve(this.#quarantinePool);
+  /** Workers of one rollout each, for the rollouts a dead worker was running (started when a worker first dies). */
+  #startIsolation(): Tinypool {
+    // tinypool replaces a dead worker only up to minThreads: at 0 the rollouts queued behind it would wait forever.
+    this.#isolation ??= this.#tinypool({ minThreads: 1, maxThreads: this.#options.threads, concurrentTasksPerWorker: 1, idleTimeout: ISOLATION_IDLE_MS });
+    return this.#isolation;
+  }
+
+  #tinypool(sizes: Pick<TinypoolOptions, 'minThreads' | 'maxThreads' | 'concurrentTasksPerWorker' | 'idleTimeout'>): Tinypool {
+    const limit = this.memoryLimitMb;
+    const runtime: TinypoolOptions = this.kind === 'threads'
+      ? { runtime: 'worker_threads', resourceLimits: { maxOldGenerationSizeMb: limit } }
+      : {
+          runtime: 'child_process',
+          // tinypool gives a child only the env it is passed; 'advanced' keeps NaN, undefined and Maps as threads do.
+          env: process.env as Record<string, string>,
+          serialization: 'advanced',
+          execArgv: [...process.execArgv, `--max-old-space-size=${limit}`],
+        };
+    const pool = new Tinypool({ filename: workerFile.href, name: 'runTask', useAtomics: false, terminateTimeout: 5_000, ...sizes, ...runtime });
+    // Errors of lost workers reach their tasks; a pool-level error must not crash the host.
+    pool.on('error', () => undefined);
+    return pool;
+  }
+
+  #workers(): PoolWorkerHandle[] {
+    return [this.#pool, this.#isolation].flatMap((pool) => (pool?.threads ?? []) as unknown as PoolWorkerHandle[]);
+  }
+
+  /** Passes `task` through, after noting how any worker `pool` started for it would die. */
+  #afterStarting<T>(pool: Tinypool, task: T): T {
+    this.#watchWorkers(pool);
+    return task;
+  }
+
+  /** Listens to the workers of `pool` not yet watched (tinypool starts them, and replacements, on its own). */
+  #watchWorkers(pool: Tinypool): void {
+    for (const worker of pool.threads as unknown as PoolWorkerHandle[]) {
+      if (this.#watched.has(worker)) continue;
+      this.#watched.add(worker);
+      this.#channel?.attach(worker);
+      patchRemoveListener(worker);
+      watchWorker(worker, this.#deathContext, (error, cause) => {
+        if (error instanceof WorkerLost) return;
+        this.#deaths.set(error, cause);
+        // Its replacement is started within this event: watch it before it gets a task.
+        setImmediate(() => this.#watchWorkers(pool));
+      });
+    }
   }
 
   /** The started pool, or a rejection once the pool is closed (so that nothing starts it again). */
@@ -142,17 +224,13 @@ export class WorkerPool {
     this.#pongs.get(message.nonce)?.add(message.threadId);
   }
 
-  /**
-   * Runs a task among others on a pooled thread. When that thread is lost (terminated because some rollout
-   * blocked it, or dead), nobody can tell which of its rollouts was at fault: each is re-run alone on a
-   * quarantine thread with its full time budget again, where a rollout that loses its thread did so itself.
-   */
+  /** Runs a task among others on a pooled worker; when that worker is lost, runs it again alone. */
   async #run(body: PoolTask, signal?: AbortSignal): Promise<Outcome> {
     const budgetMs = body.input.deadline ? body.input.deadline.atEpochMs - Date.now() : undefined;
     const pooled = await this.#attempt(body, signal, (task) => this.#batcher.submit(task));
     if ('outcome' in pooled) return pooled.outcome;
     try {
-      await this.#quarantine.acquire(signal);
+      await this.#isolationSlots.acquire(signal);
     } catch {
       return cancelledOutcome(body.kind);
     }
@@ -160,22 +238,22 @@ export class WorkerPool {
       if (signal?.aborted || this.#closed) return cancelledOutcome(body.kind);
       const deadline = body.input.deadline && { ...body.input.deadline, atEpochMs: Date.now() + budgetMs! };
       const alone = { ...body, input: { ...body.input, deadline } } as PoolTask;
-      const quarantined = await this.#attempt(alone, signal, (task) => this.#openQuarantine().then((pool) => pool.run(task) as Promise<Outcome>));
-      if ('outcome' in quarantined) return quarantined.outcome;
-      return lostThreadOutcome(alone, quarantined.lost, quarantined.durationMs);
+      const isolated = await this.#attempt(alone, signal, (task) => this.#runIsolated(task));
+      if ('outcome' in isolated) return isolated.outcome;
+      return await this.#lostWorkerOutcome(alone, isolated.lost, isolated.durationMs);
     } finally {
-      this.#quarantine.release();
+      this.#isolationSlots.release();
     }
   }
 
-  /** One attempt at a task: its outcome (a cancel included), or the error its thread was lost with. */
+  /** One attempt at a task: its outcome (a cancel included), or the error its worker was lost with. */
   async #attempt(body: PoolTask, signal: AbortSignal | undefined, send: (task: WorkerTask) => Promise<Outcome>): Promise<Attempt> {
     this.#start();
     const taskId = this.#nextTaskId++;
     const task = { ...body, taskId, controlChannel: this.#channelName } as WorkerTask;
     const deadline = body.input.deadline;
     const started = performance.now();
-    const stopCancelling = forwardCancel((message) => this.#channel?.postMessage(message), taskId, signal);
+    const stopCancelling = forwardCancel((message) => this.#channel?.post(message), taskId, signal);
     const watchdog = deadline
       ? setTimeout(() => this.#checkForBlockedThreads(), Math.max(0, deadline.atEpochMs - Date.now()) + BLOCKED_GRACE_MS)
       : undefined;
@@ -190,33 +268,50 @@ export class WorkerPool {
     }
   }
 
+  #runIsolated(task: WorkerTask): Promise<Outcome> {
+    if (this.#closed) return Promise.reject(new Error('the worker pool is closed'));
+    const pool = this.#startIsolation();
+    return this.#afterStarting(pool, pool.run(task) as Promise<Outcome>);
+  }
+
+  /** A rollout that lost the worker it ran on alone: past its deadline, it blocked the worker; else it killed it. */
+  async #lostWorkerOutcome(task: PoolTask, error: unknown, durationMs: number): Promise<Outcome> {
+    const deadline = task.input.deadline;
+    const failed = (category: 'TIMEOUT' | 'AGENT_ERROR', message: string): Outcome => ({ ok: false, error: { category, phase: task.kind, message }, logs: [], durationMs });
+    if (deadline && Date.now() >= deadline.atEpochMs) {
+      return failed('TIMEOUT', `${deadline.message}; it kept its thread busy past the deadline, so the thread was terminated`);
+    }
+    const death = error instanceof Error ? this.#deaths.get(error) : undefined;
+    if (death) return failed('AGENT_ERROR', `the rollout's worker died while running it: ${await death}`);
+    return failed('AGENT_ERROR', `its worker was lost: ${error instanceof Error ? error.message : String(error)}`);
+  }
+
   /**
-   * Waits until every live thread has answered a ping (at most a moment): whatever a thread sent before its
+   * Waits until every live worker has answered a ping (at most a moment): whatever a worker sent before its
    * answer, such as a late fault of a rollout, has then arrived. Called before the pool closes.
    */
   async flush(): Promise<void> {
     if (this.#pool) await this.#ping();
   }
 
-  /** The threads that answer a ping within {@link PING_WAIT_MS}; it resolves early once every known thread has. */
+  /** The workers that answer a ping within {@link PING_WAIT_MS}; it resolves early once every known worker has. */
   async #ping(): Promise<Set<number>> {
     const { channel } = this.#start();
     const nonce = this.#nextNonce++;
     const answered = new Set<number>();
     this.#pongs.set(nonce, answered);
-    channel.postMessage({ type: 'ping', nonce } satisfies ControlMessage);
+    channel.post({ type: 'ping', nonce } satisfies ControlMessage);
     const until = Date.now() + PING_WAIT_MS;
     while (Date.now() < until && [...this.#knownThreads].some((id) => !answered.has(id))) await sleep(PING_POLL_MS);
     this.#pongs.delete(nonce);
     return answered;
   }
 
-  /** Pings every thread; threads that ran tasks before and do not answer are blocked, and are terminated. */
+  /** Pings every worker; workers that ran tasks before and do not answer are blocked, and are terminated. */
   #checkForBlockedThreads(): Promise<void> {
     this.#blockedCheck ??= (async () => {
       const answered = await this.#ping();
-      const threads = [...(this.#pool?.threads ?? []), ...(this.#quarantinePool?.threads ?? [])];
-      for (const thread of threads) {
+      for (const thread of this.#workers()) {
         const id = thread.threadId;
         if (this.#knownThreads.has(id) && !answered.has(id)) {
           this.#knownThreads.delete(id);
@@ -228,6 +323,16 @@ export class WorkerPool {
     });
     return this.#blockedCheck;
   }
+}
+
+/**
+ * tinypool's thread handle has `on` but no `removeListener`, which `events.once(handle, 'exit')` (its destroy)
+ * calls when the thread emits `error` meanwhile — a thread that dies while the pool closes would crash the run.
+ */
+function patchRemoveListener(worker: PoolWorkerHandle): void {
+  if (worker.runtime !== 'worker_threads' || 'removeListener' in worker) return;
+  const thread = worker.thread;
+  Object.assign(worker, { removeListener: (event: string, listener: (...args: unknown[]) => void) => thread.removeListener(event, listener) });
 }
 
 /**
@@ -249,33 +354,6 @@ function forwardCancel(send: (message: ControlMessage) => void, taskId: number, 
   };
 }
 
-function createTinypool(threads: number, tasksPerThread: number): Tinypool {
-  const pool = new Tinypool({
-    filename: workerFile.href,
-    name: 'runTask',
-    runtime: 'worker_threads',
-    minThreads: tasksPerThread === 1 ? 0 : threads,
-    maxThreads: threads,
-    concurrentTasksPerWorker: tasksPerThread,
-    useAtomics: false,
-    idleTimeout: tasksPerThread === 1 ? 10_000 : 2 ** 31 - 1,
-    terminateTimeout: 5_000,
-  });
-  // Errors of lost threads reach their tasks; a pool-level error must not crash the host.
-  pool.on('error', () => undefined);
-  return pool;
-}
-
 function cancelledOutcome(kind: PoolTask['kind'], durationMs = 0): Outcome {
   return { ok: false, error: { category: 'AGENT_ERROR', phase: kind, message: 'cancelled before it finished' }, logs: [], durationMs, cancelled: true };
-}
-
-/** A rollout that lost the thread it ran on alone: past its deadline, it blocked the thread; else the thread died under it. */
-function lostThreadOutcome(task: PoolTask, error: unknown, durationMs: number): Outcome {
-  const deadline = task.input.deadline;
-  const failed = (category: 'TIMEOUT' | 'AGENT_ERROR', message: string): Outcome => ({ ok: false, error: { category, phase: task.kind, message }, logs: [], durationMs });
-  if (deadline && Date.now() >= deadline.atEpochMs) {
-    return failed('TIMEOUT', `${deadline.message}; it kept its thread busy past the deadline, so the thread was terminated`);
-  }
-  return failed('AGENT_ERROR', `its worker thread was lost: ${error instanceof Error ? error.message : String(error)}`);
 }

@@ -33,6 +33,7 @@ export const CliOptionsSchema = z.object({
   modelCache: z.enum(['record', 'replay'], { error: '--model-cache must be record or replay' }).optional(),
   inline: z.boolean().optional(),
   passWithNoRollouts: z.boolean().optional(),
+  pool: z.enum(['threads', 'forks'], { error: '--pool must be threads or forks' }).optional(),
   config: z.string().optional(),
   root: z.string().optional(),
 });

@@ -10,7 +10,7 @@ import { listSuites } from './list.ts';
 import { mergeReports } from './merge-reports.ts';
 import { OPTIONS } from './options.ts';
 import { UsageError } from './usage-error.ts';
-import { interruptOnSigint } from './sigint.ts';
+import { interruptOnSignals } from './signals.ts';
 
 const VERSION = '0.1.0';
 
@@ -37,8 +37,8 @@ const watchOrRun = (filters: string[], rawOptions: Record<string, unknown>) =>
 async function run(filters: string[], rawOptions: Record<string, unknown>): Promise<number> {
   const config = await resolve(filters, rawOptions);
   const terminal = stdoutTerminal();
-  // The handler stays until the process exits: a second Ctrl-C while the run winds down must still exit at once.
-  const interrupt = interruptOnSigint(terminal);
+  // The handlers stay until the process exits: a second Ctrl-C while the run winds down must still exit at once.
+  const interrupt = interruptOnSignals(terminal);
   const report = await runRollouts(config, createReporters(config.reporters, terminal, config.root), interrupt.signal);
   return report.exitCode;
 }

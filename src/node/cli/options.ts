@@ -29,6 +29,7 @@ export const OPTIONS: OptionSpec[] = [
   { flags: '--fail-on-regression', description: 'Exit 1 when a suite regressed against the baseline' },
   { flags: '--model-cache <mode>', description: 'record | replay model calls (stored under <outputDir>/model-cache)' },
   { flags: '--pass-with-no-rollouts', description: 'Exit 0 when nothing matched or a dataset has no rows (else exit 1)' },
+  { flags: '--pool <kind>', description: 'Run workflows in worker threads (default) or forks (child processes)' },
   { flags: '--inline', description: 'Run workflows on the main thread (no worker pool), for debugging' },
   { flags: '--config <path>', description: 'Path of the config file (default rollout.config.{ts,mts,js,mjs})' },
   { flags: '--root <dir>', description: 'Project root (default the current directory)' },

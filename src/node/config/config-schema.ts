@@ -29,4 +29,7 @@ export const UserConfigSchema = z.strictObject({
   bail: z.number().int().positive().optional(),
   runs: RunsSchema.optional(),
   passWithNoRollouts: z.boolean().optional(),
+  pool: z.enum(['threads', 'forks']).optional(),
+  workerMemoryLimitMb: z.number().int().positive().optional(),
+  datasetMaxLineBytes: z.number().int().positive().optional(),
 });

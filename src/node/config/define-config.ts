@@ -29,6 +29,15 @@ export interface UserConfig {
   runs?: number;
   /** Exit 0 when nothing matched the filters or a dataset has no rows (Vitest's `passWithNoTests`); false by default. */
   passWithNoRollouts?: boolean;
+  /**
+   * Where workflows run: `threads` (worker threads; the default) or `forks` (child processes, which also survive
+   * a rollout that kills its own process or makes the kernel's out-of-memory killer step in).
+   */
+  pool?: 'threads' | 'forks';
+  /** Heap limit of each worker in MB (2048 by default); a rollout past it fails alone, and its worker is replaced. */
+  workerMemoryLimitMb?: number;
+  /** The longest dataset line (JSONL) or record (CSV) read, in bytes (64 MiB by default); a longer one is a row error. */
+  datasetMaxLineBytes?: number;
 }
 
 /** Typed identity helper for `rollout.config.ts`. */

@@ -29,6 +29,8 @@ export interface ResolvedConfig {
   environment: 'docker' | 'sandbox' | 'process' | undefined;
   bail: number | undefined;
   inline: boolean;
+  /** Worker threads or child processes, and the heap limit of each. */
+  pool: { kind: 'threads' | 'forks'; memoryLimitMb: number | undefined };
   /** The flags and the config file as given: per-suite settings rank flag > suite > config file (see suite-settings). */
   cli: CliOptions;
   user: UserConfig;
@@ -94,5 +96,6 @@ export function resolveConfig(cli: CliOptions, config: UserConfig, root: string,
     environment: cli.env,
     bail: cli.bail ?? config.bail,
     inline: cli.inline ?? false,
+    pool: { kind: cli.pool ?? config.pool ?? 'threads', memoryLimitMb: config.workerMemoryLimitMb },
   };
 }

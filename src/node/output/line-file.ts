@@ -1,20 +1,34 @@
-import { closeSync, openSync, writeSync } from 'node:fs';
+import { closeSync, fstatSync, ftruncateSync, openSync, readSync, writeSync } from 'node:fs';
 
 /**
  * A file of lines written as they come, gathered per turn of the event loop: the lines of every rollout that
  * finished in one turn go out in one write (10,000 rollouts made 20,000 writes), at most one turn after they
  * ended, and before anything else (a Ctrl-C included) can run.
+ *
+ * A write that fails (a full disk) is undone to the last whole line, so that the file stays a valid journal
+ * (`--resume` reruns what it lost), and reported once to `onError`; later lines are dropped.
  */
 export class LineFile {
   readonly #fd: number;
   #pending: string[] = [];
   #scheduled = false;
+  /** Bytes of whole lines in the file. */
+  #size: number;
+  #failed = false;
 
-  constructor(file: string, append: boolean) {
-    this.#fd = openSync(file, append ? 'a' : 'w');
+  constructor(
+    readonly file: string,
+    append: boolean,
+    private readonly onError: (error: NodeJS.ErrnoException, file: string) => void,
+  ) {
+    this.#fd = openSync(file, append ? 'a+' : 'w');
+    this.#size = fstatSync(this.#fd).size;
+    // A run killed mid-write left a torn line: the next line must not be glued onto it.
+    if (append && this.#size > 0 && !endsWithNewline(this.#fd, this.#size)) this.write('\n');
   }
 
   write(line: string): void {
+    if (this.#failed) return;
     this.#pending.push(line);
     if (this.#scheduled) return;
     this.#scheduled = true;
@@ -23,13 +37,32 @@ export class LineFile {
 
   flush(): void {
     this.#scheduled = false;
-    if (this.#pending.length === 0) return;
-    writeSync(this.#fd, this.#pending.join(''));
+    if (this.#pending.length === 0 || this.#failed) return;
+    const data = Buffer.from(this.#pending.join(''));
     this.#pending = [];
+    try {
+      // A write to a nearly full disk may be short; the rest then fails with ENOSPC.
+      for (let written = 0; written < data.length; ) written += writeSync(this.#fd, data, written);
+      this.#size += data.length;
+    } catch (error) {
+      this.#failed = true;
+      try {
+        ftruncateSync(this.#fd, this.#size);
+      } catch {
+        // the torn tail stays; the journal reader skips a line it cannot parse
+      }
+      this.onError(error as NodeJS.ErrnoException, this.file);
+    }
   }
 
   close(): void {
     this.flush();
     closeSync(this.#fd);
   }
+}
+
+function endsWithNewline(fd: number, size: number): boolean {
+  const last = Buffer.alloc(1);
+  readSync(fd, last, 0, 1, size - 1);
+  return last[0] === 0x0a;
 }

@@ -6,9 +6,13 @@ import type { RunReport } from '../run/run-report.ts';
 import { journalPath } from './journal-reader.ts';
 import { LineFile } from './line-file.ts';
 
+/** A file of the run that could not be written (a full disk): the run stops and says which. */
+export type OutputErrorHandler = (error: NodeJS.ErrnoException, file: string) => void;
+
 /**
  * The files of a run in `outputDir`: `journal.jsonl` (a line per finished rollout, written in the event-loop
  * turn it finished, so that an interrupted run loses nothing), `samples.jsonl`, and `summary.json` at the end.
+ * A failed write goes to `onError` (never thrown from a timer); the journal keeps only whole lines.
  */
 export class RunOutputs {
   readonly #journal: LineFile;
@@ -17,11 +21,12 @@ export class RunOutputs {
   /** `append` keeps what the last run wrote (a resumed run adds to it). */
   constructor(
     readonly outputDir: string,
-    append = false,
+    append: boolean,
+    private readonly onError: OutputErrorHandler,
   ) {
     mkdirSync(outputDir, { recursive: true });
-    this.#journal = new LineFile(journalPath(outputDir), append);
-    this.#samples = new LineFile(path.join(outputDir, 'samples.jsonl'), append);
+    this.#journal = new LineFile(journalPath(outputDir), append, onError);
+    this.#samples = new LineFile(path.join(outputDir, 'samples.jsonl'), append, onError);
     this.journal({ type: 'run-start', startedAt: new Date().toISOString(), pid: process.pid });
   }
 
@@ -40,7 +45,11 @@ export class RunOutputs {
     this.journal({ type: 'run-end', endedAt: new Date().toISOString() });
     this.#journal.close();
     this.#samples.close();
-    writeSummary(this.outputDir, report);
+    try {
+      writeSummary(this.outputDir, report);
+    } catch (error) {
+      this.onError(error as NodeJS.ErrnoException, path.join(this.outputDir, 'summary.json'));
+    }
   }
 }
 

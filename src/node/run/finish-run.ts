@@ -1,4 +1,4 @@
-import { baselinePath, readBaseline, saveBaseline } from '../baseline/baseline-store.ts';
+import { type Baseline, baselinePath, readBaseline, saveBaseline } from '../baseline/baseline-store.ts';
 import type { ResolvedConfig } from '../config/resolve-config.ts';
 import { compareToBaseline, rowMeanRewards } from '../stats/index.ts';
 import type { LateFault } from '../../runtime/faults.ts';
@@ -24,9 +24,9 @@ export function verdictOptions(config: ResolvedConfig): VerdictOptions {
 }
 
 /** Attaches each suite's comparison with the baseline (`--baseline`), when the baseline has the suite. */
-function compareWithBaseline(suites: SuiteReport[], config: ResolvedConfig): SuiteReport[] {
+function compareWithBaseline(suites: SuiteReport[], config: ResolvedConfig, read: Baseline | undefined): SuiteReport[] {
   if (!config.cli.baseline) return suites;
-  const baseline = readBaseline(baselinePath(config.cli.baseline, config.outputDir, config.root));
+  const baseline = read ?? readBaseline(baselinePath(config.cli.baseline, config.outputDir, config.root));
   return suites.map((suite) => {
     const stored = baseline.suites[suite.key];
     if (!stored || suite.error) return suite;
@@ -36,11 +36,12 @@ function compareWithBaseline(suites: SuiteReport[], config: ResolvedConfig): Sui
 
 /**
  * The run's report from its suites: baseline comparisons, overall statistics (rows kept apart per suite) and the
- * exit code. The same for a run, a resumed run and merged shards. Saves a baseline when asked.
+ * exit code. The same for a run, a resumed run and merged shards. Saves a baseline when asked. `baseline` is the one
+ * `--baseline` names, when read already (before the run).
  */
-export function finishRun(suiteReports: SuiteReport[], facts: RunFacts, config: ResolvedConfig): RunReport {
+export function finishRun(suiteReports: SuiteReport[], facts: RunFacts, config: ResolvedConfig, baseline?: Baseline): RunReport {
   const options = verdictOptions(config);
-  const suites = compareWithBaseline(suiteReports, config).map((suite) => ({ ...suite, passed: suitePasses(suite, options) }));
+  const suites = compareWithBaseline(suiteReports, config, baseline).map((suite) => ({ ...suite, passed: suitePasses(suite, options) }));
   const passThreshold = config.cli.passThreshold ?? config.user.passThreshold ?? 1;
   if (config.cli.saveBaseline && !facts.interrupted) saveBaseline(baselinePath(config.cli.saveBaseline, config.outputDir, config.root), suites);
   return {

@@ -35,7 +35,7 @@ async function datasetOf(suite: RolloutSuite<any, any>, settings: SuiteSettings,
 }
 
 export async function* planSuite({ file, suite, settings, config, idPrefix, seen }: SuitePlanInput): AsyncGenerator<PlannedRollout> {
-  for await (const raw of readRawRows(await datasetOf(suite, settings, file), file)) {
+  for await (const raw of readRawRows(await datasetOf(suite, settings, file), file, config.user.datasetMaxLineBytes)) {
     if (seen) seen.rows++;
     if (config.rows && !config.rows.has(raw.index)) continue;
     if (config.cli.shard && !inShard(idPrefix, raw.index, config.cli.shard)) continue;

@@ -1,3 +1,4 @@
+import { STOP_SIGNALS, type StopSignal } from '../cli/signals.ts';
 import type { RolloutError } from '../../model/result.ts';
 import type { LateFault } from '../../runtime/faults.ts';
 import type { ThresholdConfig } from '../../runtime/suite.ts';
@@ -44,7 +45,7 @@ export interface RunReport {
   noRollouts?: string | undefined;
   /** Faults of rollouts' code (a timer that throws) that arrived after the rollout was reported; they fail the run. */
   lateFaults?: LateFault[] | undefined;
-  /** Cancelled by Ctrl-C, or stopped by `--bail`. */
-  interrupted: 'sigint' | 'bail' | undefined;
-  exitCode: 0 | 1 | 130;
+  /** Cancelled by a signal (Ctrl-C, SIGTERM, SIGHUP), stopped by `--bail`, or by an output it could not write. */
+  interrupted: StopSignal | 'bail' | 'write-error' | undefined;
+  exitCode: 0 | 1 | (typeof STOP_SIGNALS)[StopSignal];
 }

@@ -76,11 +76,6 @@ const dispatch: RolloutDispatcher = async (planned, backend, settings, graded, c
 export const isGraded = (suite: RolloutSuite<any, any>, settings: SuiteSettings) => suite.grader !== undefined || settings.backend.type === 'harbor';
 
 /** Runs every rollout of one suite, streaming its dataset, and reports each as it finishes. */
-/** Whether rollouts get a reward: from the suite's grader, or from a Harbor task's own verifier (tests or grader). */
-function isGraded(suite: RolloutSuite<any, any>, settings: SuiteSettings): boolean {
-  return suite.grader !== undefined || settings.backend.type === 'harbor';
-}
-
 export async function runSuite(file: string, suite: RolloutSuite<any, any>, ctx: RunContext, run: RolloutDispatcher = dispatch): Promise<SuiteReport> {
   const started = performance.now();
   const settings = suiteSettings(suite, ctx.config);

@@ -12,9 +12,11 @@ import { suiteIdPrefix } from './request-id.ts';
 import type { RolloutRecord } from './rollout-record.ts';
 import type { RunReport, SuiteReport } from './run-report.ts';
 import { finishRun } from './finish-run.ts';
+import { preflight } from './preflight.ts';
 import { type RunContext, runSuite } from './run-suite.ts';
 import { buildSuiteReport } from './suite-report.ts';
 import { suiteSettings } from './suite-settings.ts';
+import { STOP_SIGNALS, type StopSignal } from '../cli/signals.ts';
 import { resolveModelCache } from '../../integrations/recording/model-cache.ts';
 import { ModelEndpoints } from './model-endpoints.ts';
 import { installFaultHandlers, type LateFault, onLateFault } from '../../runtime/faults.ts';
@@ -74,10 +76,18 @@ const CANCEL_GRACE_MS = 2_000;
 
 const STOPPED_BECAUSE: Record<NonNullable<RunReport['interrupted']>, (config: ResolvedConfig) => string> = {
   sigint: () => 'cancelled by Ctrl-C',
+  sigterm: () => 'cancelled by SIGTERM',
+  sighup: () => 'cancelled by SIGHUP',
   bail: (config) => `stopped after ${config.bail} failures (--bail)`,
+  'write-error': () => 'stopped: an output file could not be written',
 };
 
-/** Stops the run on Ctrl-C (`sigint`) or after `--bail` failures. */
+/** Which signal an interrupt stands for; watch mode's own cancels are Ctrl-C's. */
+function stopSignalOf(reason: unknown): StopSignal {
+  return typeof reason === 'string' && reason in STOP_SIGNALS ? (reason as StopSignal) : 'sigint';
+}
+
+/** Stops the run on a signal (the interrupt's reason names it: `sigint`, `sigterm`, `sighup`) or after `--bail` failures. */
 function runController(config: ResolvedConfig, interrupt: AbortSignal) {
   const controller = new AbortController();
   // Every running rollout listens to this signal (hundreds at --max-concurrency 200): no leak warning for that.
@@ -87,14 +97,14 @@ function runController(config: ResolvedConfig, interrupt: AbortSignal) {
     reason ??= why;
     controller.abort(new Error(STOPPED_BECAUSE[why](config)));
   };
-  const onInterrupt = () => stop('sigint');
+  const onInterrupt = () => stop(stopSignalOf(interrupt.reason));
   if (interrupt.aborted) onInterrupt();
   interrupt.addEventListener('abort', onInterrupt, { once: true });
   let failures = 0;
   const onRecord = (record: RolloutRecord) => {
     if ((record.status === 'failed' || record.status === 'errored') && config.bail !== undefined && ++failures >= config.bail) stop('bail');
   };
-  return { signal: controller.signal, onRecord, reason: () => reason };
+  return { signal: controller.signal, onRecord, stop, reason: () => reason };
 }
 
 /**
@@ -119,7 +129,8 @@ export interface RunOptions {
 export async function runRollouts(config: ResolvedConfig, reporters: Reporter[], interrupt: AbortSignal, options: RunOptions = {}): Promise<RunReport> {
   const startedAt = new Date();
   const started = performance.now();
-  const pool = new WorkerPool({ threads: WorkerPool.defaultThreads(Infinity) });
+  const { baseline } = preflight(config);
+  const pool = new WorkerPool({ threads: WorkerPool.defaultThreads(Infinity), pool: config.pool.kind, memoryLimitMb: config.pool.memoryLimitMb });
   const preload = (paths: string[]) => (config.inline ? undefined : pool.preload(paths));
   if (options.files) preload(options.files.map((f) => f.file));
   const { files, counts, nothingMatched } = options.files ? await countRun(options.files, config) : await discover(config, preload);
@@ -130,7 +141,12 @@ export async function runRollouts(config: ResolvedConfig, reporters: Reporter[],
   const control = runController(config, interrupt);
   const resume = config.cli.resume ?? false;
   const finished = resume ? finishedRollouts(readJournal(config.outputDir)) : new Map<string, RolloutRecord>();
-  const outputs = new RunOutputs(config.outputDir, resume);
+  const outputs = new RunOutputs(config.outputDir, resume, (error, file) => {
+    process.stderr.write(
+      `rollout-test: cannot write ${file}: ${error.message}\nStopping the run. The journal keeps every rollout written before; once there is room, run again with --resume.\n`,
+    );
+    control.stop('write-error');
+  });
   // Rollouts get a moment to stop on their own; a thread stuck in a loop is then terminated with its pool.
   control.signal.addEventListener('abort', () => setTimeout(() => void pool.close(), CANCEL_GRACE_MS).unref(), { once: true });
   const models = new ModelEndpoints(config);
@@ -175,8 +191,24 @@ export async function runRollouts(config: ResolvedConfig, reporters: Reporter[],
   for (const { records: _, ...summary } of suites) outputs.journal({ type: 'suite', ...summary });
   for (const fault of lateFaults.late) outputs.journal({ type: 'late-fault', ...fault });
   const facts = { startedAt: startedAt.toISOString(), durationMs: performance.now() - started, interrupted: control.reason(), noRollouts: nothingMatched, lateFaults: lateFaults.late };
-  const report = finishRun(suites, facts, config);
+  const report = finishRun(suites, facts, config, baseline);
   outputs.finish(report);
-  for (const reporter of reporters) await reporter.onRunEnd(report);
-  return report;
+  return endReporters(reporters, report);
+}
+
+/**
+ * Hands the report to every reporter; one that cannot write its file (a full disk) says so on stderr, and the
+ * others still write theirs. The run then exits 1 at least.
+ */
+async function endReporters(reporters: Reporter[], report: RunReport): Promise<RunReport> {
+  let failed = false;
+  for (const reporter of reporters) {
+    try {
+      await reporter.onRunEnd(report);
+    } catch (error) {
+      failed = true;
+      process.stderr.write(`rollout-test: a report could not be written: ${(error as Error).message}\n`);
+    }
+  }
+  return failed && report.exitCode === 0 ? { ...report, exitCode: 1 } : report;
 }

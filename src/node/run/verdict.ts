@@ -1,3 +1,4 @@
+import { STOP_SIGNALS, type StopSignal } from '../cli/signals.ts';
 import type { RunReport, SuiteReport } from './run-report.ts';
 import { hasGate } from './thresholds.ts';
 
@@ -24,12 +25,14 @@ export function suitePasses(suite: SuiteReport, options: VerdictOptions): boolea
 }
 
 /**
- * Exit code: 130 when interrupted by Ctrl-C; 1 when a suite fails its verdict, `--bail` stopped the run, a
- * rollout's code faulted after it was reported, or nothing ran (unless allowed); else 0.
+ * Exit code: 130, 143 or 129 when cancelled by Ctrl-C, SIGTERM or SIGHUP; 1 when a suite fails its verdict,
+ * `--bail` or an unwritable output stopped the run, a rollout's code faulted after it was reported, or nothing
+ * ran (unless allowed); else 0.
  */
 export function exitCodeOf(report: Pick<RunReport, 'suites' | 'interrupted' | 'noRollouts' | 'lateFaults'>, options: VerdictOptions): RunReport['exitCode'] {
-  if (report.interrupted === 'sigint') return 130;
+  const { interrupted } = report;
+  if (interrupted && interrupted in STOP_SIGNALS) return STOP_SIGNALS[interrupted as StopSignal];
   if (report.noRollouts && !options.passWithNoRollouts) return 1;
   if (report.lateFaults?.length) return 1;
-  return report.interrupted === 'bail' || report.suites.some((s) => !suitePasses(s, options)) ? 1 : 0;
+  return interrupted || report.suites.some((s) => !suitePasses(s, options)) ? 1 : 0;
 }

@@ -23,7 +23,10 @@ function row(name: string, stats: SuiteStatistics, durationMs: number): string[]
 
 const INTERRUPTED: Record<NonNullable<RunReport['interrupted']>, string> = {
   sigint: 'Run cancelled (Ctrl-C): the reports cover the rollouts that finished.',
+  sigterm: 'Run cancelled (SIGTERM): the reports cover the rollouts that finished.',
+  sighup: 'Run cancelled (SIGHUP): the reports cover the rollouts that finished.',
   bail: 'Run stopped early by --bail.',
+  'write-error': 'Run stopped: an output file could not be written (see above). Run again with --resume once it can be.',
 };
 
 /** Infrastructure failures are kept out of reward means; say so, so that nobody reads a mean as covering them. */

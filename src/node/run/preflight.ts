@@ -1,0 +1,46 @@
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { type Baseline, baselinePath, readBaseline } from '../baseline/baseline-store.ts';
+import { UsageError } from '../cli/usage-error.ts';
+import type { ResolvedConfig } from '../config/resolve-config.ts';
+
+/** What the checks made before a run found: the baseline to compare with, read once. */
+export interface Preflight {
+  baseline: Baseline | undefined;
+}
+
+/**
+ * Checks, before any rollout runs, what would otherwise fail only after all of them ran: that the output
+ * directory and the report files' directories can be written, and that `--baseline` can be read.
+ */
+export function preflight(config: ResolvedConfig): Preflight {
+  checkWritable(config.outputDir, 'the output directory (--outputDir)');
+  for (const { name, outputFile } of config.reporters) {
+    if (outputFile) checkWritable(path.dirname(outputFile), `the directory of the ${name} report (--outputFile)`);
+  }
+  const baseline = config.cli.baseline ? readBaseline(baselinePath(config.cli.baseline, config.outputDir, config.root)) : undefined;
+  return { baseline };
+}
+
+const WHY: Record<string, string> = {
+  EROFS: 'it is on a read-only file system',
+  EACCES: 'permission denied',
+  EPERM: 'permission denied',
+  ENOTDIR: 'a file stands where a directory should be',
+  EEXIST: 'a file stands where a directory should be',
+  ENOSPC: 'no space left on the device',
+};
+
+/** Creates `dir` and a file in it, then removes the file: the only test a read-only mount or root cannot fool. */
+function checkWritable(dir: string, what: string): void {
+  try {
+    mkdirSync(dir, { recursive: true });
+    const probe = path.join(dir, `.rollout-test-write-check-${process.pid}`);
+    writeFileSync(probe, '');
+    rmSync(probe);
+  } catch (error) {
+    const { code, message } = error as NodeJS.ErrnoException;
+    const why = (code && WHY[code]) ?? message;
+    throw new UsageError(`${what} ${dir} cannot be written: ${why} (${code ?? 'error'}); choose another one or fix its permissions`);
+  }
+}

@@ -1,0 +1,96 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { execa } from 'execa';
+import { afterAll, describe, expect, test } from 'vitest';
+import { makeProject, runCli, BIN } from '../helpers/project.ts';
+import { MemoryCgroup } from './memory-cgroup.ts';
+
+// Row 1 is the fault; rows 2-5 run at the same time in the same worker, and must all pass.
+const ROLLOUT = `
+import { AgentWorkflow, Grader, defineRollout } from 'rollout-test';
+
+export class Faulty extends AgentWorkflow {
+  async run(ctx) {
+    const fault = ctx.metadata.fault;
+    // Give the bystanders time to start in the same worker first.
+    await new Promise((r) => setTimeout(r, 300));
+    if (fault === 'sigkill') process.kill(process.pid, 'SIGKILL');
+    if (fault === 'heap') {
+      const kept = [];
+      for (;;) kept.push(new Array(100_000).fill(Math.random()));
+    }
+    if (fault === 'machine') {
+      // Outside the JS heap: only the kernel's out-of-memory killer stops this.
+      const kept = [];
+      for (;;) {
+        kept.push(Buffer.alloc(16 << 20, 1));
+        await new Promise((r) => setImmediate(r));
+      }
+    }
+    await new Promise((r) => setTimeout(r, 1000));
+    return [...ctx.prompt, { role: 'assistant', content: 'ok' }];
+  }
+}
+
+export class Pass extends Grader {
+  grade() {
+    return 1;
+  }
+}
+
+const rows = (fault) => [{ prompt: 'fault', label: 'ok', metadata: { fault } }, ...[2, 3, 4, 5].map((i) => ({ prompt: 'row ' + i, label: 'ok' }))];
+defineRollout({ name: 'dies', dataset: rows(process.env.FAULT), workflow: Faulty, grader: Pass, timeouts: { agentSec: 120 } });
+defineRollout({ name: 'other suite', dataset: rows('none'), workflow: Faulty, grader: Pass });
+`;
+
+const CONFIG = `export default { concurrency: 8, workerMemoryLimitMb: 96, reporters: [['json', { outputFile: 'report.json' }]] };\n`;
+
+interface Report {
+  suites: Array<{ name: string; records: Array<{ row: number; status: string; error?: { category: string; message: string } }> }>;
+}
+
+function readReport(dir: string): Report {
+  return JSON.parse(readFileSync(path.join(dir, 'report.json'), 'utf8')) as Report;
+}
+
+/** Only the faulty rollout errored, saying how its worker died; every other rollout of both suites passed. */
+function expectOnlyTheFaultFailed(dir: string, cause: RegExp): void {
+  const [dies, other] = readReport(dir).suites;
+  const [fault, ...bystanders] = dies!.records.sort((a, b) => a.row - b.row);
+  expect(fault!.status).toBe('errored');
+  expect(fault!.error!.category).toBe('AGENT_ERROR');
+  expect(fault!.error!.message).toMatch(/worker died while running it/);
+  expect(fault!.error!.message).toMatch(cause);
+  expect(bystanders.map((r) => r.status)).toEqual(['passed', 'passed', 'passed', 'passed']);
+  expect(other!.records.map((r) => r.status)).toEqual(Array(5).fill('passed'));
+}
+
+describe('a worker that dies fails only the rollout it ran', () => {
+  test.each(['threads', 'forks'])('the heap limit of a worker (%s)', async (pool) => {
+    const dir = makeProject({ 'faults.rollout.js': ROLLOUT, 'rollout.config.js': CONFIG });
+    const result = await runCli(dir, ['run', '--pool', pool], { env: { FAULT: 'heap' } });
+    expect(result.exitCode, String(result.all)).toBe(1);
+    expectOnlyTheFaultFailed(dir, /heap limit of 96 MB \(workerMemoryLimitMb\) was reached/);
+  });
+
+  test('process.kill of its own pid, in a fork', async () => {
+    const dir = makeProject({ 'faults.rollout.js': ROLLOUT, 'rollout.config.js': CONFIG });
+    const result = await runCli(dir, ['run', '--pool', 'forks'], { env: { FAULT: 'sigkill' } });
+    expect(result.exitCode, String(result.all)).toBe(1);
+    expectOnlyTheFaultFailed(dir, /killed by SIGKILL/);
+  });
+
+  describe('allocating past the memory of the machine (a 700 MB cgroup), in a fork', () => {
+    const cgroup = MemoryCgroup.create(`rollout-test-faults-${process.pid}`, 700 << 20);
+    afterAll(() => cgroup.remove());
+
+    test('the out-of-memory killer ends the worker, not the run', async () => {
+      const dir = makeProject({ 'faults.rollout.js': ROLLOUT, 'rollout.config.js': CONFIG });
+      const command = `${cgroup.enterScript} exec "${process.execPath}" "${BIN}" run --pool forks`;
+      const result = await execa('sh', ['-c', command], { cwd: dir, reject: false, all: true, env: { CI: 'true', FAULT: 'machine' } });
+      expect(result.exitCode, String(result.all)).toBe(1);
+      expect(cgroup.oomKills).toBeGreaterThan(0);
+      expectOnlyTheFaultFailed(dir, /out-of-memory killer/);
+    });
+  });
+});

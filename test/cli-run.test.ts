@@ -79,7 +79,7 @@ describe('a run over passing, failing, errored and broken rollouts', async () =>
     const text = readFileSync(xml, 'utf8');
     expect(text).toMatch(/<testsuites name="rollout-test" tests="13" failures="2" errors="5"/);
     expect(text).toContain('<error message="tool exploded" type="AGENT_ERROR">');
-    expect(text).toContain('<failure message="reward 0 is below the pass threshold 1" type="RewardBelowThreshold">');
+    expect(text).toContain('<failure message="reward 0 is below the pass threshold 1: answered &quot;this&quot;, expected &quot;that&quot;" type="RewardBelowThreshold">');
     expect(text).toContain('<property name="reward" value="1"/>');
     expect(text).toContain('<property name="category" value="VALIDATION_ERROR"/>');
     expect(text).toMatch(/<testcase classname="rollouts\/broken\.rollout\.ts" name="load" time="0\.000"><error message="this file is broken on purpose"/);

@@ -1,4 +1,5 @@
 import type { ExecutionResult, RolloutError, Timings } from '../../model/result.ts';
+import { type RolloutDetails, rolloutDetails } from './rollout-details.ts';
 
 /** How a rollout ended, as a test does. */
 export type RolloutStatus = 'passed' | 'failed' | 'errored' | 'skipped';
@@ -22,6 +23,10 @@ export interface RolloutRecord {
   durationMs: number;
   timings: Timings;
   logs?: string[] | undefined;
+  /** Harbor: the trial's directory (agent and verifier logs, artifacts, result.json). */
+  trialDir?: string | undefined;
+  /** Why it did not pass: answer, label, the user's stack frame. Passed rollouts have none. */
+  details?: RolloutDetails | undefined;
 }
 
 /** Who a record is about. */
@@ -31,14 +36,16 @@ export type RolloutKey = Pick<RolloutRecord, 'id' | 'suite' | 'file' | 'row' | '
  * Classifies a rollout from its final result. Without a grader, a workflow that succeeded passes (there is
  * nothing to score); a result that says `not graded` for a missing grader is not an error.
  */
-export function toRecord(key: RolloutKey, result: ExecutionResult, passThreshold: number, graded: boolean): RolloutRecord {
+export function toRecord(key: RolloutKey, result: ExecutionResult, passThreshold: number, graded: boolean, label?: unknown): RolloutRecord {
   const reward = result.rewards.reward ?? null;
   const error = graded || result.error?.phase !== 'grader' ? result.error : undefined;
   const status: RolloutStatus =
     result.status === 'cancelled' ? 'skipped' : error ? 'errored' : !graded || (reward !== null && reward >= passThreshold) ? 'passed' : 'failed';
   const logs = status === 'passed' ? undefined : (result.extraFields.logs as string[] | undefined);
   const { queuedMs, workflowMs, graderMs } = result.timings;
-  const outcome = { status, reward, rewards: result.rewards, error, durationMs: workflowMs + graderMs + queuedMs, timings: result.timings };
+  const trialDir = typeof result.extraFields.trialDir === 'string' ? result.extraFields.trialDir : undefined;
+  const details = status === 'passed' ? undefined : rolloutDetails(error ? { ...result, error } : result, label);
+  const outcome = { status, reward, rewards: result.rewards, error, durationMs: workflowMs + graderMs + queuedMs, timings: result.timings, trialDir, details };
   return record(key, outcome, logs);
 }
 
@@ -46,10 +53,10 @@ export function toRecord(key: RolloutKey, result: ExecutionResult, passThreshold
 export function invalidRowRecord(key: RolloutKey, message: string): RolloutRecord {
   const error = { category: 'VALIDATION_ERROR' as const, phase: 'setup' as const, message: `${key.where}: ${message}` };
   const timings = { queuedMs: 0, workflowMs: 0, graderMs: 0 };
-  return record(key, { status: 'errored', reward: null, rewards: {}, error, durationMs: 0, timings }, undefined);
+  return record(key, { status: 'errored', reward: null, rewards: {}, error, durationMs: 0, timings, trialDir: undefined, details: undefined }, undefined);
 }
 
-type Outcome = Pick<RolloutRecord, 'status' | 'reward' | 'rewards' | 'error' | 'durationMs' | 'timings'>;
+type Outcome = Pick<RolloutRecord, 'status' | 'reward' | 'rewards' | 'error' | 'durationMs' | 'timings' | 'trialDir' | 'details'>;
 
 /**
  * One object literal with every field written out (no spread): all records then share one hidden class.
@@ -72,5 +79,7 @@ function record(key: RolloutKey, outcome: Outcome, logs: string[] | undefined): 
     durationMs: outcome.durationMs,
     timings: outcome.timings,
     logs,
+    trialDir: outcome.trialDir,
+    details: outcome.details,
   };
 }

@@ -54,7 +54,7 @@ const dispatch: RolloutDispatcher = async (planned, backend, settings, graded, c
     (result) => {
       // A failed workflow is reported as itself, not as the "not graded" notice the grader callback carries.
       const final = workflowError ? { ...result, error: workflowError } : result;
-      const rollout = toRecord(planned.key, final, settings.passThreshold, graded);
+      const rollout = toRecord(planned.key, final, settings.passThreshold, graded, planned.request.label);
       ctx.outputs.rollout(rollout, result.samples);
       record(rollout);
     },

@@ -1,6 +1,8 @@
 import type { RolloutRecord } from '../../run/rollout-record.ts';
 import type { RunReport, SuiteReport } from '../../run/run-report.ts';
-import { formatNumber, relative, userFrame } from '../format.ts';
+import { formatLocation, userFrame } from '../../stack/user-frame.ts';
+import { evidenceLines } from '../failure-detail.ts';
+import { formatNumber, relative } from '../format.ts';
 import type { Terminal } from '../terminal.ts';
 
 /** How many groups of failed or errored rollouts are shown in full; the rest are counted. */
@@ -29,19 +31,32 @@ function heading(records: RolloutRecord[]): string {
   return `${first.suite} › ${row} › ${runs}`;
 }
 
+const indent = (lines: string[]) => lines.map((line) => `   ${line}\n`).join('');
+
+/** The evidence of the group's first rollout, named when the group has several. */
+function evidence(record: RolloutRecord, runs: number, colors: Terminal['colors']): string[] {
+  const lines = evidenceLines(record, { removed: colors.green, added: colors.red, dim: colors.dim });
+  return lines.length && runs > 1 ? [colors.dim(`run ${record.run}:`), ...lines] : lines;
+}
+
 function entry(records: RolloutRecord[], root: string, passThreshold: number, { colors }: Terminal): string {
   const [first] = records as [RolloutRecord];
   const name = colors.bold(heading(records));
   if (first.status === 'failed') {
     const rewards = records.map((r) => formatNumber(r.reward)).join(', ');
-    return ` ${colors.bgYellow(colors.black(' FAIL '))} ${name}\n   reward ${rewards} below the pass threshold ${passThreshold}\n`;
+    const outcome = `reward ${rewards} below the pass threshold ${passThreshold}`;
+    return ` ${colors.bgYellow(colors.black(' FAIL '))} ${name}\n${indent([outcome, ...evidence(first, records.length, colors)])}`;
   }
-  return errorEntry(` ${colors.bgRed(colors.white(' ERROR '))} ${name} ${colors.red(first.error!.category)} ${colors.dim(`in ${first.error!.phase}`)}`, first.error!, root, colors);
+  const error = first.error!;
+  const title = ` ${colors.bgRed(colors.white(' ERROR '))} ${name} ${colors.red(error.category)} ${colors.dim(`in ${error.phase}`)}`;
+  const frame = first.details?.frame;
+  const where = frame ? [colors.dim(`at ${formatLocation(root, frame)}`)] : [];
+  return `${title}\n${indent([...error.message.split('\n'), ...where, ...evidence(first, records.length, colors)])}`;
 }
 
 function errorEntry(title: string, error: NonNullable<RolloutRecord['error']>, root: string, colors: Terminal['colors']): string {
-  const frame = userFrame(error.stack, root);
-  return `${title}\n   ${error.message.split('\n').join('\n   ')}\n${frame ? colors.dim(`   at ${frame}\n`) : ''}`;
+  const frame = userFrame(error.stack);
+  return `${title}\n${indent([...error.message.split('\n'), ...(frame ? [colors.dim(`at ${formatLocation(root, frame)}`)] : [])])}`;
 }
 
 /** Each failed or errored rollout (grouped by row and cause) and each suite that failed to load. */

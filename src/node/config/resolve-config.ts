@@ -56,10 +56,25 @@ function resolveReporters(cli: CliOptions, config: UserConfig, root: string): Re
   const unknown = names.find((name) => !valid.includes(name));
   if (unknown) throw new UsageError(`unknown reporter "${unknown}"; choose from ${valid.join(', ')}`);
   const chosen = (names.length ? names : ['default']) as ReporterName[];
-  return chosen.map((name) => {
+  const choices = chosen.map((name) => {
     const file = outputFileFor(name, cli.outputFile, fromConfig.get(name));
     return { name, outputFile: file === undefined ? undefined : path.resolve(root, file) };
   });
+  checkOutputFiles(choices);
+  return choices;
+}
+
+/** Two reporters writing one file would leave only the last one's report: a mistake to say, not to do. */
+function checkOutputFiles(choices: ReporterChoice[]): void {
+  const writers = new Map<string, string>();
+  for (const { name, outputFile } of choices) {
+    if (outputFile === undefined) continue;
+    const other = writers.get(outputFile);
+    if (other !== undefined) {
+      throw new UsageError(`the ${other} and ${name} reporters would both write ${outputFile}: give each its own with --outputFile.<reporter> <path>`);
+    }
+    writers.set(outputFile, name);
+  }
 }
 
 function resolveBackend(cli: CliOptions, config: UserConfig): BackendConfig | undefined {

@@ -18,10 +18,11 @@ defineRollout({
 describe('a long run in a pipe', () => {
   it('prints a heartbeat line with done/total, rate and ETA at least every 10 s', async () => {
     const run = await runCli(project, ['run']);
-    expect(run.exitCode, run.all).toBe(0);
-    const beats = String(run.stdout).match(/^… \d+\/40 rollouts · \d+\.\d\/s · ETA \S+/gm) ?? [];
-    expect(beats.length, run.stdout).toBeGreaterThanOrEqual(1);
-    expect(run.stdout.indexOf(beats[0]!)).toBeLessThan(run.stdout.indexOf('✓ slow'));
+    expect(run.exitCode, String(run.all)).toBe(0);
+    const stdout = String(run.stdout);
+    const beats = stdout.match(/^… \d+\/40 rollouts · \d+\.\d\/s · ETA \S+/gm) ?? [];
+    expect(beats.length, stdout).toBeGreaterThanOrEqual(1);
+    expect(stdout.indexOf(beats[0]!)).toBeLessThan(stdout.indexOf('✓ slow'));
   }, 120_000);
 });
 

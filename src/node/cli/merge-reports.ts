@@ -54,9 +54,9 @@ export async function mergeReports(dirs: string[], config: ResolvedConfig, termi
     return buildSuiteReport(rest, [...records.values()], durationMs, error);
   });
   const report = finishRun(suites, factsOf(dirs.map((dir) => path.resolve(config.root, dir))), config);
-  const reporters = createReporters(config.reporters, terminal, config.root);
+  const reporters = await createReporters(config.reporters, terminal, config.root);
   for (const suite of report.suites) reporters.forEach((r) => r.onSuiteEnd?.(suite));
   writeSummary(config.outputDir, report);
-  for (const reporter of reporters) await reporter.onRunEnd(report);
+  for (const reporter of reporters) await reporter.onRunEnd?.(report);
   return report.exitCode;
 }

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-const reporterName = z.enum(['default', 'verbose', 'json', 'junit']);
+const reporterObject = z.custom<object>((value) => typeof value === 'object' && value !== null && !Array.isArray(value), 'a reporter object');
 const seconds = z.number().refine(Number.isFinite, 'must be finite').nullable().optional();
 
 /** The shape `rollout.config.ts` must have; checked so that a typo is an error that names the key. */
@@ -8,7 +8,7 @@ export const UserConfigSchema = z.strictObject({
   include: z.array(z.string()).optional(),
   exclude: z.array(z.string()).optional(),
   reporters: z
-    .array(z.union([reporterName, z.tuple([reporterName, z.object({ outputFile: z.string().optional() })])]))
+    .array(z.union([z.string(), z.tuple([z.string(), z.looseObject({ outputFile: z.string().optional() })]), reporterObject]))
     .optional(),
   outputDir: z.string().optional(),
   concurrency: z.number().int().positive().nullable().optional(),

@@ -1,8 +1,21 @@
 import type { BackendConfig, ModelConfig, ThresholdConfig, TimeoutsConfig } from '../../runtime/suite.ts';
+import type { Reporter } from '../reporters/reporter.ts';
 
-/** A reporter by name, optionally with its output file: `'junit'` or `['junit', {outputFile: 'r.xml'}]`. */
-export type ReporterSpec = ReporterName | [ReporterName, { outputFile?: string }];
+/** The built-in reporters. */
 export type ReporterName = 'default' | 'verbose' | 'json' | 'junit';
+
+/** Options of a reporter in the config; a custom reporter's class is constructed with them. */
+export interface ReporterOptions {
+  /** Where a document reporter (json, junit) writes; stdout when not given. */
+  outputFile?: string;
+  [option: string]: unknown;
+}
+
+/**
+ * A reporter: a built-in by name, a custom one by module path (`'./my-reporter.ts'`) or package name, either
+ * optionally with options (`['junit', {outputFile: 'r.xml'}]`), or a {@link Reporter} object.
+ */
+export type ReporterSpec = ReporterName | (string & {}) | [ReporterName | (string & {}), ReporterOptions] | Reporter;
 
 /** `rollout.config.ts`; every field can be overridden by a CLI flag. */
 export interface UserConfig {

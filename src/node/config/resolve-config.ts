@@ -3,15 +3,25 @@ import type { BackendConfig } from '../../runtime/suite.ts';
 import type { CliOptions } from '../cli/cli-options.ts';
 import { UsageError } from '../cli/usage-error.ts';
 import { parseRowSelection, type RowSelection } from '../dataset/row-selection.ts';
-import type { ReporterName, UserConfig } from './define-config.ts';
+import type { Reporter } from '../reporters/reporter.ts';
+import type { ReporterOptions, UserConfig } from './define-config.ts';
 
 export const DEFAULT_INCLUDE = ['**/*.rollout.{ts,mts,js,mjs}'];
 export const DEFAULT_EXCLUDE = ['**/node_modules/**', '**/dist/**', '**/.git/**'];
 
-/** A reporter to run and where it writes (stdout when no file is given). */
+/** The reporters built in; any other name is a module to load. */
+export const BUILT_IN_REPORTERS = ['default', 'verbose', 'json', 'junit'] as const;
+const DOCUMENT_REPORTERS = new Set(['json', 'junit']);
+
+/**
+ * A reporter to run: a built-in or a module by name, with its options and where it writes (stdout when no file
+ * is given); or an object the config gave.
+ */
 export interface ReporterChoice {
-  name: ReporterName;
+  name: string;
   outputFile?: string | undefined;
+  options?: ReporterOptions | undefined;
+  instance?: Reporter | undefined;
 }
 
 /** The config file and the CLI flags merged; flags win. */
@@ -44,21 +54,29 @@ function compilePattern(source: string | undefined): RegExp | undefined {
   }
 }
 
-function outputFileFor(name: ReporterName, flag: CliOptions['outputFile'], fromConfig?: string): string | undefined {
-  if (typeof flag === 'string') return name === 'json' || name === 'junit' ? flag : undefined;
+function outputFileFor(name: string, flag: CliOptions['outputFile'], fromConfig?: string): string | undefined {
+  if (typeof flag === 'string') return DOCUMENT_REPORTERS.has(name) ? flag : undefined;
   return flag?.[name] ?? fromConfig;
 }
 
+/** The config's reporters, in order: objects as they are, names with their options. */
+function configReporters(config: UserConfig): ReporterChoice[] {
+  return (config.reporters ?? []).map((spec, index) => {
+    if (typeof spec === 'string') return { name: spec };
+    if (Array.isArray(spec)) return { name: spec[0], options: spec[1] };
+    return { name: `reporters[${index}]`, instance: spec };
+  });
+}
+
+/** `--reporter` replaces the config's reporters (keeping the config's options of those it names), as in Vitest. */
 function resolveReporters(cli: CliOptions, config: UserConfig, root: string): ReporterChoice[] {
-  const fromConfig = new Map((config.reporters ?? []).map((r) => (Array.isArray(r) ? [r[0], r[1].outputFile] : [r, undefined])));
-  const names = (cli.reporter ?? [...fromConfig.keys()]) as string[];
-  const valid = ['default', 'verbose', 'json', 'junit'];
-  const unknown = names.find((name) => !valid.includes(name));
-  if (unknown) throw new UsageError(`unknown reporter "${unknown}"; choose from ${valid.join(', ')}`);
-  const chosen = (names.length ? names : ['default']) as ReporterName[];
-  const choices = chosen.map((name) => {
-    const file = outputFileFor(name, cli.outputFile, fromConfig.get(name));
-    return { name, outputFile: file === undefined ? undefined : path.resolve(root, file) };
+  const fromConfig = configReporters(config);
+  const named = cli.reporter?.map((name) => fromConfig.find((c) => c.name === name) ?? { name });
+  const chosen = named ?? (config.reporters ? fromConfig : [{ name: 'default' }]);
+  const choices = chosen.map((choice) => {
+    if (choice.instance) return choice;
+    const file = outputFileFor(choice.name, cli.outputFile, choice.options?.outputFile);
+    return { ...choice, outputFile: file === undefined ? undefined : path.resolve(root, file) };
   });
   checkOutputFiles(choices);
   return choices;

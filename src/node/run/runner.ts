@@ -105,7 +105,7 @@ export async function runRollouts(config: ResolvedConfig, reporters: Reporter[],
   const runOne = options.runSuite ?? runSuite;
   const total = [...counts.values()].reduce((sum, c) => sum + (c instanceof Error ? 0 : c.rollouts), 0);
   const suiteCount = files.reduce((sum, f) => sum + (f.loadError ? 1 : f.suites.length), 0);
-  reporters.forEach((r) => r.onRunStart?.({ total, suites: suiteCount, files: files.length }));
+  reporters.forEach((r) => r.onRunStart?.({ total, suites: suiteCount, files: files.length, root: config.root, startedAt: startedAt.toISOString() }));
   const control = runController(config, interrupt);
   const resume = config.cli.resume ?? false;
   const finished = resume ? finishedRollouts(readJournal(config.outputDir)) : new Map<string, RolloutRecord>();
@@ -123,7 +123,7 @@ export async function runRollouts(config: ResolvedConfig, reporters: Reporter[],
     signal: control.signal,
     onRecord: (record) => {
       control.onRecord(record);
-      reporters.forEach((r) => r.onRolloutEnd?.(record));
+      reporters.forEach((r) => r.onRolloutResult?.(record));
     },
   };
   const finishSuite = (report: SuiteReport) => {
@@ -137,7 +137,13 @@ export async function runRollouts(config: ResolvedConfig, reporters: Reporter[],
     suites = await Promise.all(
       files.flatMap((file) => [
         ...(file.loadError ? [Promise.resolve(finishSuite(fileErrorReport(file, config)))] : []),
-        ...file.suites.map((suite) => runOne(file.file, suite, ctx).then(finishSuite)),
+        ...file.suites.map((suite) => {
+          const planned = counts.get(suiteKey(file.file, suite.name));
+          const key = suiteIdPrefix(config.root, file.file, suite.name);
+          const event = { name: suite.name, file: file.file, key, rollouts: planned instanceof Error ? undefined : planned?.rollouts };
+          reporters.forEach((r) => r.onSuiteStart?.(event));
+          return runOne(file.file, suite, ctx).then(finishSuite);
+        }),
       ]),
     );
   } finally {
@@ -147,6 +153,6 @@ export async function runRollouts(config: ResolvedConfig, reporters: Reporter[],
   for (const { records: _, ...summary } of suites) outputs.journal({ type: 'suite', ...summary });
   const report = finishRun(suites, { startedAt: startedAt.toISOString(), durationMs: performance.now() - started, interrupted: control.reason() }, config);
   outputs.finish(report);
-  for (const reporter of reporters) await reporter.onRunEnd(report);
+  for (const reporter of reporters) await reporter.onRunEnd?.(report);
   return report;
 }

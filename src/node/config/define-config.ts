@@ -2,7 +2,7 @@ import type { BackendConfig, ModelConfig, ThresholdConfig, TimeoutsConfig } from
 import type { Reporter } from '../reporters/reporter.ts';
 
 /** The built-in reporters. */
-export type ReporterName = 'default' | 'verbose' | 'json' | 'junit';
+export type ReporterName = 'default' | 'verbose' | 'json' | 'junit' | 'github-actions';
 
 /** Options of a reporter in the config; a custom reporter's class is constructed with them. */
 export interface ReporterOptions {

@@ -10,7 +10,7 @@ export const DEFAULT_INCLUDE = ['**/*.rollout.{ts,mts,js,mjs}'];
 export const DEFAULT_EXCLUDE = ['**/node_modules/**', '**/dist/**', '**/.git/**'];
 
 /** The reporters built in; any other name is a module to load. */
-export const BUILT_IN_REPORTERS = ['default', 'verbose', 'json', 'junit'] as const;
+export const BUILT_IN_REPORTERS = ['default', 'verbose', 'json', 'junit', 'github-actions'] as const;
 const DOCUMENT_REPORTERS = new Set(['json', 'junit']);
 
 /**
@@ -68,11 +68,16 @@ function configReporters(config: UserConfig): ReporterChoice[] {
   });
 }
 
+/** `default`, and `github-actions` too when running in GitHub Actions, as in Vitest. */
+function defaultReporters(): ReporterChoice[] {
+  return process.env.GITHUB_ACTIONS === 'true' ? [{ name: 'default' }, { name: 'github-actions' }] : [{ name: 'default' }];
+}
+
 /** `--reporter` replaces the config's reporters (keeping the config's options of those it names), as in Vitest. */
 function resolveReporters(cli: CliOptions, config: UserConfig, root: string): ReporterChoice[] {
   const fromConfig = configReporters(config);
   const named = cli.reporter?.map((name) => fromConfig.find((c) => c.name === name) ?? { name });
-  const chosen = named ?? (config.reporters ? fromConfig : [{ name: 'default' }]);
+  const chosen = named ?? (config.reporters ? fromConfig : defaultReporters());
   const choices = chosen.map((choice) => {
     if (choice.instance) return choice;
     const file = outputFileFor(choice.name, cli.outputFile, choice.options?.outputFile);

@@ -1,5 +1,6 @@
 import type { ReporterChoice } from '../config/resolve-config.ts';
 import { DefaultReporter } from './default/default-reporter.ts';
+import { GithubActionsReporter } from './github-actions/github-actions-reporter.ts';
 import { reportJson } from './json/json-reporter.ts';
 import { junitXml } from './junit/junit-reporter.ts';
 import { loadReporter } from './load-reporter.ts';
@@ -18,6 +19,8 @@ function builtIn({ name, outputFile }: ReporterChoice, terminal: Terminal, root:
       return new DocumentReporter(terminal, outputFile, reportJson);
     case 'junit':
       return new DocumentReporter(terminal, outputFile, junitXml);
+    case 'github-actions':
+      return new GithubActionsReporter(terminal);
   }
   return undefined;
 }

@@ -1,5 +1,6 @@
 import type { RolloutError } from '../../model/result.ts';
 import type { ThresholdConfig } from '../../runtime/suite.ts';
+import type { SourceLocation } from '../stack/user-frame.ts';
 import type { BaselineComparison, SuiteStatistics } from '../stats/index.ts';
 import type { RolloutRecord } from './rollout-record.ts';
 
@@ -22,6 +23,8 @@ export interface SuiteReport {
   thresholdMissed?: string | undefined;
   /** Set when watch mode graded the stored samples of the last run again instead of running the workflows. */
   regraded?: boolean | undefined;
+  /** Where the suite's `defineRollout` call is, when it was found. */
+  definedAt?: SourceLocation | undefined;
   /** The comparison with `--baseline`, when the baseline has this suite. */
   baseline?: BaselineComparison | undefined;
 }

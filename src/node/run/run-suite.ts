@@ -1,4 +1,6 @@
+import { definitionStack } from '../../runtime/define-rollout.ts';
 import { toRolloutError } from '../../runtime/errors.ts';
+import { userFrame } from '../stack/user-frame.ts';
 import type { RolloutSuite } from '../../runtime/suite.ts';
 import type { WorkerPool } from '../../backends/local/worker-pool.ts';
 import type { ResolvedConfig } from '../config/resolve-config.ts';
@@ -116,6 +118,7 @@ export async function runSuite(file: string, suite: RolloutSuite<any, any>, ctx:
     runs: settings.runs,
     passThreshold: settings.passThreshold,
     thresholds: settings.thresholds,
+    definedAt: userFrame(definitionStack(suite)),
   };
   return buildSuiteReport(meta, records, performance.now() - started, error);
 }

@@ -1,35 +1,13 @@
 import type { RolloutRecord } from '../../run/rollout-record.ts';
-import type { RunReport, SuiteReport } from '../../run/run-report.ts';
+import type { RunReport } from '../../run/run-report.ts';
 import { formatLocation, userFrame } from '../../stack/user-frame.ts';
 import { evidenceLines } from '../failure-detail.ts';
+import { failureGroups, groupHeading } from '../failure-groups.ts';
 import { formatNumber, relative } from '../format.ts';
 import type { Terminal } from '../terminal.ts';
 
 /** How many groups of failed or errored rollouts are shown in full; the rest are counted. */
 const SHOWN = 50;
-
-/** Runs of one row that went wrong the same way are one entry: the reader fixes them together. */
-function groupKey(record: RolloutRecord): string {
-  const error = record.error;
-  return `${record.row}\0${record.status}\0${error ? `${error.category}\0${error.message}` : ''}`;
-}
-
-function groups(suite: SuiteReport): RolloutRecord[][] {
-  const byKey = new Map<string, RolloutRecord[]>();
-  for (const record of suite.records) {
-    if (record.status !== 'failed' && record.status !== 'errored') continue;
-    const key = groupKey(record);
-    byKey.set(key, [...(byKey.get(key) ?? []), record]);
-  }
-  return [...byKey.values()].map((records) => records.sort((a, b) => a.run - b.run));
-}
-
-function heading(records: RolloutRecord[]): string {
-  const [first] = records as [RolloutRecord];
-  const row = first.rowId === undefined ? `row ${first.row}` : `row ${first.row} (${first.rowId})`;
-  const runs = records.length === 1 ? `run ${first.run}` : `runs ${records.map((r) => r.run).join(', ')}`;
-  return `${first.suite} › ${row} › ${runs}`;
-}
 
 const indent = (lines: string[]) => lines.map((line) => `   ${line}\n`).join('');
 
@@ -41,7 +19,7 @@ function evidence(record: RolloutRecord, runs: number, colors: Terminal['colors'
 
 function entry(records: RolloutRecord[], root: string, passThreshold: number, { colors }: Terminal): string {
   const [first] = records as [RolloutRecord];
-  const name = colors.bold(heading(records));
+  const name = colors.bold(groupHeading(records));
   if (first.status === 'failed') {
     const rewards = records.map((r) => formatNumber(r.reward)).join(', ');
     const outcome = `reward ${rewards} below the pass threshold ${passThreshold}`;
@@ -69,7 +47,7 @@ export function failureDetails(report: RunReport, terminal: Terminal): string {
       const name = relative(report.root, suite.file) + (suite.name === suite.file ? '' : ` › ${suite.name}`);
       out.push(errorEntry(` ${colors.bgRed(colors.white(' ERROR '))} ${colors.bold(name)} ${colors.red('suite failed')}`, suite.error, report.root, colors));
     }
-    for (const records of groups(suite)) {
+    for (const records of failureGroups(suite)) {
       if (out.length < SHOWN) out.push(entry(records, report.root, suite.passThreshold, terminal));
       else hidden += records.length;
     }

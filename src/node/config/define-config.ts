@@ -1,4 +1,5 @@
 import type { BackendConfig, ModelConfig, ThresholdConfig, TimeoutsConfig } from '../../runtime/suite.ts';
+import type { ModelPrice } from '../cost/prices.ts';
 import type { Reporter } from '../reporters/reporter.ts';
 
 /** The built-in reporters. */
@@ -40,6 +41,11 @@ export interface UserConfig {
   bail?: number;
   /** Runs per row, unless a suite sets `n`. */
   runs?: number;
+  /**
+   * Prices per million tokens by model name (as the model endpoint reports it), to turn the recorded token
+   * usage into cost: `{ 'gpt-4o-mini': { prompt: 0.15, completion: 0.6, cached: 0.075 } }`.
+   */
+  prices?: Record<string, ModelPrice>;
 }
 
 /** Typed identity helper for `rollout.config.ts`. */

@@ -1,5 +1,7 @@
 import { baselinePath, readBaseline, saveBaseline } from '../baseline/baseline-store.ts';
 import type { ResolvedConfig } from '../config/resolve-config.ts';
+import { costOf } from '../cost/prices.ts';
+import { sumUsage } from '../cost/usage.ts';
 import { compareToBaseline, rowMeanRewards } from '../stats/index.ts';
 import { type RunReport, type SuiteReport, exitCodeOf } from './run-report.ts';
 import { outcomesOf, statsOf } from './suite-report.ts';
@@ -26,8 +28,17 @@ function compareWithBaseline(suites: SuiteReport[], config: ResolvedConfig): Sui
  * The run's report from its suites: baseline comparisons, overall statistics (rows kept apart per suite) and the
  * exit code. The same for a run, a resumed run and merged shards. Saves a baseline when asked.
  */
+/** Each suite's token usage and its cost by the config's price table. */
+function withCost(suites: SuiteReport[], config: ResolvedConfig): SuiteReport[] {
+  return suites.map((suite) => {
+    const usage = sumUsage(suite.records.map((r) => r.usage));
+    return usage ? { ...suite, usage, cost: costOf(usage, config.user.prices) } : suite;
+  });
+}
+
 export function finishRun(suiteReports: SuiteReport[], facts: RunFacts, config: ResolvedConfig): RunReport {
-  const suites = compareWithBaseline(suiteReports, config);
+  const suites = withCost(compareWithBaseline(suiteReports, config), config);
+  const usage = sumUsage(suites.map((s) => s.usage));
   const passThreshold = config.cli.passThreshold ?? config.user.passThreshold ?? 1;
   const failOnRegression = config.cli.failOnRegression ?? false;
   if (config.cli.saveBaseline && !facts.interrupted) saveBaseline(baselinePath(config.cli.saveBaseline, config.outputDir, config.root), suites);
@@ -36,6 +47,8 @@ export function finishRun(suiteReports: SuiteReport[], facts: RunFacts, config: 
     ...facts,
     root: config.root,
     suites,
+    usage,
+    cost: costOf(usage, config.user.prices),
     overall: statsOf(suites.flatMap((s) => s.records), passThreshold, (r) => `${r.file}\0${r.suite}\0${r.row}`),
     exitCode: exitCodeOf(suites, facts.interrupted, failOnRegression),
   };

@@ -1,4 +1,5 @@
 import type { ExecutionResult, RolloutError, Timings } from '../../model/result.ts';
+import { type TokenUsage, usageOfSamples } from '../cost/usage.ts';
 import { type RolloutDetails, rolloutDetails } from './rollout-details.ts';
 
 /** How a rollout ended, as a test does. */
@@ -25,6 +26,8 @@ export interface RolloutRecord {
   logs?: string[] | undefined;
   /** Harbor: the trial's directory (agent and verifier logs, artifacts, result.json). */
   trialDir?: string | undefined;
+  /** Tokens the rollout's model calls used, by model, when its samples recorded them. */
+  usage?: TokenUsage | undefined;
   /** Why it did not pass: answer, label, the user's stack frame. Passed rollouts have none. */
   details?: RolloutDetails | undefined;
 }
@@ -45,7 +48,7 @@ export function toRecord(key: RolloutKey, result: ExecutionResult, passThreshold
   const { queuedMs, workflowMs, graderMs } = result.timings;
   const trialDir = typeof result.extraFields.trialDir === 'string' ? result.extraFields.trialDir : undefined;
   const details = status === 'passed' ? undefined : rolloutDetails(error ? { ...result, error } : result, label);
-  const outcome = { status, reward, rewards: result.rewards, error, durationMs: workflowMs + graderMs + queuedMs, timings: result.timings, trialDir, details };
+  const outcome = { status, reward, rewards: result.rewards, error, durationMs: workflowMs + graderMs + queuedMs, timings: result.timings, trialDir, details, usage: usageOfSamples(result.samples) };
   return record(key, outcome, logs);
 }
 
@@ -53,10 +56,10 @@ export function toRecord(key: RolloutKey, result: ExecutionResult, passThreshold
 export function invalidRowRecord(key: RolloutKey, message: string): RolloutRecord {
   const error = { category: 'VALIDATION_ERROR' as const, phase: 'setup' as const, message: `${key.where}: ${message}` };
   const timings = { queuedMs: 0, workflowMs: 0, graderMs: 0 };
-  return record(key, { status: 'errored', reward: null, rewards: {}, error, durationMs: 0, timings, trialDir: undefined, details: undefined }, undefined);
+  return record(key, { status: 'errored', reward: null, rewards: {}, error, durationMs: 0, timings, trialDir: undefined, details: undefined, usage: undefined }, undefined);
 }
 
-type Outcome = Pick<RolloutRecord, 'status' | 'reward' | 'rewards' | 'error' | 'durationMs' | 'timings' | 'trialDir' | 'details'>;
+type Outcome = Pick<RolloutRecord, 'status' | 'reward' | 'rewards' | 'error' | 'durationMs' | 'timings' | 'trialDir' | 'details' | 'usage'>;
 
 /**
  * One object literal with every field written out (no spread): all records then share one hidden class.
@@ -81,5 +84,6 @@ function record(key: RolloutKey, outcome: Outcome, logs: string[] | undefined): 
     logs,
     trialDir: outcome.trialDir,
     details: outcome.details,
+    usage: outcome.usage,
   };
 }

@@ -1,5 +1,7 @@
 import type { RolloutError } from '../../model/result.ts';
 import type { ThresholdConfig } from '../../runtime/suite.ts';
+import type { Cost } from '../cost/prices.ts';
+import type { TokenUsage } from '../cost/usage.ts';
 import type { SourceLocation } from '../stack/user-frame.ts';
 import type { BaselineComparison, SuiteStatistics } from '../stats/index.ts';
 import type { RolloutRecord } from './rollout-record.ts';
@@ -23,6 +25,9 @@ export interface SuiteReport {
   thresholdMissed?: string | undefined;
   /** Set when watch mode graded the stored samples of the last run again instead of running the workflows. */
   regraded?: boolean | undefined;
+  /** Tokens its rollouts used, by model, when any were recorded; and their cost by the config's `prices`. */
+  usage?: TokenUsage | undefined;
+  cost?: Cost | undefined;
   /** Where the suite's `defineRollout` call is, when it was found. */
   definedAt?: SourceLocation | undefined;
   /** The comparison with `--baseline`, when the baseline has this suite. */
@@ -38,6 +43,9 @@ export interface RunReport {
   root: string;
   suites: SuiteReport[];
   overall: SuiteStatistics;
+  /** Tokens of the whole run, by model, and their cost (with a price table in the config). */
+  usage?: TokenUsage | undefined;
+  cost?: Cost | undefined;
   /** Cancelled by Ctrl-C, or stopped by `--bail`. */
   interrupted: 'sigint' | 'bail' | undefined;
   exitCode: 0 | 1 | 130;

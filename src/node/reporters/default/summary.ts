@@ -1,5 +1,6 @@
 import Table from 'cli-table3';
 import type { RunReport, SuiteReport } from '../../run/run-report.ts';
+import { formatUsage } from '../../cost/format-usage.ts';
 import type { SuiteStatistics } from '../../stats/index.ts';
 import { formatDuration, formatNumber } from '../format.ts';
 import type { Terminal } from '../terminal.ts';
@@ -64,6 +65,8 @@ export function summary(report: RunReport, terminal: Terminal): string {
     `${colors.dim('   Errors')}  ${errors || 'none'}`,
     `${colors.dim(' Duration')}  ${formatDuration(report.durationMs)}`,
   ];
+  const usage = formatUsage(report.usage, report.cost);
+  if (usage) lines.push(`${colors.dim('   Tokens')}  ${usage}`);
   if (report.interrupted) lines.push(colors.yellow(`\n${INTERRUPTED[report.interrupted]}`));
   return `${lines.join('\n')}\n`;
 }

@@ -2,6 +2,7 @@ import os from 'node:os';
 import type { RolloutRecord } from '../../run/rollout-record.ts';
 import type { RunReport, SuiteReport } from '../../run/run-report.ts';
 import type { SuiteStatistics } from '../../stats/index.ts';
+import { totalTokens } from '../../cost/usage.ts';
 import { detailLines } from '../failure-detail.ts';
 import { relative, rolloutName } from '../format.ts';
 import { element, escapeXml, properties } from './xml.ts';
@@ -56,6 +57,11 @@ function suiteProperties(stats: SuiteStatistics, suite: SuiteReport): string {
   if (suite.baseline) entries.push(['baseline.verdict', suite.baseline.verdict], ['baseline.delta', suite.baseline.delta ?? 'n/a']);
   for (const [category, count] of Object.entries(stats.errorsByCategory)) entries.push([`errors.${category}`, count]);
   if (suite.thresholdMissed) entries.push(['thresholdMissed', suite.thresholdMissed]);
+  if (suite.usage) {
+    const tokens = totalTokens(suite.usage);
+    entries.push(['tokens.prompt', tokens.prompt], ['tokens.completion', tokens.completion], ['tokens.cached', tokens.cached]);
+  }
+  if (suite.cost) entries.push(['cost', suite.cost.total]);
   return properties(entries);
 }
 

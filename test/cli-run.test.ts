@@ -86,7 +86,7 @@ describe('a run over passing, failing, errored and broken rollouts', async () =>
   });
 
   it('writes the journal, the samples and summary.json to the output dir', () => {
-    const dir = path.join(mixed, outputDir);
+    const dir = path.join(mixed, outputDir, 'runs', 'latest');
     const journal = readFileSync(path.join(dir, 'journal.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
     expect(journal[0].type).toBe('run-start');
     expect(journal.at(-1).type).toBe('run-end');

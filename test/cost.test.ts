@@ -11,7 +11,7 @@ const sample = (model: string | undefined, prompt: number, completion: number, c
   source: 'test',
   messages: [],
   metrics: { prompt_tokens: prompt, completion_tokens: completion, cached_tokens: cached },
-  extraFields: model ? { model } : {},
+  extraFields: model ? { model } : ({} as Record<string, string>),
 });
 
 describe('usage and cost', () => {

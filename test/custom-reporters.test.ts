@@ -103,6 +103,6 @@ console.log(usage);
     const [result, usage] = run.stdout.trim().split('\n');
     expect(JSON.parse(result!)).toEqual({ exitCode: 0, total: 6, passAt: { '1': 1, '2': 1 }, events: ['ok:6', ...Array(6).fill('passed')] });
     expect(usage).toMatch(/^UsageError: --rows/);
-    expect(existsSync(path.join(project, 'api-out', 'journal.jsonl'))).toBe(true);
+    expect(existsSync(path.join(project, 'api-out', 'runs', 'latest', 'journal.jsonl'))).toBe(true);
   });
 });

@@ -133,7 +133,7 @@ describe('a run with failed and errored rollouts', async () => {
   });
 
   it('names the trial directory of a failed Harbor trial', () => {
-    expect(trial).toMatchObject({ status: 'failed', reward: 0, trialDir: expect.stringContaining(path.join(project, '.rollouts', 'trials')) });
+    expect(trial).toMatchObject({ status: 'failed', reward: 0, trialDir: expect.stringContaining(path.join(project, '.rollouts', 'runs')) });
     expect(run.stdout).toContain(`trial: ${trial.trialDir}`);
     expect(junit).toContain(`<system-out>trial: ${trial.trialDir}</system-out>`);
   });

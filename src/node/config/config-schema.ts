@@ -21,6 +21,7 @@ export const UserConfigSchema = z.strictObject({
   model: z.strictObject({ url: z.string().optional(), script: z.string().optional() }).optional(),
   bail: z.number().int().positive().optional(),
   runs: z.number().int().positive().optional(),
+  keepRuns: z.number().int().positive().optional(),
   prices: z
     .record(z.string(), z.strictObject({ prompt: z.number().nonnegative(), completion: z.number().nonnegative(), cached: z.number().nonnegative().optional() }))
     .optional(),

@@ -41,6 +41,8 @@ export interface UserConfig {
   bail?: number;
   /** Runs per row, unless a suite sets `n`. */
   runs?: number;
+  /** Runs kept in `<outputDir>/runs`, the oldest removed first; 20 by default. */
+  keepRuns?: number;
   /**
    * Prices per million tokens by model name (as the model endpoint reports it), to turn the recorded token
    * usage into cost: `{ 'gpt-4o-mini': { prompt: 0.15, completion: 0.6, cached: 0.075 } }`.

@@ -1,4 +1,4 @@
-import { baselinePath, readBaseline, saveBaseline } from '../baseline/baseline-store.ts';
+import { baselinePath, loadBaseline, saveBaseline } from '../baseline/baseline-store.ts';
 import type { ResolvedConfig } from '../config/resolve-config.ts';
 import { costOf } from '../cost/prices.ts';
 import { sumUsage } from '../cost/usage.ts';
@@ -11,12 +11,14 @@ export interface RunFacts {
   startedAt: string;
   durationMs: number;
   interrupted: RunReport['interrupted'];
+  /** The run's directory in the history (none for merged shards). */
+  runDir?: string | undefined;
 }
 
 /** Attaches each suite's comparison with the baseline (`--baseline`), when the baseline has the suite. */
-function compareWithBaseline(suites: SuiteReport[], config: ResolvedConfig): SuiteReport[] {
+function compareWithBaseline(suites: SuiteReport[], config: ResolvedConfig, facts: RunFacts): SuiteReport[] {
   if (!config.cli.baseline) return suites;
-  const baseline = readBaseline(baselinePath(config.cli.baseline, config.outputDir, config.root));
+  const baseline = loadBaseline(config.cli.baseline, config, facts.runDir);
   return suites.map((suite) => {
     const stored = baseline.suites[suite.key];
     if (!stored || suite.error) return suite;
@@ -37,7 +39,7 @@ function withCost(suites: SuiteReport[], config: ResolvedConfig): SuiteReport[] 
 }
 
 export function finishRun(suiteReports: SuiteReport[], facts: RunFacts, config: ResolvedConfig): RunReport {
-  const suites = withCost(compareWithBaseline(suiteReports, config), config);
+  const suites = withCost(compareWithBaseline(suiteReports, config, facts), config);
   const usage = sumUsage(suites.map((s) => s.usage));
   const passThreshold = config.cli.passThreshold ?? config.user.passThreshold ?? 1;
   const failOnRegression = config.cli.failOnRegression ?? false;

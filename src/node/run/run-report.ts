@@ -46,6 +46,8 @@ export interface RunReport {
   /** Tokens of the whole run, by model, and their cost (with a price table in the config). */
   usage?: TokenUsage | undefined;
   cost?: Cost | undefined;
+  /** The run's directory in `<outputDir>/runs` (journal, samples, summary, trials); none for merged shards. */
+  runDir?: string | undefined;
   /** Cancelled by Ctrl-C, or stopped by `--bail`. */
   interrupted: 'sigint' | 'bail' | undefined;
   exitCode: 0 | 1 | 130;

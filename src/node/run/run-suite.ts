@@ -24,6 +24,8 @@ export interface RunContext {
   models: ModelEndpoints;
   modelCache: ModelCacheSettings | undefined;
   outputs: RunOutputs;
+  /** This run's directory in the history: its journal, samples, summary, trials and artifacts. */
+  runDir: string;
   /** With `--resume`: rollouts of the last run that already have a result, by id; they are not run again. */
   finished: Map<string, RolloutRecord>;
   /** Aborts on Ctrl-C or `--bail`: no new rollouts start, running ones are cancelled. */
@@ -80,7 +82,7 @@ export async function runSuite(file: string, suite: RolloutSuite<any, any>, ctx:
   let slotFreed: (() => void) | undefined;
   try {
     const chatCompletionsUrl = await ctx.models.urlFor(suite, file);
-    backend = await createSuiteBackend({ file, suite, settings, config: ctx.config, pool: ctx.pool, chatCompletionsUrl, modelCache: ctx.modelCache });
+    backend = await createSuiteBackend({ file, suite, settings, config: ctx.config, pool: ctx.pool, chatCompletionsUrl, modelCache: ctx.modelCache, runDir: ctx.runDir });
     const limit = settings.concurrency === null ? UNBOUNDED_IN_FLIGHT : settings.concurrency * READ_AHEAD;
     for await (const planned of planSuite({ file, suite, settings, config: ctx.config, idPrefix })) {
       if (ctx.signal.aborted) break;

@@ -5,6 +5,7 @@ import { type CollectedFile, collectSuites } from '../discovery/collect-suites.t
 import { findRolloutFiles } from '../discovery/find-rollout-files.ts';
 import { RunOutputs } from '../output/run-outputs.ts';
 import { finishedRollouts, readJournal } from '../output/journal-reader.ts';
+import { createRunDir, DEFAULT_KEEP_RUNS, latestRun, pruneRuns } from '../output/run-history.ts';
 import type { Reporter } from '../reporters/reporter.ts';
 import { countPlanned } from './plan-suite.ts';
 import { suiteIdPrefix } from './request-id.ts';
@@ -107,9 +108,12 @@ export async function runRollouts(config: ResolvedConfig, reporters: Reporter[],
   const suiteCount = files.reduce((sum, f) => sum + (f.loadError ? 1 : f.suites.length), 0);
   reporters.forEach((r) => r.onRunStart?.({ total, suites: suiteCount, files: files.length, root: config.root, startedAt: startedAt.toISOString() }));
   const control = runController(config, interrupt);
-  const resume = config.cli.resume ?? false;
-  const finished = resume ? finishedRollouts(readJournal(config.outputDir)) : new Map<string, RolloutRecord>();
-  const outputs = new RunOutputs(config.outputDir, resume);
+  // A resumed run goes on in the directory of the run it resumes; any other run gets a new one in the history.
+  const resumed = config.cli.resume ? latestRun(config.outputDir) : undefined;
+  const runDir = resumed ?? createRunDir(config.outputDir, startedAt);
+  pruneRuns(config.outputDir, config.user.keepRuns ?? DEFAULT_KEEP_RUNS, runDir);
+  const finished = resumed ? finishedRollouts(readJournal(resumed)) : new Map<string, RolloutRecord>();
+  const outputs = new RunOutputs(runDir, resumed !== undefined);
   // Rollouts get a moment to stop on their own; a thread stuck in a loop is then terminated with its pool.
   control.signal.addEventListener('abort', () => setTimeout(() => void pool.close(), CANCEL_GRACE_MS).unref(), { once: true });
   const models = new ModelEndpoints(config);
@@ -119,6 +123,7 @@ export async function runRollouts(config: ResolvedConfig, reporters: Reporter[],
     models,
     modelCache: resolveModelCache(config.cli.modelCache, { outputDir: config.outputDir, cwd: config.root }),
     outputs,
+    runDir,
     finished,
     signal: control.signal,
     onRecord: (record) => {
@@ -151,7 +156,7 @@ export async function runRollouts(config: ResolvedConfig, reporters: Reporter[],
   }
   // In the run's order, not as they ended: merge-reports rebuilds the report from these entries.
   for (const { records: _, ...summary } of suites) outputs.journal({ type: 'suite', ...summary });
-  const report = finishRun(suites, { startedAt: startedAt.toISOString(), durationMs: performance.now() - started, interrupted: control.reason() }, config);
+  const report = finishRun(suites, { startedAt: startedAt.toISOString(), durationMs: performance.now() - started, interrupted: control.reason(), runDir }, config);
   outputs.finish(report);
   for (const reporter of reporters) await reporter.onRunEnd?.(report);
   return report;

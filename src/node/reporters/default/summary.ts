@@ -27,7 +27,7 @@ function suiteVerdict(s: SuiteReport): boolean {
 }
 
 const INTERRUPTED: Record<NonNullable<RunReport['interrupted']>, string> = {
-  sigint: 'Run cancelled (Ctrl-C): the reports cover the rollouts that finished.',
+  sigint: 'Run cancelled (Ctrl-C): the reports cover the rollouts that finished. To finish it, run the same command with --resume.',
   bail: 'Run stopped early by --bail.',
 };
 

@@ -7,7 +7,7 @@ import { journalPath } from './journal-reader.ts';
 import { LineFile } from './line-file.ts';
 
 /**
- * The files of a run in `outputDir`: `journal.jsonl` (a line per finished rollout, written in the event-loop
+ * The files of a run in its folder of the history (`<outputDir>/runs/<run>/`): `journal.jsonl` (a line per finished rollout, written in the event-loop
  * turn it finished, so that an interrupted run loses nothing), `samples.jsonl`, and `summary.json` at the end.
  */
 export class RunOutputs {

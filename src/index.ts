@@ -99,3 +99,11 @@ export type { EnvironmentType, TrialEnvironment } from './backends/harbor/enviro
 export { defineRollout } from './runtime/define-rollout.ts';
 export type { RolloutSuite, DatasetRow, TimeoutsConfig, BackendConfig } from './runtime/suite.ts';
 export { defineConfig, type UserConfig, type ReporterSpec, type ReporterName } from './node/config/define-config.ts';
+export { runRollouts, type RunRolloutsOptions } from './node/api/run-rollouts.ts';
+export type { Reporter, RunStartEvent, SuiteStartEvent } from './node/reporters/reporter.ts';
+export type { ReporterOptions } from './node/config/define-config.ts';
+export type { RunReport, SuiteReport } from './node/run/run-report.ts';
+export type { RolloutRecord } from './node/run/rollout-record.ts';
+export type { RolloutDetails, TextExcerpt } from './node/run/rollout-details.ts';
+export type { SourceLocation } from './node/stack/user-frame.ts';
+export type { SuiteStatistics } from './node/stats/index.ts';

@@ -56,7 +56,7 @@ describe('--resume', () => {
     const resumed = await json(interrupted, ['--resume']);
     const executed = calls(interrupted);
     const count = (id: string) => executed.filter((x) => x === id).length;
-    const journal = readFileSync(path.join(interrupted, '.rollouts/journal.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+    const journal = readFileSync(path.join(interrupted, '.rollouts/runs/latest/journal.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
     const secondRun = journal.findIndex((e, i) => i > 0 && e.type === 'run-start');
     const finishedFirst = new Set(journal.slice(0, secondRun).filter((e) => e.type === 'rollout' && e.status !== 'skipped').map((e) => e.id));
     expect(finishedFirst.size).toBeGreaterThan(0);
@@ -125,6 +125,6 @@ describe('baselines and thresholds', () => {
   it('exits 2 on a baseline that does not exist', async () => {
     const run = await runCli(makeProject({ 'g.rollout.ts': project(0) }), ['--baseline', 'latest']);
     expect(run.exitCode).toBe(2);
-    expect(run.stderr).toMatch(/cannot read the baseline .*latest\.json.*--save-baseline/);
+    expect(run.stderr).toMatch(/--baseline latest: no earlier run in .*runs and no saved baseline \(save one with --save-baseline\)/);
   });
 });

@@ -40,13 +40,14 @@ describe('Ctrl-C', () => {
     const finished = journalRollouts(dir);
     expect(finished.length).toBeGreaterThanOrEqual(2);
     expect(finished.length).toBeLessThan(10);
-    const summary = JSON.parse(readFileSync(path.join(dir, '.rollouts', 'summary.json'), 'utf8'));
+    const summary = JSON.parse(readFileSync(path.join(dir, '.rollouts', 'runs', 'latest', 'summary.json'), 'utf8'));
     expect(summary.interrupted).toBe('sigint');
     expect(summary.exitCode).toBe(130);
     expect(summary.overall.counts.passed).toBe(finished.filter((r) => r.status === 'passed').length);
     expect(readFileSync(path.join(dir, 'junit.xml'), 'utf8')).toContain('<testsuite name="slow"');
     expect(run.stdout).toContain('Cancelling');
     expect(run.stdout).toContain('Run cancelled (Ctrl-C)');
+    expect(run.stdout).toContain('To finish it, run the same command with --resume.');
   });
 });
 

@@ -79,14 +79,14 @@ describe('a run over passing, failing, errored and broken rollouts', async () =>
     const text = readFileSync(xml, 'utf8');
     expect(text).toMatch(/<testsuites name="rollout-test" tests="13" failures="2" errors="5"/);
     expect(text).toContain('<error message="tool exploded" type="AGENT_ERROR">');
-    expect(text).toContain('<failure message="reward 0 is below the pass threshold 1" type="RewardBelowThreshold">');
+    expect(text).toContain('<failure message="reward 0 is below the pass threshold 1: answered &quot;this&quot;, expected &quot;that&quot;" type="RewardBelowThreshold">');
     expect(text).toContain('<property name="reward" value="1"/>');
     expect(text).toContain('<property name="category" value="VALIDATION_ERROR"/>');
     expect(text).toMatch(/<testcase classname="rollouts\/broken\.rollout\.ts" name="load" time="0\.000"><error message="this file is broken on purpose"/);
   });
 
   it('writes the journal, the samples and summary.json to the output dir', () => {
-    const dir = path.join(mixed, outputDir);
+    const dir = path.join(mixed, outputDir, 'runs', 'latest');
     const journal = readFileSync(path.join(dir, 'journal.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
     expect(journal[0].type).toBe('run-start');
     expect(journal.at(-1).type).toBe('run-end');

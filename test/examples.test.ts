@@ -28,7 +28,7 @@ describe('the examples in rollouts/', () => {
     expect(report.overall.errorsByCategory).toEqual({ AGENT_ERROR: 1, VALIDATION_ERROR: 1 });
 
     // Each SDK's agent is recorded with every model turn of its tool loop (3, 4 and 1 calls for the three rows).
-    const samples = readFileSync(path.join(outputDir, 'samples.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const samples = readFileSync(path.join(outputDir, 'runs', 'latest', 'samples.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
     for (const suite of ['calculator agent', 'calculator agent (AI SDK)', 'calculator agent (Agents SDK)']) {
       const calls = samples
         .filter((s) => s.suite === suite && s.run === 1)

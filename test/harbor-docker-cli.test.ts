@@ -38,7 +38,7 @@ defineRollout({
       expect(result.exitCode, String(result.all)).toBe(0);
       const [suite] = JSON.parse(String(result.stdout)).suites;
       expect(suite).toMatchObject({ name: 'docker task', records: [{ status: 'passed', reward: 1 }] });
-      const [trial] = await readdir(path.join(project, '.rollouts', 'trials'));
+      const [trial] = await readdir(path.join(project, '.rollouts', 'runs', 'latest', 'trials'));
       expect(await containersWith(`rollout-test.trial=${trial}`)).toEqual([]);
     } finally {
       await rm(project, { recursive: true, force: true });

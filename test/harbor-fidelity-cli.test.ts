@@ -29,8 +29,8 @@ for (const task of ['agent', 'verifier']) {
       expect(records.agent).toMatchObject({ status: 'errored', reward: 1, error: { category: 'TIMEOUT', phase: 'workflow' } });
       expect(records.verifier).toMatchObject({ status: 'errored', error: { category: 'TIMEOUT', phase: 'grader' } });
       const trialDirs = [records.agent.trialDir, records.verifier.trialDir];
-      for (const dir of trialDirs) expect(dir).toMatch(new RegExp(`^${path.join(project, '.rollouts', 'trials')}/`));
-      const journal = (await readFile(path.join(project, '.rollouts', 'journal.jsonl'), 'utf8')).split('\n').filter(Boolean).map((line) => JSON.parse(line));
+      for (const dir of trialDirs) expect(dir).toMatch(new RegExp(`^${path.join(project, '.rollouts', 'runs')}/`));
+      const journal = (await readFile(path.join(project, '.rollouts', 'runs', 'latest', 'journal.jsonl'), 'utf8')).split('\n').filter(Boolean).map((line) => JSON.parse(line));
       expect(journal.filter((entry) => entry.type === 'rollout').map((entry) => entry.trialDir).sort()).toEqual([...trialDirs].sort());
       const junit = await readFile(path.join(project, 'junit.xml'), 'utf8');
       for (const dir of trialDirs) expect(junit).toContain(`<property name="trialDir" value="${dir}"/>`);

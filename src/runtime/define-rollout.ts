@@ -17,6 +17,15 @@ import type { AgentWorkflowConfig, GraderConfig } from './workflow.ts';
  * ```
  */
 export function defineRollout<TW = AgentWorkflowConfig, TG = GraderConfig>(suite: RolloutSuite<TW, TG>): RolloutSuite<TW, TG> {
+  definitionStacks.set(suite, new Error('defineRollout').stack ?? '');
   registerSuite(suite);
   return suite;
+}
+
+/** Where each suite was declared, as the stack of its `defineRollout` call: reports point failures there. */
+const definitionStacks = new WeakMap<object, string>();
+
+/** The stack of the `defineRollout` call that declared `suite`, if it was declared by one. */
+export function definitionStack(suite: object): string | undefined {
+  return definitionStacks.get(suite);
 }

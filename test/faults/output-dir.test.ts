@@ -56,13 +56,13 @@ describe('a disk that fills up mid-run (a 256 KB tmpfs)', () => {
     const args = ['run', '--outputDir', outputDir, '--reporter', 'default', '--reporter', 'json', '--outputFile', 'report.json'];
     const run = await runCli(dir, args);
     expect(run.exitCode, String(run.all)).toBe(1);
-    expect(run.stderr).toMatch(new RegExp(`cannot write ${outputDir}/(samples|journal)\\.jsonl: ENOSPC`));
+    expect(run.stderr).toMatch(new RegExp(`cannot write ${outputDir}/runs/[^/]+/(samples|journal)\\.jsonl: ENOSPC`));
     expect(run.stderr).not.toMatch(/internal error/);
     expect(run.stdout).toContain('Run stopped: an output file could not be written');
     const report = JSON.parse(readFileSync(path.join(dir, 'report.json'), 'utf8'));
     expect(report.interrupted).toBe('write-error');
     // Every line of the journal is whole.
-    const lines = readFileSync(path.join(outputDir, 'journal.jsonl'), 'utf8').split('\n').filter(Boolean);
+    const lines = readFileSync(path.join(outputDir, 'runs', 'latest', 'journal.jsonl'), 'utf8').split('\n').filter(Boolean);
     const entries = lines.map((line) => JSON.parse(line) as { type: string; status?: string });
     const written = entries.filter((e) => e.type === 'rollout' && e.status === 'passed').length;
     expect(written).toBeLessThan(60);

@@ -25,7 +25,7 @@ describe.each([
     child.kill(signal);
     const run = await child;
     expect(run.exitCode, String(run.all)).toBe(exitCode);
-    const summary = JSON.parse(readFileSync(path.join(dir, '.rollouts', 'summary.json'), 'utf8'));
+    const summary = JSON.parse(readFileSync(path.join(dir, '.rollouts', 'runs', 'latest', 'summary.json'), 'utf8'));
     expect(summary.interrupted).toBe(interrupted);
     expect(summary.exitCode).toBe(exitCode);
     expect(summary.overall.counts.passed).toBe(2);

@@ -29,6 +29,14 @@ function usageSum(calls: RecordedCall[], key: string): number {
   return calls.reduce((sum, call) => sum + Number(call.completion?.usage?.[key] ?? 0), 0);
 }
 
+/** Prompt tokens served from the provider's cache, as OpenAI-compatible servers report them. */
+function cachedTokens(calls: RecordedCall[]): number {
+  return calls.reduce((sum, call) => {
+    const details = call.completion?.usage?.prompt_tokens_details as { cached_tokens?: unknown } | null | undefined;
+    return sum + (typeof details?.cached_tokens === 'number' ? details.cached_tokens : 0);
+  }, 0);
+}
+
 /**
  * The sample of one source: `messages` is the whole conversation (the last request's messages and its answer),
  * `trajectoryMessages` has a step per call, metrics count calls, tokens and latency. No successful call, no sample.
@@ -48,6 +56,7 @@ export function buildSamples(source: string, calls: RecordedCall[]): RolloutSamp
         failed_model_calls: failed.length,
         prompt_tokens: usageSum(done, 'prompt_tokens'),
         completion_tokens: usageSum(done, 'completion_tokens'),
+        cached_tokens: cachedTokens(done),
         latency_ms: done.reduce((sum, c) => sum + c.latencyMs, 0),
       },
       extraFields: compact({

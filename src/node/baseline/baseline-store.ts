@@ -1,10 +1,14 @@
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import { UsageError } from '../cli/usage-error.ts';
 import type { SuiteReport } from '../run/run-report.ts';
 import { rowMeanRewards } from '../stats/index.ts';
 import { outcomesOf } from '../run/suite-report.ts';
+import type { ResolvedConfig } from '../config/resolve-config.ts';
+import { readJournal } from '../output/journal-reader.ts';
+import { latestRun } from '../output/run-history.ts';
+import type { RolloutRecord } from '../run/rollout-record.ts';
 
 /** A stored run to compare with: each suite's mean reward per row. */
 const BaselineSchema = z.object({
@@ -40,4 +44,33 @@ export function saveBaseline(file: string, suites: SuiteReport[]): void {
   };
   mkdirSync(path.dirname(file), { recursive: true });
   writeFileSync(file, `${JSON.stringify(baseline, null, 2)}\n`);
+}
+
+/** A rollout id is `<suite key>.r<row>.n<run>`; the key says which suite it belongs to. */
+export const suiteKeyOfRollout = (id: string) => /^(.*)\.r\d+\.n\d+$/.exec(id)?.[1] ?? id;
+
+/** A stored run as a baseline: each suite's per-row mean rewards, from the run's journal. */
+function baselineOfRun(runDir: string): Baseline {
+  const journal = readJournal(runDir);
+  const bySuite = new Map<string, RolloutRecord[]>();
+  for (const record of journal.rollouts.values()) {
+    const key = suiteKeyOfRollout(record.id);
+    bySuite.set(key, [...(bySuite.get(key) ?? []), record]);
+  }
+  const suites = [...bySuite].map(([key, records]) => [key, { name: records[0]!.suite, rowMeans: rowMeanRewards(outcomesOf(records)) }]);
+  return { version: 1, savedAt: path.basename(runDir), suites: Object.fromEntries(suites) };
+}
+
+/**
+ * The baseline `--baseline` names. `latest` is the newest run of the history before this one (then the baseline
+ * `--save-baseline` kept, when there is no earlier run); anything else is a baseline file.
+ */
+export function loadBaseline(value: string, config: ResolvedConfig, currentRun: string | undefined): Baseline {
+  if (value === 'latest') {
+    const previous = latestRun(config.outputDir, currentRun);
+    const saved = baselinePath('latest', config.outputDir, config.root);
+    if (previous) return baselineOfRun(previous);
+    if (!existsSync(saved)) throw new UsageError(`--baseline latest: no earlier run in ${config.outputDir}/runs and no saved baseline (save one with --save-baseline)`);
+  }
+  return readBaseline(baselinePath(value, config.outputDir, config.root));
 }

@@ -1,11 +1,9 @@
-import path from 'node:path';
 import { cac, type CAC } from 'cac';
-import { findConfigFile, loadUserConfig } from '../config/load-config.ts';
-import { type ResolvedConfig, resolveConfig } from '../config/resolve-config.ts';
+import { loadRunConfig as resolve } from '../config/load-run-config.ts';
 import { createReporters } from '../reporters/create-reporters.ts';
+import { ReporterSet } from '../reporters/reporter-set.ts';
 import { stdoutTerminal } from '../reporters/terminal.ts';
 import { runRollouts } from '../run/runner.ts';
-import { parseCliOptions } from './cli-options.ts';
 import { listSuites } from './list.ts';
 import { mergeReports } from './merge-reports.ts';
 import { OPTIONS } from './options.ts';
@@ -13,15 +11,6 @@ import { UsageError } from './usage-error.ts';
 import { interruptOnSignals } from './signals.ts';
 
 const VERSION = '0.1.0';
-
-/** `configVersion` > 0 imports the config file anew (watch mode, after it changed). */
-async function resolve(filters: string[], rawOptions: Record<string, unknown>, configVersion = 0): Promise<ResolvedConfig> {
-  const cli = parseCliOptions(rawOptions);
-  const root = path.resolve(cli.root ?? process.cwd());
-  const configFile = findConfigFile(root, cli.config);
-  const load = configFile && configVersion ? `${configFile}?v=${configVersion}` : configFile;
-  return resolveConfig(cli, await loadUserConfig(load), root, configFile, filters);
-}
 
 async function watch(filters: string[], rawOptions: Record<string, unknown>): Promise<number> {
   const loadConfig = (version: number) => resolve(filters, rawOptions, version);
@@ -39,8 +28,9 @@ async function run(filters: string[], rawOptions: Record<string, unknown>): Prom
   const terminal = stdoutTerminal();
   // The handlers stay until the process exits: a second Ctrl-C while the run winds down must still exit at once.
   const interrupt = interruptOnSignals(terminal);
-  const report = await runRollouts(config, createReporters(config.reporters, terminal, config.root), interrupt.signal);
-  return report.exitCode;
+  const reporters = new ReporterSet(await createReporters(config.reporters, terminal, config.root));
+  const report = await runRollouts(config, [reporters], interrupt.signal);
+  return reporters.failed && report.exitCode === 0 ? 1 : report.exitCode;
 }
 
 function buildCli(): { cli: CAC; exit: Promise<number> } {

@@ -1,7 +1,9 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { ResolvedConfig } from '../config/resolve-config.ts';
+import { suiteKeyOfRollout } from '../baseline/baseline-store.ts';
 import { type JournalSuite, readJournal } from '../output/journal-reader.ts';
+import { latestRun } from '../output/run-history.ts';
 import { writeSummary } from '../output/run-outputs.ts';
 import { createReporters } from '../reporters/create-reporters.ts';
 import type { Terminal } from '../reporters/terminal.ts';
@@ -16,8 +18,6 @@ interface MergedSuite {
   records: Map<string, RolloutRecord>;
 }
 
-/** A rollout id is `<suite key>.r<row>.n<run>`; the key says which suite it belongs to. */
-const suiteKeyOf = (id: string) => /^(.*)\.r\d+\.n\d+$/.exec(id)?.[1] ?? id;
 
 function mergeJournals(dirs: string[]): MergedSuite[] {
   const suites = new Map<string, MergedSuite>();
@@ -28,7 +28,7 @@ function mergeJournals(dirs: string[]): MergedSuite[] {
       if (!merged) suites.set(key, { meta, records: new Map() });
       else merged.meta = { ...merged.meta, durationMs: Math.max(merged.meta.durationMs, meta.durationMs), error: merged.meta.error ?? meta.error };
     }
-    for (const [id, record] of journal.rollouts) suites.get(suiteKeyOf(id))?.records.set(id, record);
+    for (const [id, record] of journal.rollouts) suites.get(suiteKeyOfRollout(id))?.records.set(id, record);
   }
   return [...suites.values()];
 }
@@ -46,18 +46,20 @@ function factsOf(dirs: string[]): RunFacts {
 /** `rollout-test merge-reports DIR...`: one set of reports from the output dirs of shards (`--shard i/n`). */
 export async function mergeReports(dirs: string[], config: ResolvedConfig, terminal: Terminal): Promise<number> {
   if (dirs.length === 0) throw new UsageError('merge-reports needs the output directories of the shards, e.g. merge-reports shard-1 shard-2');
-  const missing = dirs.map((dir) => path.resolve(config.root, dir)).filter((dir) => !existsSync(path.join(dir, 'journal.jsonl')));
+  // A shard's --outputDir holds its runs; the newest is the shard's run.
+  const runDirs = dirs.map((dir) => path.resolve(config.root, dir)).map((dir) => (existsSync(path.join(dir, 'journal.jsonl')) ? dir : (latestRun(dir) ?? dir)));
+  const missing = runDirs.filter((dir) => !existsSync(path.join(dir, 'journal.jsonl')));
   if (missing.length) throw new UsageError(`no journal.jsonl in ${missing.join(', ')}: pass the --outputDir of each shard`);
-  const merged = mergeJournals(dirs.map((dir) => path.resolve(config.root, dir)));
+  const merged = mergeJournals(runDirs);
   const suites: SuiteReport[] = merged.map(({ meta, records }) => {
     const { stats: _, thresholdMissed: __, baseline: ___, passed: ____, noRollouts, durationMs, error, ...rest } = meta;
     const report = buildSuiteReport(rest, [...records.values()], durationMs, error);
     return records.size ? report : { ...report, noRollouts };
   });
-  const report = finishRun(suites, factsOf(dirs.map((dir) => path.resolve(config.root, dir))), config);
-  const reporters = createReporters(config.reporters, terminal, config.root);
+  const report = finishRun(suites, factsOf(runDirs), config);
+  const reporters = await createReporters(config.reporters, terminal, config.root);
   for (const suite of report.suites) reporters.forEach((r) => r.onSuiteEnd?.(suite));
   writeSummary(config.outputDir, report);
-  for (const reporter of reporters) await reporter.onRunEnd(report);
+  for (const reporter of reporters) await reporter.onRunEnd?.(report);
   return report.exitCode;
 }

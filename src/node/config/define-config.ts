@@ -1,8 +1,22 @@
 import type { BackendConfig, ModelConfig, ThresholdConfig, TimeoutsConfig } from '../../runtime/suite.ts';
+import type { ModelPrice } from '../cost/prices.ts';
+import type { Reporter } from '../reporters/reporter.ts';
 
-/** A reporter by name, optionally with its output file: `'junit'` or `['junit', {outputFile: 'r.xml'}]`. */
-export type ReporterSpec = ReporterName | [ReporterName, { outputFile?: string }];
-export type ReporterName = 'default' | 'verbose' | 'json' | 'junit';
+/** The built-in reporters. */
+export type ReporterName = 'default' | 'verbose' | 'json' | 'junit' | 'github-actions';
+
+/** Options of a reporter in the config; a custom reporter's class is constructed with them. */
+export interface ReporterOptions {
+  /** Where a document reporter (json, junit) writes; stdout when not given. */
+  outputFile?: string;
+  [option: string]: unknown;
+}
+
+/**
+ * A reporter: a built-in by name, a custom one by module path (`'./my-reporter.ts'`) or package name, either
+ * optionally with options (`['junit', {outputFile: 'r.xml'}]`), or a {@link Reporter} object.
+ */
+export type ReporterSpec = ReporterName | (string & {}) | [ReporterName | (string & {}), ReporterOptions] | Reporter;
 
 /** `rollout.config.ts`; every field can be overridden by a CLI flag. */
 export interface UserConfig {
@@ -38,6 +52,13 @@ export interface UserConfig {
   workerMemoryLimitMb?: number;
   /** The longest dataset line (JSONL) or record (CSV) read, in bytes (64 MiB by default); a longer one is a row error. */
   datasetMaxLineBytes?: number;
+  /** Runs kept in `<outputDir>/runs`, the oldest removed first; 20 by default. */
+  keepRuns?: number;
+  /**
+   * Prices per million tokens by model name (as the model endpoint reports it), to turn the recorded token
+   * usage into cost: `{ 'gpt-4o-mini': { prompt: 0.15, completion: 0.6, cached: 0.075 } }`.
+   */
+  prices?: Record<string, ModelPrice>;
 }
 
 /** Typed identity helper for `rollout.config.ts`. */

@@ -3,16 +3,25 @@ import type { BackendConfig } from '../../runtime/suite.ts';
 import type { CliOptions } from '../cli/cli-options.ts';
 import { UsageError } from '../cli/usage-error.ts';
 import { parseRowSelection, type RowSelection } from '../dataset/row-selection.ts';
-import { REPORTER_NAMES } from './config-schema.ts';
-import type { ReporterName, UserConfig } from './define-config.ts';
+import type { Reporter } from '../reporters/reporter.ts';
+import type { ReporterOptions, UserConfig } from './define-config.ts';
 
 export const DEFAULT_INCLUDE = ['**/*.rollout.{ts,mts,js,mjs}'];
 export const DEFAULT_EXCLUDE = ['**/node_modules/**', '**/dist/**', '**/.git/**'];
 
-/** A reporter to run and where it writes (stdout when no file is given). */
+/** The reporters built in; any other name is a module to load. */
+export const BUILT_IN_REPORTERS = ['default', 'verbose', 'json', 'junit', 'github-actions'] as const;
+const DOCUMENT_REPORTERS = new Set(['json', 'junit']);
+
+/**
+ * A reporter to run: a built-in or a module by name, with its options and where it writes (stdout when no file
+ * is given); or an object the config gave.
+ */
 export interface ReporterChoice {
-  name: ReporterName;
+  name: string;
   outputFile?: string | undefined;
+  options?: ReporterOptions | undefined;
+  instance?: Reporter | undefined;
 }
 
 /** The config file and the CLI flags merged; flags win. */
@@ -47,21 +56,50 @@ function compilePattern(source: string | undefined): RegExp | undefined {
   }
 }
 
-function outputFileFor(name: ReporterName, flag: CliOptions['outputFile'], fromConfig?: string): string | undefined {
-  if (typeof flag === 'string') return name === 'json' || name === 'junit' ? flag : undefined;
+function outputFileFor(name: string, flag: CliOptions['outputFile'], fromConfig?: string): string | undefined {
+  if (typeof flag === 'string') return DOCUMENT_REPORTERS.has(name) ? flag : undefined;
   return flag?.[name] ?? fromConfig;
 }
 
-function resolveReporters(cli: CliOptions, config: UserConfig, root: string): ReporterChoice[] {
-  const fromConfig = new Map((config.reporters ?? []).map((r) => (Array.isArray(r) ? [r[0], r[1].outputFile] : [r, undefined])));
-  const names = (cli.reporter ?? [...fromConfig.keys()]) as string[];
-  const unknown = names.find((name) => !(REPORTER_NAMES as readonly string[]).includes(name));
-  if (unknown) throw new UsageError(`unknown reporter "${unknown}"; choose from ${REPORTER_NAMES.join(', ')}`);
-  const chosen = (names.length ? names : ['default']) as ReporterName[];
-  return chosen.map((name) => {
-    const file = outputFileFor(name, cli.outputFile, fromConfig.get(name));
-    return { name, outputFile: file === undefined ? undefined : path.resolve(root, file) };
+/** The config's reporters, in order: objects as they are, names with their options. */
+function configReporters(config: UserConfig): ReporterChoice[] {
+  return (config.reporters ?? []).map((spec, index) => {
+    if (typeof spec === 'string') return { name: spec };
+    if (Array.isArray(spec)) return { name: spec[0], options: spec[1] };
+    return { name: `reporters[${index}]`, instance: spec };
   });
+}
+
+/** `default`, and `github-actions` too when running in GitHub Actions, as in Vitest. */
+function defaultReporters(): ReporterChoice[] {
+  return process.env.GITHUB_ACTIONS === 'true' ? [{ name: 'default' }, { name: 'github-actions' }] : [{ name: 'default' }];
+}
+
+/** `--reporter` replaces the config's reporters (keeping the config's options of those it names), as in Vitest. */
+function resolveReporters(cli: CliOptions, config: UserConfig, root: string): ReporterChoice[] {
+  const fromConfig = configReporters(config);
+  const named = cli.reporter?.map((name) => fromConfig.find((c) => c.name === name) ?? { name });
+  const chosen = named ?? (config.reporters ? fromConfig : defaultReporters());
+  const choices = chosen.map((choice) => {
+    if (choice.instance) return choice;
+    const file = outputFileFor(choice.name, cli.outputFile, choice.options?.outputFile);
+    return { ...choice, outputFile: file === undefined ? undefined : path.resolve(root, file) };
+  });
+  checkOutputFiles(choices);
+  return choices;
+}
+
+/** Two reporters writing one file would leave only the last one's report: a mistake to say, not to do. */
+function checkOutputFiles(choices: ReporterChoice[]): void {
+  const writers = new Map<string, string>();
+  for (const { name, outputFile } of choices) {
+    if (outputFile === undefined) continue;
+    const other = writers.get(outputFile);
+    if (other !== undefined) {
+      throw new UsageError(`the ${other} and ${name} reporters would both write ${outputFile}: give each its own with --outputFile.<reporter> <path>`);
+    }
+    writers.set(outputFile, name);
+  }
 }
 
 function resolveBackend(cli: CliOptions, config: UserConfig): BackendConfig | undefined {

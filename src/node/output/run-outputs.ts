@@ -10,7 +10,7 @@ import { LineFile } from './line-file.ts';
 export type OutputErrorHandler = (error: NodeJS.ErrnoException, file: string) => void;
 
 /**
- * The files of a run in `outputDir`: `journal.jsonl` (a line per finished rollout, written in the event-loop
+ * The files of a run in its folder of the history (`<outputDir>/runs/<run>/`): `journal.jsonl` (a line per finished rollout, written in the event-loop
  * turn it finished, so that an interrupted run loses nothing), `samples.jsonl`, and `summary.json` at the end.
  * A failed write goes to `onError` (never thrown from a timer); the journal keeps only whole lines.
  */

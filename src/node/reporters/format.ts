@@ -1,8 +1,5 @@
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { RolloutRecord } from '../run/rollout-record.ts';
-
-const PACKAGE_ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 
 export function formatDuration(ms: number): string {
   if (ms < 1000) return `${Math.round(ms)}ms`;
@@ -23,19 +20,4 @@ export function relative(root: string, file: string): string {
 export function rolloutName(record: RolloutRecord): string {
   const row = record.rowId === undefined ? `row ${record.row}` : `row ${record.row} (${record.rowId})`;
   return `${record.suite} › ${row} › run ${record.run}`;
-}
-
-/**
- * The first stack frame in the user's own code: not Node's internals, not node_modules, not rollout-test.
- * It is what someone reading a failure wants to open.
- */
-export function userFrame(stack: string | undefined, root: string): string | undefined {
-  for (const line of (stack ?? '').split('\n').slice(1)) {
-    const match = /\(?((?:file:\/\/)?\/[^()]+):(\d+):(\d+)\)?\s*$/.exec(line.trim());
-    if (!match) continue;
-    const file = match[1]!.startsWith('file://') ? fileURLToPath(match[1]!) : match[1]!;
-    if (file.includes('/node_modules/') || file.startsWith(PACKAGE_ROOT + 'dist/') || file.startsWith(PACKAGE_ROOT + 'src/')) continue;
-    return `${relative(root, file)}:${match[2]}:${match[3]}`;
-  }
-  return undefined;
 }

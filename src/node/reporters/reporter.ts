@@ -1,10 +1,54 @@
 import type { RolloutRecord } from '../run/rollout-record.ts';
 import type { RunReport, SuiteReport } from '../run/run-report.ts';
 
-/** What a run tells its reporters, in this order. All methods but `onRunEnd` are optional. */
+/** What a run is about to do, told before any rollout starts. */
+export interface RunStartEvent {
+  /** Rollouts planned in all suites (rows selected × runs). */
+  total: number;
+  suites: number;
+  files: number;
+  /** The project root: report paths relative to it. */
+  root: string;
+  startedAt: string;
+}
+
+/** A suite about to run. Suites run side by side, so several may have started before the first ends. */
+export interface SuiteStartEvent {
+  name: string;
+  file: string;
+  /** Stable id of the suite (file relative to the root, and name); its rollouts' ids start with it. */
+  key: string;
+  /** Rollouts the suite plans, or undefined when its dataset could not be counted. */
+  rollouts: number | undefined;
+}
+
+/**
+ * A reporter: what a run tells about itself, in this order — `onRunStart`, then per suite `onSuiteStart`, an
+ * `onRolloutResult` per rollout as it ends, `onSuiteEnd`; last `onRunEnd` with the whole report. Every method is
+ * optional. The built-in reporters (`default`, `verbose`, `json`, `junit`, `github-actions`) implement this same
+ * interface.
+ *
+ * A custom reporter is a module whose default export is a class implementing it (constructed with the options
+ * given in the config: `['./my-reporter.ts', {...}]`), or such an object; or an object in the config's
+ * `reporters`. `onRolloutResult` is called on the hot path of the run: keep it quick and synchronous. A reporter
+ * that throws does not stop the run or the other reporters; the error is printed and the run exits non-zero.
+ *
+ * @example
+ * ```ts
+ * import type { Reporter, RunReport } from 'rollout-test';
+ * export default class CountFailures implements Reporter {
+ *   onRunEnd(report: RunReport) {
+ *     console.log(`${report.overall.counts.failed} rollouts failed`);
+ *   }
+ * }
+ * ```
+ */
 export interface Reporter {
-  onRunStart?(info: { total: number; suites: number; files: number }): void;
-  onRolloutEnd?(record: RolloutRecord): void;
+  onRunStart?(event: RunStartEvent): void;
+  onSuiteStart?(event: SuiteStartEvent): void;
+  /** A rollout's final record: its status, reward, rewards, error and, when it did not pass, why. */
+  onRolloutResult?(record: RolloutRecord): void;
   onSuiteEnd?(suite: SuiteReport): void;
-  onRunEnd(report: RunReport): void | Promise<void>;
+  /** The run's report, also what `summary.json` and the JSON reporter hold; awaited before the run returns. */
+  onRunEnd?(report: RunReport): void | Promise<void>;
 }

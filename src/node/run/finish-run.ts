@@ -1,5 +1,7 @@
-import { type Baseline, baselinePath, readBaseline, saveBaseline } from '../baseline/baseline-store.ts';
+import { type Baseline, baselinePath, loadBaseline, saveBaseline } from '../baseline/baseline-store.ts';
 import type { ResolvedConfig } from '../config/resolve-config.ts';
+import { costOf } from '../cost/prices.ts';
+import { sumUsage } from '../cost/usage.ts';
 import { compareToBaseline, rowMeanRewards } from '../stats/index.ts';
 import type { LateFault } from '../../runtime/faults.ts';
 import type { RunReport, SuiteReport } from './run-report.ts';
@@ -13,6 +15,8 @@ export interface RunFacts {
   interrupted: RunReport['interrupted'];
   noRollouts?: string | undefined;
   lateFaults?: LateFault[] | undefined;
+  /** The run's directory in the history (none for merged shards). */
+  runDir?: string | undefined;
 }
 
 /** The verdict rules' options, from the flags over the config file. */
@@ -24,9 +28,9 @@ export function verdictOptions(config: ResolvedConfig): VerdictOptions {
 }
 
 /** Attaches each suite's comparison with the baseline (`--baseline`), when the baseline has the suite. */
-function compareWithBaseline(suites: SuiteReport[], config: ResolvedConfig, read: Baseline | undefined): SuiteReport[] {
+function compareWithBaseline(suites: SuiteReport[], config: ResolvedConfig, facts: RunFacts, read: Baseline | undefined): SuiteReport[] {
   if (!config.cli.baseline) return suites;
-  const baseline = read ?? readBaseline(baselinePath(config.cli.baseline, config.outputDir, config.root));
+  const baseline = read ?? loadBaseline(config.cli.baseline, config, facts.runDir);
   return suites.map((suite) => {
     const stored = baseline.suites[suite.key];
     if (!stored || suite.error) return suite;
@@ -39,9 +43,19 @@ function compareWithBaseline(suites: SuiteReport[], config: ResolvedConfig, read
  * exit code. The same for a run, a resumed run and merged shards. Saves a baseline when asked. `baseline` is the one
  * `--baseline` names, when read already (before the run).
  */
+/** Each suite's token usage and its cost by the config's price table. */
+function withCost(suites: SuiteReport[], config: ResolvedConfig): SuiteReport[] {
+  return suites.map((suite) => {
+    const usage = sumUsage(suite.records.map((r) => r.usage));
+    return usage ? { ...suite, usage, cost: costOf(usage, config.user.prices) } : suite;
+  });
+}
+
 export function finishRun(suiteReports: SuiteReport[], facts: RunFacts, config: ResolvedConfig, baseline?: Baseline): RunReport {
   const options = verdictOptions(config);
-  const suites = compareWithBaseline(suiteReports, config, baseline).map((suite) => ({ ...suite, passed: suitePasses(suite, options) }));
+  const compared = compareWithBaseline(suiteReports, config, facts, baseline).map((suite) => ({ ...suite, passed: suitePasses(suite, options) }));
+  const suites = withCost(compared, config);
+  const usage = sumUsage(suites.map((s) => s.usage));
   const passThreshold = config.cli.passThreshold ?? config.user.passThreshold ?? 1;
   if (config.cli.saveBaseline && !facts.interrupted) saveBaseline(baselinePath(config.cli.saveBaseline, config.outputDir, config.root), suites);
   return {
@@ -49,6 +63,8 @@ export function finishRun(suiteReports: SuiteReport[], facts: RunFacts, config: 
     ...facts,
     root: config.root,
     suites,
+    usage,
+    cost: costOf(usage, config.user.prices),
     overall: statsOf(suites.flatMap((s) => s.records), passThreshold, (r) => `${r.file}\0${r.suite}\0${r.row}`),
     exitCode: exitCodeOf({ suites, ...facts }, options),
   };

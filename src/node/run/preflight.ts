@@ -1,6 +1,6 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { type Baseline, baselinePath, readBaseline } from '../baseline/baseline-store.ts';
+import { type Baseline, loadBaseline } from '../baseline/baseline-store.ts';
 import { UsageError } from '../cli/usage-error.ts';
 import type { ResolvedConfig } from '../config/resolve-config.ts';
 
@@ -18,7 +18,8 @@ export function preflight(config: ResolvedConfig): Preflight {
   for (const { name, outputFile } of config.reporters) {
     if (outputFile) checkWritable(path.dirname(outputFile), `the directory of the ${name} report (--outputFile)`);
   }
-  const baseline = config.cli.baseline ? readBaseline(baselinePath(config.cli.baseline, config.outputDir, config.root)) : undefined;
+  // Before this run's directory exists: `latest` is the run before it.
+  const baseline = config.cli.baseline ? loadBaseline(config.cli.baseline, config, undefined) : undefined;
   return { baseline };
 }
 

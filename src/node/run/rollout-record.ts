@@ -1,4 +1,6 @@
 import type { ExecutionResult, RolloutError, Timings } from '../../model/result.ts';
+import { type TokenUsage, usageOfSamples } from '../cost/usage.ts';
+import { type RolloutDetails, rolloutDetails } from './rollout-details.ts';
 
 /**
  * How a rollout ended, as a test does. `completed` is a rollout of an ungraded suite (no Grader, no verifier):
@@ -25,8 +27,12 @@ export interface RolloutRecord {
   durationMs: number;
   timings: Timings;
   logs?: string[] | undefined;
-  /** The rollout's Harbor trial directory, when it ran as a trial. */
+  /** Harbor: the trial's directory (agent and verifier logs, artifacts, result.json). */
   trialDir?: string | undefined;
+  /** Tokens the rollout's model calls used, by model, when its samples recorded them. */
+  usage?: TokenUsage | undefined;
+  /** Why it did not pass: answer, label, the user's stack frame. Passed rollouts have none. */
+  details?: RolloutDetails | undefined;
 }
 
 /** Who a record is about. */
@@ -37,15 +43,16 @@ export type RolloutKey = Pick<RolloutRecord, 'id' | 'suite' | 'file' | 'row' | '
  * threshold. Without a grader, a workflow that succeeded is `completed` (there is nothing to score), and the
  * `not graded` notice for the missing grader is not an error.
  */
-export function toRecord(key: RolloutKey, result: ExecutionResult, passThreshold: number, graded: boolean): RolloutRecord {
+export function toRecord(key: RolloutKey, result: ExecutionResult, passThreshold: number, graded: boolean, label?: unknown): RolloutRecord {
   const reward = result.rewards.reward ?? null;
   const error = graded || result.error?.phase !== 'grader' ? result.error : undefined;
   const status = statusOf(result, error, graded, reward, passThreshold);
   const logs = status === 'passed' || status === 'completed' ? undefined : (result.extraFields.logs as string[] | undefined);
   const { queuedMs, workflowMs, graderMs } = result.timings;
-  const outcome = { status, reward, rewards: result.rewards, error, durationMs: workflowMs + graderMs + queuedMs, timings: result.timings };
-  const trialDir = result.extraFields.trialDir;
-  return record(key, outcome, logs, typeof trialDir === 'string' ? trialDir : undefined);
+  const trialDir = typeof result.extraFields.trialDir === 'string' ? result.extraFields.trialDir : undefined;
+  const details = status === 'passed' || status === 'completed' ? undefined : rolloutDetails(error ? { ...result, error } : result, label);
+  const outcome = { status, reward, rewards: result.rewards, error, durationMs: workflowMs + graderMs + queuedMs, timings: result.timings, trialDir, details, usage: usageOfSamples(result.samples) };
+  return record(key, outcome, logs);
 }
 
 function statusOf(result: ExecutionResult, error: RolloutError | undefined, graded: boolean, reward: number | null, passThreshold: number): RolloutStatus {
@@ -59,17 +66,17 @@ function statusOf(result: ExecutionResult, error: RolloutError | undefined, grad
 export function invalidRowRecord(key: RolloutKey, message: string): RolloutRecord {
   const error = { category: 'VALIDATION_ERROR' as const, phase: 'setup' as const, message: `${key.where}: ${message}` };
   const timings = { queuedMs: 0, workflowMs: 0, graderMs: 0 };
-  return record(key, { status: 'errored', reward: null, rewards: {}, error, durationMs: 0, timings }, undefined);
+  return record(key, { status: 'errored', reward: null, rewards: {}, error, durationMs: 0, timings, trialDir: undefined, details: undefined, usage: undefined }, undefined);
 }
 
-type Outcome = Pick<RolloutRecord, 'status' | 'reward' | 'rewards' | 'error' | 'durationMs' | 'timings'>;
+type Outcome = Pick<RolloutRecord, 'status' | 'reward' | 'rewards' | 'error' | 'durationMs' | 'timings' | 'trialDir' | 'details' | 'usage'>;
 
 /**
  * One object literal with every field written out (no spread): all records then share one hidden class.
  * Spreading the key gave each record of a long run a hidden class of its own (V8's object clone went
  * megamorphic), some 450 bytes per rollout kept until the run ends.
  */
-function record(key: RolloutKey, outcome: Outcome, logs: string[] | undefined, trialDir?: string): RolloutRecord {
+function record(key: RolloutKey, outcome: Outcome, logs: string[] | undefined): RolloutRecord {
   return {
     id: key.id,
     suite: key.suite,
@@ -85,6 +92,8 @@ function record(key: RolloutKey, outcome: Outcome, logs: string[] | undefined, t
     durationMs: outcome.durationMs,
     timings: outcome.timings,
     logs,
-    trialDir,
+    trialDir: outcome.trialDir,
+    details: outcome.details,
+    usage: outcome.usage,
   };
 }

@@ -2,6 +2,9 @@ import { STOP_SIGNALS, type StopSignal } from '../cli/signals.ts';
 import type { RolloutError } from '../../model/result.ts';
 import type { LateFault } from '../../runtime/faults.ts';
 import type { ThresholdConfig } from '../../runtime/suite.ts';
+import type { Cost } from '../cost/prices.ts';
+import type { TokenUsage } from '../cost/usage.ts';
+import type { SourceLocation } from '../stack/user-frame.ts';
 import type { BaselineComparison, SuiteStatistics } from '../stats/index.ts';
 import type { RolloutRecord } from './rollout-record.ts';
 
@@ -28,6 +31,11 @@ export interface SuiteReport {
   passed?: boolean | undefined;
   /** Set when watch mode graded the stored samples of the last run again instead of running the workflows. */
   regraded?: boolean | undefined;
+  /** Tokens its rollouts used, by model, when any were recorded; and their cost by the config's `prices`. */
+  usage?: TokenUsage | undefined;
+  cost?: Cost | undefined;
+  /** Where the suite's `defineRollout` call is, when it was found. */
+  definedAt?: SourceLocation | undefined;
   /** The comparison with `--baseline`, when the baseline has this suite. */
   baseline?: BaselineComparison | undefined;
 }
@@ -45,6 +53,11 @@ export interface RunReport {
   noRollouts?: string | undefined;
   /** Faults of rollouts' code (a timer that throws) that arrived after the rollout was reported; they fail the run. */
   lateFaults?: LateFault[] | undefined;
+  /** Tokens of the whole run, by model, and their cost (with a price table in the config). */
+  usage?: TokenUsage | undefined;
+  cost?: Cost | undefined;
+  /** The run's directory in `<outputDir>/runs` (journal, samples, summary, trials); none for merged shards. */
+  runDir?: string | undefined;
   /** Cancelled by a signal (Ctrl-C, SIGTERM, SIGHUP), stopped by `--bail`, or by an output it could not write. */
   interrupted: StopSignal | 'bail' | 'write-error' | undefined;
   exitCode: 0 | 1 | (typeof STOP_SIGNALS)[StopSignal];

@@ -1,4 +1,6 @@
+import { definitionStack } from '../../runtime/define-rollout.ts';
 import { toRolloutError } from '../../runtime/errors.ts';
+import { userFrame } from '../stack/user-frame.ts';
 import type { RolloutSuite } from '../../runtime/suite.ts';
 import type { WorkerPool } from '../../backends/local/worker-pool.ts';
 import type { ResolvedConfig } from '../config/resolve-config.ts';
@@ -23,6 +25,8 @@ export interface RunContext {
   models: ModelEndpoints;
   modelCache: ModelCacheSettings | undefined;
   outputs: RunOutputs;
+  /** This run's directory in the history: its journal, samples, summary, trials and artifacts. */
+  runDir: string;
   /** With `--resume`: rollouts of the last run that already have a result, by id; they are not run again. */
   finished: Map<string, RolloutRecord>;
   /** Faults of rollouts that arrive after their phase ended. */
@@ -61,7 +65,7 @@ const dispatch: RolloutDispatcher = async (planned, backend, settings, graded, c
       const lateError = workflowError || result.status === 'cancelled' ? undefined : late;
       // A failed workflow is reported as itself, not as the "not graded" notice the grader callback carries.
       const final: ExecutionResult = workflowError ? { ...result, error: workflowError } : lateError ? { ...result, status: 'failure', error: lateError } : result;
-      const rollout = toRecord(planned.key, final, settings.passThreshold, graded);
+      const rollout = toRecord(planned.key, final, settings.passThreshold, graded, planned.request.label);
       ctx.outputs.rollout(rollout, result.samples);
       record(rollout);
     },
@@ -92,7 +96,7 @@ export async function runSuite(file: string, suite: RolloutSuite<any, any>, ctx:
   const seen = { rows: 0 };
   try {
     const chatCompletionsUrl = await ctx.models.urlFor(suite, file);
-    backend = await createSuiteBackend({ file, suite, settings, config: ctx.config, pool: ctx.pool, chatCompletionsUrl, modelCache: ctx.modelCache });
+    backend = await createSuiteBackend({ file, suite, settings, config: ctx.config, pool: ctx.pool, chatCompletionsUrl, modelCache: ctx.modelCache, runDir: ctx.runDir });
     const limit = settings.concurrency === null ? UNBOUNDED_IN_FLIGHT : settings.concurrency * READ_AHEAD;
     for await (const planned of planSuite({ file, suite, settings, config: ctx.config, idPrefix, seen })) {
       if (ctx.signal.aborted) break;
@@ -130,6 +134,7 @@ export async function runSuite(file: string, suite: RolloutSuite<any, any>, ctx:
     runs: settings.runs,
     passThreshold: settings.passThreshold,
     thresholds: settings.thresholds,
+    definedAt: userFrame(definitionStack(suite)),
   };
   const report = buildSuiteReport(meta, records, performance.now() - started, error);
   if (records.length === 0 && !error && !ctx.signal.aborted) report.noRollouts = whyNothingPlanned(suite, ctx.config, seen.rows);

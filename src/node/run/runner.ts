@@ -6,6 +6,7 @@ import { type CollectedFile, collectSuites } from '../discovery/collect-suites.t
 import { findRolloutFiles } from '../discovery/find-rollout-files.ts';
 import { RunOutputs } from '../output/run-outputs.ts';
 import { finishedRollouts, readJournal } from '../output/journal-reader.ts';
+import { createRunDir, DEFAULT_KEEP_RUNS, latestRun, pruneRuns } from '../output/run-history.ts';
 import type { Reporter } from '../reporters/reporter.ts';
 import { countPlanned } from './plan-suite.ts';
 import { suiteIdPrefix } from './request-id.ts';
@@ -137,11 +138,14 @@ export async function runRollouts(config: ResolvedConfig, reporters: Reporter[],
   const runOne = options.runSuite ?? runSuite;
   const total = [...counts.values()].reduce((sum, c) => sum + (c instanceof Error ? 0 : c.rollouts), 0);
   const suiteCount = files.reduce((sum, f) => sum + (f.loadError ? 1 : f.suites.length), 0);
-  reporters.forEach((r) => r.onRunStart?.({ total, suites: suiteCount, files: files.length }));
+  reporters.forEach((r) => r.onRunStart?.({ total, suites: suiteCount, files: files.length, root: config.root, startedAt: startedAt.toISOString() }));
   const control = runController(config, interrupt);
-  const resume = config.cli.resume ?? false;
-  const finished = resume ? finishedRollouts(readJournal(config.outputDir)) : new Map<string, RolloutRecord>();
-  const outputs = new RunOutputs(config.outputDir, resume, (error, file) => {
+  // A resumed run goes on in the directory of the run it resumes; any other run gets a new one in the history.
+  const resumed = config.cli.resume ? latestRun(config.outputDir) : undefined;
+  const runDir = resumed ?? createRunDir(config.outputDir, startedAt);
+  pruneRuns(config.outputDir, config.user.keepRuns ?? DEFAULT_KEEP_RUNS, runDir);
+  const finished = resumed ? finishedRollouts(readJournal(resumed)) : new Map<string, RolloutRecord>();
+  const outputs = new RunOutputs(runDir, resumed !== undefined, (error, file) => {
     process.stderr.write(
       `rollout-test: cannot write ${file}: ${error.message}\nStopping the run. The journal keeps every rollout written before; once there is room, run again with --resume.\n`,
     );
@@ -159,11 +163,12 @@ export async function runRollouts(config: ResolvedConfig, reporters: Reporter[],
     models,
     modelCache: resolveModelCache(config.cli.modelCache, { outputDir: config.outputDir, cwd: config.root }),
     outputs,
+    runDir,
     finished,
     signal: control.signal,
     onRecord: (record) => {
       control.onRecord(record);
-      reporters.forEach((r) => r.onRolloutEnd?.(record));
+      reporters.forEach((r) => r.onRolloutResult?.(record));
     },
   };
   const finishSuite = (report: SuiteReport) => {
@@ -177,7 +182,13 @@ export async function runRollouts(config: ResolvedConfig, reporters: Reporter[],
     suites = await Promise.all(
       files.flatMap((file) => [
         ...(file.loadError ? [Promise.resolve(finishSuite(fileErrorReport(file, config)))] : []),
-        ...file.suites.map((suite) => runOne(file.file, suite, ctx).then(finishSuite)),
+        ...file.suites.map((suite) => {
+          const planned = counts.get(suiteKey(file.file, suite.name));
+          const key = suiteIdPrefix(config.root, file.file, suite.name);
+          const event = { name: suite.name, file: file.file, key, rollouts: planned instanceof Error ? undefined : planned?.rollouts };
+          reporters.forEach((r) => r.onSuiteStart?.(event));
+          return runOne(file.file, suite, ctx).then(finishSuite);
+        }),
       ]),
     );
   } finally {
@@ -190,25 +201,9 @@ export async function runRollouts(config: ResolvedConfig, reporters: Reporter[],
   // In the run's order, not as they ended: merge-reports rebuilds the report from these entries.
   for (const { records: _, ...summary } of suites) outputs.journal({ type: 'suite', ...summary });
   for (const fault of lateFaults.late) outputs.journal({ type: 'late-fault', ...fault });
-  const facts = { startedAt: startedAt.toISOString(), durationMs: performance.now() - started, interrupted: control.reason(), noRollouts: nothingMatched, lateFaults: lateFaults.late };
+  const facts = { startedAt: startedAt.toISOString(), durationMs: performance.now() - started, interrupted: control.reason(), noRollouts: nothingMatched, lateFaults: lateFaults.late, runDir };
   const report = finishRun(suites, facts, config, baseline);
   outputs.finish(report);
-  return endReporters(reporters, report);
-}
-
-/**
- * Hands the report to every reporter; one that cannot write its file (a full disk) says so on stderr, and the
- * others still write theirs. The run then exits 1 at least.
- */
-async function endReporters(reporters: Reporter[], report: RunReport): Promise<RunReport> {
-  let failed = false;
-  for (const reporter of reporters) {
-    try {
-      await reporter.onRunEnd(report);
-    } catch (error) {
-      failed = true;
-      process.stderr.write(`rollout-test: a report could not be written: ${(error as Error).message}\n`);
-    }
-  }
-  return failed && report.exitCode === 0 ? { ...report, exitCode: 1 } : report;
+  for (const reporter of reporters) await reporter.onRunEnd?.(report);
+  return report;
 }

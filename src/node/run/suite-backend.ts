@@ -16,6 +16,8 @@ export interface SuiteBackendInput {
   settings: SuiteSettings;
   config: ResolvedConfig;
   pool: WorkerPool;
+  /** The run's directory: trials and artifacts go there. */
+  runDir: string;
 }
 
 /**
@@ -24,7 +26,7 @@ export interface SuiteBackendInput {
  * suite runs each rollout as a trial of its task, with the project root as the user code.
  */
 export async function createSuiteBackend(input: SuiteBackendInput): Promise<ExecutionBackend> {
-  const { file, suite, settings, config, pool, chatCompletionsUrl, modelCache } = input;
+  const { file, suite, settings, config, pool, chatCompletionsUrl, modelCache, runDir } = input;
   const ref = (role: 'workflow' | 'grader') => ({ file, suite: suite.name, role });
   const backend = settings.backend;
   if (backend.type === 'harbor') {
@@ -41,7 +43,7 @@ export async function createSuiteBackend(input: SuiteBackendInput): Promise<Exec
       workflowConfig: settings.workflowConfig,
       graderConfig: suite.graderConfig,
       userCodeDir: config.root,
-      trialsDir: path.join(config.outputDir, 'trials'),
+      trialsDir: path.join(runDir, 'trials'),
       ...(chatCompletionsUrl ? { chatCompletionsUrl } : {}),
     });
   }
@@ -53,7 +55,7 @@ export async function createSuiteBackend(input: SuiteBackendInput): Promise<Exec
     mode: config.inline ? 'inline' : 'pool',
     pool,
     cwd: path.dirname(file),
-    artifactsRoot: path.join(config.outputDir, 'artifacts'),
+    artifactsRoot: path.join(runDir, 'artifacts'),
     ...(chatCompletionsUrl ? { chatCompletionsUrl } : {}),
     ...(modelCache ? { modelCache } : {}),
   });

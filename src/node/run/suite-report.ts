@@ -5,7 +5,7 @@ import type { SuiteReport } from './run-report.ts';
 import { missedThresholds } from './thresholds.ts';
 
 /** What a suite report says about the suite itself, apart from its rollouts. */
-export type SuiteMeta = Pick<SuiteReport, 'name' | 'file' | 'key' | 'backend' | 'runs' | 'passThreshold' | 'thresholds'>;
+export type SuiteMeta = Pick<SuiteReport, 'name' | 'file' | 'key' | 'backend' | 'runs' | 'passThreshold' | 'thresholds' | 'definedAt'>;
 
 /** Records as the stats module sees them; `rowKey` groups the runs of one row. */
 export function outcomesOf(records: RolloutRecord[], rowKey = (r: RolloutRecord) => String(r.row)): RolloutOutcome[] {

@@ -35,7 +35,7 @@ export function regradeDispatcher(previous: SuiteReport, store: SampleStore): Ro
       planned.request,
       samples,
       (result) => {
-        const rollout = toRecord(planned.key, result, settings.passThreshold, graded);
+        const rollout = toRecord(planned.key, result, settings.passThreshold, graded, planned.request.label);
         ctx.outputs.rollout(rollout, result.samples);
         record(rollout);
       },

@@ -75,8 +75,8 @@ export async function rerun(input: RerunInput): Promise<void> {
   const { files, modes } = select(await reload(input), input);
   terminal.write(rerunHeader(terminal, input.trigger, modes));
   if (modes.size === 0) return;
-  const reporters = [...createReporters(config.reporters, terminal, config.root), stateReporter(input)];
-  await runRollouts(config, reporters, signal, {
+  const reporters = [...(await createReporters(config.reporters, terminal, config.root)), stateReporter(input)];
+  const report = await runRollouts(config, reporters, signal, {
     files,
     runSuite: async (file, suite, runCtx) => {
       const ctx = { ...runCtx, signal: AbortSignal.any([runCtx.signal, input.suiteSignal(file, suite.name)]) };
@@ -85,5 +85,5 @@ export async function rerun(input: RerunInput): Promise<void> {
       return { ...(await runSuite(file, suite, ctx, regradeDispatcher(previous, state.samples))), regraded: true };
     },
   });
-  state.samples.absorb(config.outputDir);
+  state.samples.absorb(report.runDir ?? config.outputDir);
 }

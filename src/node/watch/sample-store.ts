@@ -9,9 +9,9 @@ import type { RolloutSample } from '../../model/sample.ts';
 export class SampleStore {
   readonly #samples = new Map<string, RolloutSample[]>();
 
-  /** Reads the `samples.jsonl` a run just wrote into `outputDir`. */
-  absorb(outputDir: string): void {
-    const file = path.join(outputDir, 'samples.jsonl');
+  /** Reads the `samples.jsonl` a run just wrote into its folder. */
+  absorb(runDir: string): void {
+    const file = path.join(runDir, 'samples.jsonl');
     if (!existsSync(file)) return;
     for (const line of readFileSync(file, 'utf8').split('\n')) {
       if (!line) continue;

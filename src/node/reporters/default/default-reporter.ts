@@ -22,7 +22,7 @@ export class DefaultReporter implements Reporter {
     this.progress.start(info.total);
   }
 
-  onRolloutEnd(_record: RolloutRecord): void {
+  onRolloutResult(_record: RolloutRecord): void {
     this.progress.tick();
   }
 

@@ -1,32 +1,20 @@
 import type { RolloutRecord } from '../../run/rollout-record.ts';
-import type { RunReport, SuiteReport } from '../../run/run-report.ts';
-import { formatNumber, relative, userFrame } from '../format.ts';
+import type { RunReport } from '../../run/run-report.ts';
+import { formatLocation, userFrame } from '../../stack/user-frame.ts';
+import { evidenceLines } from '../failure-detail.ts';
+import { failureGroups, groupHeading } from '../failure-groups.ts';
+import { formatNumber, relative } from '../format.ts';
 import type { Terminal } from '../terminal.ts';
 
 /** How many groups of failed or errored rollouts are shown in full; the rest are counted. */
 const SHOWN = 50;
 
-/** Runs of one row that went wrong the same way are one entry: the reader fixes them together. */
-function groupKey(record: RolloutRecord): string {
-  const error = record.error;
-  return `${record.row}\0${record.status}\0${error ? `${error.category}\0${error.message}` : ''}`;
-}
+const indent = (lines: string[]) => lines.map((line) => `   ${line}\n`).join('');
 
-function groups(suite: SuiteReport): RolloutRecord[][] {
-  const byKey = new Map<string, RolloutRecord[]>();
-  for (const record of suite.records) {
-    if (record.status !== 'failed' && record.status !== 'errored') continue;
-    const key = groupKey(record);
-    byKey.set(key, [...(byKey.get(key) ?? []), record]);
-  }
-  return [...byKey.values()].map((records) => records.sort((a, b) => a.run - b.run));
-}
-
-function heading(records: RolloutRecord[]): string {
-  const [first] = records as [RolloutRecord];
-  const row = first.rowId === undefined ? `row ${first.row}` : `row ${first.row} (${first.rowId})`;
-  const runs = records.length === 1 ? `run ${first.run}` : `runs ${records.map((r) => r.run).join(', ')}`;
-  return `${first.suite} › ${row} › ${runs}`;
+/** The evidence of the group's first rollout, named when the group has several. */
+function evidence(record: RolloutRecord, runs: number, colors: Terminal['colors']): string[] {
+  const lines = evidenceLines(record, { removed: colors.green, added: colors.red, dim: colors.dim });
+  return lines.length && runs > 1 ? [colors.dim(`run ${record.run}:`), ...lines] : lines;
 }
 
 function entry(records: RolloutRecord[], root: string, passThreshold: number, terminal: Terminal): string {
@@ -36,17 +24,22 @@ function entry(records: RolloutRecord[], root: string, passThreshold: number, te
 
 function entryHead(records: RolloutRecord[], root: string, passThreshold: number, { colors }: Terminal): string {
   const [first] = records as [RolloutRecord];
-  const name = colors.bold(heading(records));
+  const name = colors.bold(groupHeading(records));
   if (first.status === 'failed') {
     const rewards = records.map((r) => formatNumber(r.reward)).join(', ');
-    return ` ${colors.bgYellow(colors.black(' FAIL '))} ${name}\n   reward ${rewards} below the pass threshold ${passThreshold}\n`;
+    const outcome = `reward ${rewards} below the pass threshold ${passThreshold}`;
+    return ` ${colors.bgYellow(colors.black(' FAIL '))} ${name}\n${indent([outcome, ...evidence(first, records.length, colors)])}`;
   }
-  return errorEntry(` ${colors.bgRed(colors.white(' ERROR '))} ${name} ${colors.red(first.error!.category)} ${colors.dim(`in ${first.error!.phase}`)}`, first.error!, root, colors);
+  const error = first.error!;
+  const title = ` ${colors.bgRed(colors.white(' ERROR '))} ${name} ${colors.red(error.category)} ${colors.dim(`in ${error.phase}`)}`;
+  const frame = first.details?.frame;
+  const where = frame ? [colors.dim(`at ${formatLocation(root, frame)}`)] : [];
+  return `${title}\n${indent([...error.message.split('\n'), ...where, ...evidence(first, records.length, colors)])}`;
 }
 
 function errorEntry(title: string, error: NonNullable<RolloutRecord['error']>, root: string, colors: Terminal['colors']): string {
-  const frame = userFrame(error.stack, root);
-  return `${title}\n   ${error.message.split('\n').join('\n   ')}\n${frame ? colors.dim(`   at ${frame}\n`) : ''}`;
+  const frame = userFrame(error.stack);
+  return `${title}\n${indent([...error.message.split('\n'), ...(frame ? [colors.dim(`at ${formatLocation(root, frame)}`)] : [])])}`;
 }
 
 /** Each failed or errored rollout (grouped by row and cause) and each suite that failed to load. */
@@ -59,7 +52,7 @@ export function failureDetails(report: RunReport, terminal: Terminal): string {
       const name = relative(report.root, suite.file) + (suite.name === suite.file ? '' : ` › ${suite.name}`);
       out.push(errorEntry(` ${colors.bgRed(colors.white(' ERROR '))} ${colors.bold(name)} ${colors.red('suite failed')}`, suite.error, report.root, colors));
     }
-    for (const records of groups(suite)) {
+    for (const records of failureGroups(suite)) {
       if (out.length < SHOWN) out.push(entry(records, report.root, suite.passThreshold, terminal));
       else hidden += records.length;
     }

@@ -2,10 +2,13 @@ import { formatDuration } from '../format.ts';
 import type { Terminal } from '../terminal.ts';
 
 const REDRAW_MS = 100;
+/** Without a terminal (CI, a pipe) a long run prints its progress this often, so that it never looks hung. */
+export const HEARTBEAT_MS = 10_000;
 
 /**
  * The live line of an interactive run: done/total, rollouts per second, ETA. Redrawn at most ten times a
- * second, however fast rollouts finish, and erased before anything else is printed.
+ * second, however fast rollouts finish, and erased before anything else is printed. Without a terminal, a
+ * plain line of the same figures every 10 s instead.
  */
 export class ProgressLine {
   #done = 0;
@@ -19,8 +22,7 @@ export class ProgressLine {
   start(total: number): void {
     this.#total = total;
     this.#started = performance.now();
-    if (!this.terminal.interactive) return;
-    this.#timer = setInterval(() => this.#draw(), REDRAW_MS);
+    this.#timer = this.terminal.interactive ? setInterval(() => this.#draw(), REDRAW_MS) : setInterval(() => this.#beat(), HEARTBEAT_MS);
     this.#timer.unref();
   }
 
@@ -45,6 +47,10 @@ export class ProgressLine {
     const remaining = Math.max(0, this.#total - this.#done);
     const eta = rate > 0 && remaining > 0 ? ` · ETA ${formatDuration((remaining / rate) * 1000)}` : '';
     return `${this.#done}/${this.#total} rollouts · ${rate.toFixed(1)}/s${eta}`;
+  }
+
+  #beat(): void {
+    this.terminal.write(`${this.terminal.colors.dim('…')} ${this.text()}\n`);
   }
 
   #draw(): void {

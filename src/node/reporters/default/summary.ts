@@ -1,5 +1,6 @@
 import Table from 'cli-table3';
 import type { RunReport } from '../../run/run-report.ts';
+import { formatUsage } from '../../cost/format-usage.ts';
 import type { SuiteStatistics } from '../../stats/index.ts';
 import { formatDuration, formatNumber } from '../format.ts';
 import type { Terminal } from '../terminal.ts';
@@ -22,9 +23,9 @@ function row(name: string, stats: SuiteStatistics, durationMs: number): string[]
 }
 
 const INTERRUPTED: Record<NonNullable<RunReport['interrupted']>, string> = {
-  sigint: 'Run cancelled (Ctrl-C): the reports cover the rollouts that finished.',
-  sigterm: 'Run cancelled (SIGTERM): the reports cover the rollouts that finished.',
-  sighup: 'Run cancelled (SIGHUP): the reports cover the rollouts that finished.',
+  sigint: 'Run cancelled (Ctrl-C): the reports cover the rollouts that finished. To finish it, run the same command with --resume.',
+  sigterm: 'Run cancelled (SIGTERM): the reports cover the rollouts that finished. To finish it, run the same command with --resume.',
+  sighup: 'Run cancelled (SIGHUP): the reports cover the rollouts that finished. To finish it, run the same command with --resume.',
   bail: 'Run stopped early by --bail.',
   'write-error': 'Run stopped: an output file could not be written (see above). Run again with --resume once it can be.',
 };
@@ -63,6 +64,8 @@ export function summary(report: RunReport, terminal: Terminal): string {
     `${colors.dim('   Errors')}  ${errors || 'none'}`,
     `${colors.dim(' Duration')}  ${formatDuration(report.durationMs)}`,
   ];
+  const usage = formatUsage(report.usage, report.cost);
+  if (usage) lines.push(`${colors.dim('   Tokens')}  ${usage}`);
   for (const fault of report.lateFaults ?? []) lines.push(colors.red(`\nLate fault of rollout ${fault.rolloutId} (${fault.phase}), after it was reported: ${fault.message}`));
   if (report.noRollouts) lines.push(colors.yellow(`\nNo rollouts: ${report.noRollouts}`));
   if (report.interrupted) lines.push(colors.yellow(`\n${INTERRUPTED[report.interrupted]}`));

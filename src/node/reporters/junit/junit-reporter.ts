@@ -2,12 +2,30 @@ import os from 'node:os';
 import type { RolloutRecord } from '../../run/rollout-record.ts';
 import type { RunReport, SuiteReport } from '../../run/run-report.ts';
 import type { SuiteStatistics } from '../../stats/index.ts';
+import { totalTokens } from '../../cost/usage.ts';
+import { detailLines } from '../failure-detail.ts';
 import { relative, rolloutName } from '../format.ts';
 import { element, escapeXml, properties } from './xml.ts';
 
 const seconds = (ms: number) => (ms / 1000).toFixed(3);
 
-function testcaseBody(record: RolloutRecord, passThreshold: number): string {
+/** A one-line summary of a failure for CI's list view: the reward, and the answer against the label when short. */
+function failureMessage(record: RolloutRecord, passThreshold: number): string {
+  const message = `reward ${record.reward ?? 'none'} is below the pass threshold ${passThreshold}`;
+  const { answer, label } = record.details ?? {};
+  const short = (text: string) => (text.length > 80 || text.includes('\n') ? undefined : JSON.stringify(text));
+  const answerText = answer && short(answer.text);
+  const labelText = label && short(label.text);
+  return answerText && labelText ? `${message}: answered ${answerText}, expected ${labelText}` : message;
+}
+
+/** What JUnit viewers show as the test's output: the agent's logs and where its trial is. */
+function systemOut(record: RolloutRecord): string | undefined {
+  const lines = [...(record.logs ?? []), ...(record.trialDir ? [`trial: ${record.trialDir}`] : [])];
+  return lines.length ? element('system-out', {}, escapeXml(lines.join('\n'))) : undefined;
+}
+
+function testcaseBody(record: RolloutRecord, passThreshold: number, root: string): string {
   const props: Array<[string, string | number]> = [['reward', record.reward ?? 'none']];
   for (const [name, value] of Object.entries(record.rewards)) if (name !== 'reward') props.push([`reward.${name}`, value]);
   if (record.error) props.push(['category', record.error.category], ['phase', record.error.phase]);
@@ -15,14 +33,16 @@ function testcaseBody(record: RolloutRecord, passThreshold: number): string {
   const parts = [properties(props)];
   if (record.status === 'skipped') parts.push(element('skipped', { message: record.error?.message ?? 'not run' }));
   if (record.status === 'failed') {
-    const message = `reward ${record.reward ?? 'none'} is below the pass threshold ${passThreshold}`;
-    parts.push(element('failure', { message, type: 'RewardBelowThreshold' }, escapeXml(message)));
+    const body = [failureMessage(record, passThreshold), ...detailLines(record, root)].join('\n');
+    parts.push(element('failure', { message: failureMessage(record, passThreshold), type: 'RewardBelowThreshold' }, escapeXml(body)));
   }
   if (record.status === 'errored' && record.error) {
     const { category, message, stack } = record.error;
-    parts.push(element('error', { message: message.split('\n')[0], type: category }, escapeXml(stack ?? message)));
+    const body = [...detailLines(record, root), ...(stack ? ['', stack] : [])].join('\n');
+    parts.push(element('error', { message: message.split('\n')[0], type: category }, escapeXml(body)));
   }
-  if (record.logs?.length) parts.push(element('system-out', {}, escapeXml(record.logs.join('\n'))));
+  const out = systemOut(record);
+  if (out) parts.push(out);
   return parts.join('');
 }
 
@@ -37,6 +57,11 @@ function suiteProperties(stats: SuiteStatistics, suite: SuiteReport): string {
   if (suite.baseline) entries.push(['baseline.verdict', suite.baseline.verdict], ['baseline.delta', suite.baseline.delta ?? 'n/a']);
   for (const [category, count] of Object.entries(stats.errorsByCategory)) entries.push([`errors.${category}`, count]);
   if (suite.thresholdMissed) entries.push(['thresholdMissed', suite.thresholdMissed]);
+  if (suite.usage) {
+    const tokens = totalTokens(suite.usage);
+    entries.push(['tokens.prompt', tokens.prompt], ['tokens.completion', tokens.completion], ['tokens.cached', tokens.cached]);
+  }
+  if (suite.cost) entries.push(['cost', suite.cost.total]);
   return properties(entries);
 }
 
@@ -71,7 +96,7 @@ function testsuite(suite: SuiteReport, report: RunReport): string {
   const extra = suiteLevelCases(suite, report.root);
   const ordered = [...suite.records].sort((a, b) => a.row - b.row || a.run - b.run);
   const cases = ordered.map((record) =>
-    element('testcase', { classname, name: rolloutName(record), time: seconds(record.durationMs) }, testcaseBody(record, suite.passThreshold)),
+    element('testcase', { classname, name: rolloutName(record), time: seconds(record.durationMs) }, testcaseBody(record, suite.passThreshold, report.root)),
   );
   cases.push(...extra.xml);
   return element(

@@ -6,8 +6,8 @@ const MARKS = { passed: '✓', failed: '✗', errored: '✗', skipped: '↓', co
 
 /** The default reporter plus a line per rollout as it ends. */
 export class VerboseReporter extends DefaultReporter {
-  override onRolloutEnd(record: RolloutRecord): void {
-    super.onRolloutEnd(record);
+  override onRolloutResult(record: RolloutRecord): void {
+    super.onRolloutResult(record);
     const { colors } = this.terminal;
     const paint = { passed: colors.green, failed: colors.red, errored: colors.red, skipped: colors.yellow, completed: colors.dim }[record.status];
     const outcome = record.error ? `${record.error.category}: ${record.error.message.split('\n')[0]}` : record.status === 'completed' ? 'completed (not graded)' : `reward ${formatNumber(record.reward)}`;

@@ -1,0 +1,53 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+
+/** Runs kept in `<outputDir>/runs` unless the config says otherwise. */
+export const DEFAULT_KEEP_RUNS = 20;
+
+/** Run directory names: a UTC timestamp that sorts by time, and a random id for runs started in one second. */
+const RUN_NAME = /^\d{8}T\d{6}Z-[0-9a-f]{6}$/;
+
+export function runsDir(outputDir: string): string {
+  return path.join(outputDir, 'runs');
+}
+
+/** The stored runs, oldest first. */
+export function listRuns(outputDir: string): string[] {
+  const dir = runsDir(outputDir);
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir).filter((name) => RUN_NAME.test(name)).sort().map((name) => path.join(dir, name));
+}
+
+/** The newest stored run (found by name, so a run killed before it ended counts), optionally older than `before`. */
+export function latestRun(outputDir: string, before?: string): string | undefined {
+  return listRuns(outputDir).filter((dir) => before === undefined || path.basename(dir) < path.basename(before)).at(-1);
+}
+
+/** Points `runs/latest` at a run: a relative symlink, or a text file naming it where links cannot be made. */
+function pointLatest(outputDir: string, dir: string): void {
+  const link = path.join(runsDir(outputDir), 'latest');
+  rmSync(link, { force: true });
+  try {
+    symlinkSync(path.basename(dir), link, 'dir');
+  } catch {
+    writeFileSync(link, `${path.basename(dir)}\n`);
+  }
+}
+
+/** Makes the directory of a new run and points `latest` at it. */
+export function createRunDir(outputDir: string, now = new Date()): string {
+  const stamp = now.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
+  const dir = path.join(runsDir(outputDir), `${stamp}-${randomBytes(3).toString('hex')}`);
+  mkdirSync(dir, { recursive: true });
+  pointLatest(outputDir, dir);
+  return dir;
+}
+
+/** Removes the oldest runs beyond `keep` (never `current`). */
+export function pruneRuns(outputDir: string, keep: number, current: string): void {
+  const runs = listRuns(outputDir).filter((dir) => dir !== current);
+  for (const dir of runs.slice(0, Math.max(0, runs.length - (keep - 1)))) {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,24 @@
+import { appendFileSync } from 'node:fs';
+import type { RunReport } from '../../run/run-report.ts';
+import type { Reporter } from '../reporter.ts';
+import type { Terminal } from '../terminal.ts';
+import { annotations } from './annotations.ts';
+import { jobSummary } from './job-summary.ts';
+
+/**
+ * For GitHub Actions, as Vitest's reporter of that name: an `::error` annotation per failed or errored rollout
+ * group, at the user's frame or the suite's `defineRollout` call, and a Markdown job summary appended to
+ * `$GITHUB_STEP_SUMMARY` (when set). On by default when `GITHUB_ACTIONS=true`.
+ */
+export class GithubActionsReporter implements Reporter {
+  constructor(
+    private readonly terminal: Terminal,
+    private readonly env: NodeJS.ProcessEnv = process.env,
+  ) {}
+
+  onRunEnd(report: RunReport): void {
+    for (const command of annotations(report, this.env.GITHUB_WORKSPACE ?? report.root)) this.terminal.write(command);
+    const summaryFile = this.env.GITHUB_STEP_SUMMARY;
+    if (summaryFile) appendFileSync(summaryFile, jobSummary(report));
+  }
+}

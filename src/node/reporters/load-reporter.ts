@@ -1,0 +1,21 @@
+import { loadModule } from '../../runtime/load-module.ts';
+import { UsageError } from '../cli/usage-error.ts';
+import { BUILT_IN_REPORTERS, type ReporterChoice } from '../config/resolve-config.ts';
+import type { Reporter } from './reporter.ts';
+
+/**
+ * A custom reporter from a module path or package name: its default export, a class constructed with the
+ * reporter's options, or a reporter object. Anything that cannot be loaded is a usage error naming it.
+ */
+export async function loadReporter({ name, options }: ReporterChoice, root: string): Promise<Reporter> {
+  let exported: unknown;
+  try {
+    const module = await loadModule(name, root);
+    exported = module.default ?? module.reporter;
+  } catch (error) {
+    throw new UsageError(`unknown reporter "${name}": not one of ${BUILT_IN_REPORTERS.join(', ')}, and it could not be loaded as a module: ${(error as Error).message}`);
+  }
+  if (typeof exported === 'function') return new (exported as new (options: object) => Reporter)({ ...options });
+  if (typeof exported === 'object' && exported !== null) return exported as Reporter;
+  throw new UsageError(`reporter module "${name}" has no default export: export a class implementing Reporter, or a reporter object`);
+}

@@ -1,0 +1,54 @@
+import type { ExecutionResult } from '../../model/result.ts';
+import type { Message } from '../../model/message.ts';
+import { type SourceLocation, userFrame } from '../stack/user-frame.ts';
+
+/** Text kept in a report, cut to a readable size; `chars` is the full length, so the reader knows what was cut. */
+export interface TextExcerpt {
+  text: string;
+  chars: number;
+}
+
+/** What a report shows of a rollout that did not pass, to tell why without opening the samples. */
+export interface RolloutDetails {
+  /** The agent's final answer: the last assistant message of the last sample. */
+  answer?: TextExcerpt | undefined;
+  /** The row's label, as text. */
+  label?: TextExcerpt | undefined;
+  /** The first stack frame of the user's own code in the error's stack. */
+  frame?: SourceLocation | undefined;
+}
+
+/** Enough for a diff of a short answer; long enough answers are read in the samples file. */
+export const EXCERPT_CHARS = 2000;
+
+export function excerpt(text: string | undefined): TextExcerpt | undefined {
+  if (text === undefined) return undefined;
+  return { text: text.length > EXCERPT_CHARS ? text.slice(0, EXCERPT_CHARS) : text, chars: text.length };
+}
+
+/** A message as text: its text content, or its tool calls when it made some instead. */
+function messageText(message: Message): string {
+  const { content } = message;
+  if (typeof content === 'string') return content;
+  const parts = (content ?? []).map((part) => (typeof part === 'object' && part && 'text' in part ? String(part.text) : JSON.stringify(part)));
+  const calls = (message.tool_calls ?? []).map((call) => `${call.function.name}(${call.function.arguments})`);
+  return [...parts, ...calls].join('\n');
+}
+
+function finalAnswer(result: ExecutionResult): string | undefined {
+  for (const sample of [...result.samples].reverse()) {
+    const answer = sample.messages.findLast((m) => m.role === 'assistant');
+    if (answer) return messageText(answer);
+  }
+  return undefined;
+}
+
+function labelText(label: unknown): string | undefined {
+  if (label === undefined || label === null) return undefined;
+  return typeof label === 'string' ? label : JSON.stringify(label);
+}
+
+/** The details of a rollout that did not pass; passed rollouts keep none (a run of 100,000 stays small). */
+export function rolloutDetails(result: ExecutionResult, label: unknown): RolloutDetails {
+  return { answer: excerpt(finalAnswer(result)), label: excerpt(labelText(label)), frame: userFrame(result.error?.stack) };
+}

@@ -1,0 +1,59 @@
+/** The github-actions reporter, driven as GitHub runs the CLI: GITHUB_ACTIONS, GITHUB_STEP_SUMMARY, GITHUB_WORKSPACE set. */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { COMMON, makeProject, runCli } from './helpers/project.ts';
+
+const ROLLOUT = `${COMMON}
+defineRollout({
+  name: 'gh',
+  dataset: [
+    { id: 'ok', prompt: 'a', label: 'a' },
+    { id: 'wrong', prompt: 'this', label: 'that' },
+    { id: 'boom', prompt: 'x', label: 'x', metadata: { fail: 'tool, exploded: badly' } },
+  ],
+  workflow: Echo,
+  grader: Exact,
+});
+`;
+const project = makeProject({ 'rollouts/gh.rollout.ts': ROLLOUT });
+/** Lines of the rollout file, 1-based, as GitHub counts them. */
+const lineOf = (text: string) => ROLLOUT.split('\n').findIndex((line) => line.includes(text)) + 1;
+
+describe('in GitHub Actions', async () => {
+  const summaryFile = path.join(project, 'step-summary.md');
+  const env = { GITHUB_ACTIONS: 'true', GITHUB_STEP_SUMMARY: summaryFile, GITHUB_WORKSPACE: project };
+  const run = await runCli(project, ['run'], { env });
+  const stdout = String(run.stdout);
+
+  it('annotates a failed rollout at its defineRollout call, with the answer against the label', () => {
+    expect(run.exitCode).toBe(1);
+    const line = lineOf('defineRollout({');
+    expect(stdout).toContain(
+      `::error file=rollouts/gh.rollout.ts,line=${line},col=1,title=gh › row 2 (wrong) › run 1%3A reward 0 below the pass threshold 1::` +
+        'reward 0 below the pass threshold 1%0AExpected (label):  "that"%0AReceived (answer): "this"',
+    );
+  });
+
+  it('annotates an errored rollout at the user frame of its stack, escaping commas and colons in properties', () => {
+    expect(stdout).toMatch(
+      new RegExp(`::error file=rollouts/gh\\.rollout\\.ts,line=${lineOf("throw new Error(String(ctx.metadata.fail))")},col=\\d+,title=gh › row 3 \\(boom\\) › run 1%3A AGENT_ERROR in workflow::tool, exploded: badly%0Aat rollouts/gh\\.rollout\\.ts:\\d+:\\d+\\n`),
+    );
+    expect(stdout).toContain('✗ gh (rollouts/gh.rollout.ts)');
+  });
+
+  it('appends a Markdown job summary with the suite table and intervals', () => {
+    const summary = readFileSync(summaryFile, 'utf8');
+    expect(summary).toContain('## rollout-test: ❌ 1 of 1 suites failed');
+    expect(summary).toContain('| Suite | Rollouts | Passed | Failed | Errored | Skipped | Mean reward [95% CI] | pass@k | Duration |');
+    expect(summary).toMatch(/\| ❌ gh \| 3 \| 1 \| 1 \| 1 \| 0 \| 0\.333 \[0\.000, 1\.000\] \| @1 0\.333 \| /);
+    expect(summary).toMatch(/\| \*\*All\*\* \| 3 \| 1 \| 1 \| 1 \|/);
+  });
+
+  it('is off outside GitHub Actions, and when reporters are chosen', async () => {
+    const plain = await runCli(project, ['run']);
+    expect(String(plain.stdout)).not.toContain('::error');
+    const chosen = await runCli(project, ['run', '--reporter', 'default'], { env });
+    expect(String(chosen.stdout)).not.toContain('::error');
+  });
+});

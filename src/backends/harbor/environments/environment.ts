@@ -38,6 +38,8 @@ export interface ExecOptions {
   timeoutMs?: number;
   /** Kills every process the command started when aborted. */
   signal?: AbortSignal;
+  /** Runs the command as this user (a name or uid, optionally `:group`) instead of the environment's default. */
+  user?: string | number;
 }
 
 /** How a command ended. Killed commands have `timedOut` or `cancelled` set; the output is what came before. */
@@ -108,4 +110,11 @@ export interface TrialEnvironment {
   routeEndpoint(url: string): Promise<EndpointRoute>;
   /** Kills whatever still runs and releases everything; safe to call twice and after a failed start. */
   stop(): Promise<void>;
+  /** After start: what the environment could not provide as asked (e.g. a fallback), for the trial's log. */
+  readonly notes?: readonly string[];
+  /** The limits (as task.toml names them) that commands have reached so far; empty when none was. */
+  limitsReached?(): Promise<string[]>;
 }
+
+/** Processes a trial may run at once unless the environment options say otherwise: a fork bomb stops here. */
+export const DEFAULT_PIDS_LIMIT = 512;

@@ -14,6 +14,7 @@ import {
   type TrialEnvironment,
 } from './environment.ts';
 import { killGroup, runProcessGroup } from './process-group.ts';
+import { copyTrialTree } from '../trial/trial-files.ts';
 
 const MB = 1024 * 1024;
 const LOG_DIRS = ['agent', 'verifier', 'artifacts'] as const;
@@ -66,7 +67,13 @@ export abstract class HostBackedEnvironment implements TrialEnvironment {
   }
 
   /** How to run `command` with working directory `cwd` (an environment path): file, arguments, host cwd. */
-  protected abstract wrap(command: string[], cwd: string): [file: string, args: string[], hostCwd: string];
+  protected abstract wrap(command: string[], cwd: string, options: ExecOptions): [file: string, args: string[], hostCwd: string];
+
+  /** `prlimit` flags for the limits no cgroup enforces: memory as the data segment, storage as the largest file. */
+  protected prlimitFlags(): string[] {
+    const { memoryMb, storageMb } = this.init.limits;
+    return [...(memoryMb ? [`--data=${memoryMb * MB}`] : []), ...(storageMb ? [`--fsize=${storageMb * MB}`] : [])];
+  }
 
   /** Variables every command sees besides the task's; the host's own environment is not inherited. */
   protected baseEnv(): Record<string, string> {
@@ -82,8 +89,11 @@ export abstract class HostBackedEnvironment implements TrialEnvironment {
   }
 
   exec(command: string[], options: ExecOptions = {}): Promise<ExecResult> {
-    const [file, args, cwd] = this.wrap(command, options.cwd ?? this.paths.workspace);
-    const [limitedFile, limitedArgs] = withLimits(this.init, file, args);
+    const [file, args, cwd] = this.wrap(command, options.cwd ?? this.paths.workspace, options);
+    // Memory is limited as the data segment, not the address space: WebAssembly (which tsx loads) reserves
+    // far more address space than it uses.
+    const flags = this.prlimitFlags();
+    const [limitedFile, limitedArgs] = flags.length ? ['prlimit', [...flags, '--', file, ...args]] : [file, args];
     return runProcessGroup(limitedFile, limitedArgs, {
       cwd,
       env: { ...this.baseEnv(), ...this.init.env, ...options.env },
@@ -99,7 +109,7 @@ export abstract class HostBackedEnvironment implements TrialEnvironment {
   }
 
   async download(envPath: string, hostPath: string): Promise<void> {
-    await cp(this.hostPathOf(envPath), hostPath, { recursive: true, force: true });
+    await copyTrialTree(this.hostPathOf(envPath), hostPath);
   }
 
   /** Without network the endpoint is reached through a unix socket that the harness forwards to its port. */
@@ -119,18 +129,4 @@ export abstract class HostBackedEnvironment implements TrialEnvironment {
     this.#bridge = undefined;
     await rm(this.root, { recursive: true, force: true });
   }
-}
-
-/**
- * Wraps a command in `prlimit` for the task's memory and storage (largest file) limits. Memory is limited as
- * the data segment, not the address space: WebAssembly (which tsx loads) reserves far more address space
- * than it uses. CPU counts need cgroups, which neither host-backed environment has; docker enforces them.
- */
-function withLimits(init: EnvironmentInit, file: string, args: string[]): [string, string[]] {
-  const { memoryMb, storageMb } = init.limits;
-  const flags = [
-    ...(memoryMb ? [`--data=${memoryMb * MB}`] : []),
-    ...(storageMb ? [`--fsize=${storageMb * MB}`] : []),
-  ];
-  return flags.length ? ['prlimit', [...flags, '--', file, ...args]] : [file, args];
 }

@@ -1,22 +1,75 @@
 import { existsSync, readdirSync, readlinkSync } from 'node:fs';
+import { chmod, chown, cp, mkdir, rm } from 'node:fs/promises';
+import { randomUUID } from 'node:crypto';
 import path from 'node:path';
+import { z } from 'zod';
+import { DockerCli } from './docker/docker-cli.ts';
+import { resolveImage } from './docker/docker-image.ts';
+import { DEFAULT_PIDS_LIMIT, type EndpointRoute, type EnvironmentInit, type ExecOptions, type ExecResult, pathVariables } from './environment.ts';
 import { loadExeca } from './exec.ts';
-import type { EnvironmentInit } from './environment.ts';
 import { HostBackedEnvironment } from './host-environment.ts';
+import { TrialCgroup } from './limits/trial-cgroup.ts';
+import { defaultRootfsCache, imageRootfs, type ImageRootfs } from './sandbox/image-rootfs.ts';
+import { resolveUser, type ResolvedUser } from './sandbox/image-user.ts';
+
+/** Options of the sandbox environment: `environmentConfig: {type: 'sandbox', ...}`. */
+export const SandboxOptionsSchema = z.object({
+  /** `image` (default): the task image's root filesystem; `host`: the host's, read-only (the fallback). */
+  root: z.enum(['image', 'host']).default('image'),
+  /** Where exported image root filesystems are kept; `~/.cache/rollout-test/rootfs` by default. */
+  rootfsCache: z.string().optional(),
+  /** As for docker: public image names → local images, the CLI that builds, the network of `RUN` steps. */
+  imageMap: z.record(z.string(), z.string()).default({}),
+  cli: z.string().default('docker'),
+  buildNetwork: z.enum(['none', 'host']).default('none'),
+  /** Processes a trial may run at once. */
+  pidsLimit: z.number().int().positive().default(DEFAULT_PIDS_LIMIT),
+});
+
+/** Options of the sandbox environment, as written. */
+export type SandboxOptions = z.input<typeof SandboxOptionsSchema>;
 
 /** Host entries that the sandbox provides itself rather than binding from the host. */
 const OWN_TOP_LEVEL = new Set(['proc', 'dev', 'tmp']);
+/** Host directories and files a host-root sandbox never shows. */
+const MASKED_DIRS = ['/root', '/home'];
+const MASKED_FILES = ['/etc/shadow', '/etc/gshadow'];
+const DEFAULT_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
+const FALLBACK_LACKS =
+  "the task's image is not applied: the host's programs and libraries (read-only) stand in for it, and its Env, WorkingDir, " +
+  'User and Entrypoint are not honoured; /root and /home are empty and /etc/shadow is masked';
 
 /**
- * A bubblewrap sandbox: the host's filesystem read-only, a private writable workspace at the task's workdir
- * and the trial's logs at `/logs`, its own `/tmp`, pid namespace and session, and no network unless the task
- * asks for it. Each command gets a fresh sandbox over the same directories, so nothing a command starts
- * outlives it.
+ * Joins the trial's cgroups (`$1` files, then their paths), mounts the overlay when given (options, target),
+ * then becomes the sandbox. Every process of the command starts inside the cgroup, and the overlay exists only
+ * in this command's private mount namespace, so nothing is left mounted on the host whatever happens.
+ */
+const ENTER = 'n=$1; shift; while [ "$n" -gt 0 ]; do echo $$ > "$1" || exit 125; shift; n=$((n-1)); done; ' +
+  'if [ -n "$1" ]; then mount -t overlay overlay -o "$1" "$2" || exit 125; fi; shift 2; exec "$@"';
+
+type SandboxRoot = { kind: 'host' } | { kind: 'image'; rootfs: ImageRootfs; user: ResolvedUser };
+
+/**
+ * A bubblewrap sandbox on the task image's own root filesystem (exported once per image into a cache), under
+ * a private writable layer (overlayfs) that the agent and the verifier share, as in one container: its `/tmp`,
+ * workdir and every file the agent changed. `/logs/*` are the trial directory's folders, `/tests` appears once
+ * the verifier's tests are uploaded and `/solution` once the oracle's solution is. No network unless the task
+ * asks for it; own pid, ipc and uts namespaces and session; the task's limits in a cgroup of its own. Each
+ * command gets a fresh sandbox over the same files, so no process outlives its command.
+ *
+ * Without a Dockerfile or image, without a docker engine, or with `root: 'host'`, the host's root filesystem
+ * stands in, read-only, with `/root`, `/home` and `/etc/shadow` hidden; {@link notes} says so.
  */
 export class SandboxEnvironment extends HostBackedEnvironment {
   readonly type = 'sandbox' as const;
+  readonly notes: string[] = [];
+  readonly #options: z.output<typeof SandboxOptionsSchema>;
+  #root: SandboxRoot = { kind: 'host' };
+  #cgroup: TrialCgroup | undefined;
+  /** Host-backed directories (tests, solution) that appear inside only once something was uploaded there. */
+  readonly #uploaded = new Set<string>();
 
-  constructor(init: EnvironmentInit) {
+  constructor(init: EnvironmentInit, options: Record<string, unknown> = {}) {
     super(init, () => ({
       workspace: init.workdir ?? '/workspace',
       logs: '/logs',
@@ -24,16 +77,38 @@ export class SandboxEnvironment extends HostBackedEnvironment {
       solution: '/solution',
       ipc: '/rollout-ipc',
     }));
+    this.#options = SandboxOptionsSchema.parse(options);
   }
 
-  override async start(): Promise<void> {
-    const { execa } = await loadExeca();
-    const probe = await execa('bwrap', ['--version'], { reject: false });
-    if (probe.exitCode !== 0) {
-      throw new Error(`the sandbox environment needs bubblewrap: install it (apt-get install bubblewrap); ${probe.shortMessage}`);
-    }
-    this.#checkMountPoints();
+  override async start(signal?: AbortSignal): Promise<void> {
+    await requireBubblewrap();
+    this.#root = await this.#chooseRoot(signal);
+    if (this.#root.kind === 'host') this.#checkMountPoints();
+    else this.paths.workspace = this.init.workdir ?? (this.#root.rootfs.config.workingDir || this.paths.workspace);
     await super.start();
+    if (this.#root.kind === 'image') await this.#prepareLayer(this.#root.user);
+    this.#cgroup = await this.#createCgroup();
+    if (this.#root.kind === 'image') await this.#runEntrypoint(this.#root.rootfs, signal);
+  }
+
+  /** The image's root when the task has one and an engine can build it; the host's otherwise, saying why. */
+  async #chooseRoot(signal: AbortSignal | undefined): Promise<SandboxRoot> {
+    const { image } = this.init;
+    const fallback = (why: string): SandboxRoot => (this.notes.push(`sandbox on the host's root filesystem (${why}): ${FALLBACK_LACKS}`), { kind: 'host' });
+    if (this.#options.root === 'host') return fallback("sandbox: {root: 'host'}");
+    const hasDockerfile = image.environmentDir !== undefined && existsSync(path.join(image.environmentDir, 'Dockerfile'));
+    if (!hasDockerfile && !image.dockerImage) return fallback('the task has no environment/Dockerfile and no docker_image');
+    const cli = new DockerCli(this.#options.cli);
+    try {
+      await cli.requireEngine();
+    } catch (error) {
+      return fallback(`no docker engine to build the task's image: ${(error as Error).message}`);
+    }
+    const { imageMap, buildNetwork } = this.#options;
+    const tag = await resolveImage(cli, { source: image, imageMap, prebuild: true, buildNetwork, signal });
+    const rootfs = await imageRootfs(cli, tag, this.#options.rootfsCache ?? defaultRootfsCache());
+    if (/[,:]/.test(rootfs.dir)) throw new Error(`the rootfs cache ${rootfs.dir} contains "," or ":", which overlayfs cannot mount`);
+    return { kind: 'image', rootfs, user: await resolveUser(rootfs.dir, rootfs.config.user) };
   }
 
   /**
@@ -43,29 +118,120 @@ export class SandboxEnvironment extends HostBackedEnvironment {
   #checkMountPoints(): void {
     const [top = '', ...rest] = this.paths.workspace.split('/').filter(Boolean);
     if (rest.length && existsSync(`/${top}`)) {
-      throw new Error(`the sandbox cannot use workdir ${this.paths.workspace}: it would hide the host's /${top}; choose e.g. /app`);
+      throw new Error(`the sandbox cannot use workdir ${this.paths.workspace} on the host's root: it would hide the host's /${top}; choose e.g. /app`);
     }
   }
 
-  protected wrap(command: string[], cwd: string): [string, string[], string] {
-    return ['bwrap', [...this.#bwrapArgs(cwd), '--', ...command], this.root];
+  /** The writable layer's folders; a non-root image user must be able to reach them and write its logs. */
+  async #prepareLayer(user: ResolvedUser): Promise<void> {
+    for (const dir of ['upper', 'work', 'merged']) await mkdir(path.join(this.root, dir));
+    if (user.uid === 0) return;
+    await chmod(this.root, 0o711);
+    for (const [inside, host] of super.mounts()) if (inside.startsWith(`${this.paths.logs}/`) || inside === this.paths.ipc) await chown(host, user.uid, user.gid);
   }
 
-  #bwrapArgs(cwd: string): string[] {
-    const hidden = new Set(this.mounts().map(([inside]) => inside.split('/')[1]!));
-    const args = [...this.#hostRoot(hidden), '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp'];
+  /** A cgroup with the task's memory and cpus and the pids limit; without one (not root), prlimit only. */
+  async #createCgroup(): Promise<TrialCgroup | undefined> {
+    const { memoryMb, cpus } = this.init.limits;
+    try {
+      return await TrialCgroup.create({ memoryMb, cpus, pids: this.#options.pidsLimit });
+    } catch (error) {
+      this.notes.push(`no cgroup for this trial (${(error as Error).message}): memory is limited by prlimit as the data segment; cpus and pids are not limited`);
+      return undefined;
+    }
+  }
+
+  /** Upstream's container starts as ENTRYPOINT + `sh -c "sleep infinity"`; here it runs once with a command that ends. */
+  async #runEntrypoint(rootfs: ImageRootfs, signal: AbortSignal | undefined): Promise<void> {
+    const { entrypoint, workingDir } = rootfs.config;
+    if (!entrypoint.length) return;
+    const result = await this.exec([...entrypoint, 'sh', '-c', 'true'], { cwd: workingDir || '/', ...(signal && { signal }) });
+    if (result.exitCode !== 0) {
+      const tail = (result.stderr || result.stdout).trim().split('\n').slice(-10).join('\n');
+      throw new Error(`the image's ENTRYPOINT ${JSON.stringify(entrypoint)} exited with code ${result.exitCode}: ${tail}`);
+    }
+  }
+
+  /** In the image, the workspace is part of the writable layer, not a host directory. */
+  protected override mounts(): Array<[string, string]> {
+    const all = super.mounts();
+    return this.#root.kind === 'image' ? all.filter(([inside]) => inside !== this.paths.workspace) : all;
+  }
+
+  /** Resolves the user (the image's by default) to numbers, which {@link wrap} then reads from the options. */
+  override async exec(command: string[], options: ExecOptions = {}): Promise<ExecResult> {
+    const user = this.#root.kind === 'image' ? await this.#userOf(this.#root, options.user) : undefined;
+    try {
+      return await super.exec(command, { ...options, ...(user && { user: `${user.uid}:${user.gid}` }) });
+    } finally {
+      // The pid namespace ends with the command; the cgroup makes sure of it.
+      await this.#cgroup?.killAll();
+    }
+  }
+
+  #userOf(root: Extract<SandboxRoot, { kind: 'image' }>, user: string | number | undefined): Promise<ResolvedUser> {
+    return user === undefined ? Promise.resolve(root.user) : resolveUser(root.rootfs.dir, user);
+  }
+
+  /**
+   * Uploads to a host-backed directory are host copies (and make it appear inside); anything else is copied
+   * inside the sandbox, as root, from a stage in the ipc folder: the harness never writes into the layer from
+   * the host, where it would follow links the trial made.
+   */
+  override async upload(hostPath: string, envPath: string, exclude?: (hostPath: string) => boolean): Promise<void> {
+    const backed = this.mounts().find(([inside]) => envPath === inside || envPath.startsWith(`${inside}/`));
+    if (backed) {
+      await super.upload(hostPath, envPath, exclude);
+      this.#uploaded.add(backed[0]);
+      return;
+    }
+    const name = `upload-${randomUUID()}`;
+    const stage = path.join(this.root, 'ipc', name);
+    await cp(hostPath, stage, { recursive: true, ...(exclude && { filter: (file: string) => !exclude(file) }) });
+    try {
+      const from = path.posix.join(this.paths.ipc, name);
+      const copy = 'if [ -d "$1" ]; then mkdir -p "$2" && cp -a "$1/." "$2"; else mkdir -p "$(dirname "$2")" && cp -a "$1" "$2"; fi';
+      const result = await this.exec(['sh', '-c', copy, 'sh', from, envPath], { cwd: '/', user: 0 });
+      if (result.exitCode !== 0) throw new Error(`copying into ${envPath} in the sandbox failed: ${result.stderr.trim()}`);
+    } finally {
+      await rm(stage, { recursive: true, force: true });
+    }
+  }
+
+  protected wrap(command: string[], cwd: string, options: ExecOptions): [string, string[], string] {
+    const root = this.#root;
+    const cgroupArgs = this.#cgroup ? [String(this.#cgroup.procsFiles.length), ...this.#cgroup.procsFiles] : ['0'];
+    if (root.kind === 'host') {
+      const bwrap = ['bwrap', ...this.#hostRootArgs(), ...this.#commonArgs(cwd), '--', ...command];
+      return this.#cgroup ? ['sh', ['-c', ENTER, 'sh', ...cgroupArgs, '', '', ...bwrap], this.root] : [bwrap[0]!, bwrap.slice(1), this.root];
+    }
+    const [uid = 0, gid = 0] = String(options.user ?? '0:0').split(':').map(Number);
+    const merged = path.join(this.root, 'merged');
+    const overlay = `lowerdir=${root.rootfs.dir},upperdir=${path.join(this.root, 'upper')},workdir=${path.join(this.root, 'work')}`;
+    // A non-root user runs bubblewrap unprivileged, in a user namespace mapping only its own ids.
+    const asUser = uid === 0 ? [] : ['setpriv', `--reuid=${uid}`, `--regid=${gid}`, '--clear-groups', '--', 'bwrap', '--unshare-user', '--uid', String(uid), '--gid', String(gid)];
+    const bwrap = [...(asUser.length ? asUser : ['bwrap']), '--bind', merged, '/', '--dev', '/dev', '--proc', '/proc', ...this.#commonArgs(cwd), '--', ...command];
+    return ['unshare', ['--mount', '--propagation', 'private', '--', 'sh', '-c', ENTER, 'sh', ...cgroupArgs, overlay, merged, ...bwrap], this.root];
+  }
+
+  /** Shared paths, the trial's directories, the working directory and the namespaces. */
+  #commonArgs(cwd: string): string[] {
+    const args: string[] = [];
     for (const shared of this.init.sharedPaths) args.push('--ro-bind', shared, shared);
+    if (!this.isolatesNetwork() && this.#root.kind === 'image' && existsSync('/etc/resolv.conf')) args.push('--ro-bind', '/etc/resolv.conf', '/etc/resolv.conf');
     for (const [inside, host] of this.mounts()) {
-      const readOnly = inside === this.paths.tests || inside === this.paths.solution;
-      args.push(readOnly ? '--ro-bind' : '--bind', host, inside);
+      const lazy = inside === this.paths.tests || inside === this.paths.solution;
+      if (lazy && !this.#uploaded.has(inside)) continue;
+      args.push(lazy ? '--ro-bind' : '--bind', host, inside);
     }
     args.push('--chdir', cwd, '--unshare-pid', '--unshare-ipc', '--unshare-uts', '--die-with-parent', '--new-session');
     if (this.isolatesNetwork()) args.push('--unshare-net');
     return args;
   }
 
-  /** The host's top-level entries, read-only, except those the sandbox owns or hides behind its mounts. */
-  #hostRoot(hidden: Set<string>): string[] {
+  /** The host's top-level entries, read-only, except those the sandbox owns or hides; secrets masked. */
+  #hostRootArgs(): string[] {
+    const hidden = new Set(this.mounts().map(([inside]) => inside.split('/')[1]!));
     const args: string[] = [];
     for (const entry of readdirSync('/', { withFileTypes: true })) {
       if (OWN_TOP_LEVEL.has(entry.name) || hidden.has(entry.name)) continue;
@@ -73,14 +239,53 @@ export class SandboxEnvironment extends HostBackedEnvironment {
       if (entry.isSymbolicLink()) args.push('--symlink', readlinkSync(at), at);
       else args.push('--ro-bind', at, at);
     }
-    return args;
+    for (const dir of MASKED_DIRS) if (existsSync(dir)) args.push('--tmpfs', dir);
+    for (const file of MASKED_FILES) if (existsSync(file)) args.push('--ro-bind', '/dev/null', file);
+    return [...args, '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp'];
   }
 
   protected override baseEnv(): Record<string, string> {
-    return { ...super.baseEnv(), HOME: '/tmp' };
+    const root = this.#root;
+    if (root.kind === 'host') return { ...super.baseEnv(), HOME: '/tmp' };
+    const imageEnv = Object.fromEntries(root.rootfs.config.env.map((entry) => [entry.slice(0, entry.indexOf('=')), entry.slice(entry.indexOf('=') + 1)]));
+    return { PATH: DEFAULT_PATH, HOME: root.user.home, ...imageEnv, ...pathVariables(this.paths) };
+  }
+
+  /** With a cgroup, only storage is left to prlimit (as the largest file). */
+  protected override prlimitFlags(): string[] {
+    const flags = super.prlimitFlags();
+    return this.#cgroup ? flags.filter((flag) => !flag.startsWith('--data=')) : flags;
+  }
+
+  /** A non-root image user must be able to connect to the model socket. */
+  override async routeEndpoint(url: string): Promise<EndpointRoute> {
+    const route = await super.routeEndpoint(url);
+    if (route.socket) await chmod(this.hostPathOf(route.socket), 0o666);
+    return route;
+  }
+
+  async limitsReached(): Promise<string[]> {
+    return (await this.#cgroup?.reached()) ?? [];
+  }
+
+  override async stop(): Promise<void> {
+    try {
+      await this.#cgroup?.remove();
+      this.#cgroup = undefined;
+    } finally {
+      await super.stop();
+    }
   }
 
   protected isolatesNetwork(): boolean {
     return this.init.network !== 'public';
+  }
+}
+
+async function requireBubblewrap(): Promise<void> {
+  const { execa } = await loadExeca();
+  const probe = await execa('bwrap', ['--version'], { reject: false });
+  if (probe.exitCode !== 0) {
+    throw new Error(`the sandbox environment needs bubblewrap: install it (apt-get install bubblewrap); ${probe.shortMessage}`);
   }
 }

@@ -1,9 +1,9 @@
-import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { RolloutSample } from '../../../model/sample.ts';
 import type { ImplementationRef } from '../../../runtime/protocol.ts';
 import { killedError, logFile, phaseError, runInEnvironment } from './runner-phase.ts';
 import { TrialError } from './trial-error.ts';
+import { writeTrialFile } from './trial-files.ts';
 import type { TrialRun } from './trial-run.ts';
 import { workspacePathOf } from './workspace.ts';
 
@@ -68,7 +68,7 @@ async function runOracle(run: TrialRun): Promise<AgentOutcome> {
     timeoutMs: seconds === null ? undefined : seconds * 1000,
     signal: run.signal,
   });
-  await writeFile(path.join(run.paths.agentDir, 'oracle.txt'), exec.stdout + exec.stderr);
+  await writeTrialFile(path.join(run.paths.agentDir, 'oracle.txt'), exec.stdout + exec.stderr);
   const samples: RolloutSample[] = [
     {
       source: 'oracle',
@@ -82,6 +82,6 @@ async function runOracle(run: TrialRun): Promise<AgentOutcome> {
     (exec.exitCode === 0
       ? undefined
       : TrialError.of('AgentError', 'AGENT_ERROR', 'workflow', `solve.sh exited with code ${exec.exitCode}: ${exec.stderr.trim().slice(-500)}`));
-  await writeFile(path.join(run.paths.agentDir, 'samples.json'), JSON.stringify(samples, null, 2));
+  await writeTrialFile(path.join(run.paths.agentDir, 'samples.json'), JSON.stringify(samples, null, 2));
   return { samples, logs: [], error };
 }

@@ -63,6 +63,7 @@ export async function runTrial(config: TrialConfig, context: TrialContext): Prom
     await step(recorder, 'environment_setup', 'EnvironmentStartError', context.signal, async () => {
       env = createTrialEnvironment(config, context.task, paths, launch);
       await withDeadline(env.start(context.signal), context.task.config.environment.build_timeout_sec, 'environment start');
+      for (const note of env.notes ?? []) await recorder.log(note);
     });
     await context.emit('environment-started');
     const run: TrialRun = { config, task: context.task, env: env!, paths, recorder, signal: context.signal, launch, runnerEnv: {} };
@@ -152,7 +153,7 @@ function excludedFrom(run: TrialRun): string[] {
 async function runSteps(run: TrialRun, context: TrialContext, outcome: Pick<TrialOutcome, 'agent' | 'verifier'>): Promise<void> {
   const { recorder } = run;
   await context.emit('agent-started');
-  const agent = await recorder.step('agent_execution', () => runAgent(run));
+  const agent = await recorder.step('agent_execution', async () => withLimitError(run, 'workflow', await runAgent(run)));
   outcome.agent = agent;
   await context.emit('agent-ended');
   if (agent.error) await recorder.fail(agent.error);
@@ -160,11 +161,22 @@ async function runSteps(run: TrialRun, context: TrialContext, outcome: Pick<Tria
   throwIfCancelled(context.signal, 'workflow');
   await context.onVerificationStart?.(agent, timingsOf(recorder, context));
   await context.emit('verification-started');
-  const verifier = await recorder.step('verifier', () => runVerifier(run, agent));
+  const verifier = await recorder.step('verifier', async () => withLimitError(run, 'grader', await runVerifier(run, agent)));
   outcome.verifier = verifier;
   if (verifier.error) await recorder.fail(verifier.error);
   recorder.result.agent_result = { n_samples: agent.samples.length, metrics: sumMetrics(agent) };
   recorder.result.verifier_result = { rewards: verifier.rewards };
+}
+
+/**
+ * A phase that made the trial reach a limit of task.toml fails with that limit named, whatever it returned:
+ * a fork bomb's failed forks or an OOM-killed child need not fail the command that started them.
+ */
+async function withLimitError<T extends { error?: TrialError | undefined }>(run: TrialRun, phase: 'workflow' | 'grader', outcome: T): Promise<T> {
+  const reached = (await run.env.limitsReached?.()) ?? [];
+  if (!reached.length || outcome.error?.type === 'ResourceLimitError') return outcome;
+  const message = `the trial reached ${reached.join(' and ')}${outcome.error ? ` (then: ${outcome.error.message})` : ''}`;
+  return { ...outcome, error: TrialError.of('ResourceLimitError', 'AGENT_ERROR', phase, message) };
 }
 
 /** Token and cost counts of the samples, summed (Harbor's `agent_result`). */

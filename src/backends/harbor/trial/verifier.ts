@@ -1,10 +1,11 @@
-import { readdir, rm, writeFile } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { RolloutSample } from '../../../model/sample.ts';
 import { type AgentOutcome, inWorkspace } from './agent.ts';
 import { readRewardFiles } from './reward-file.ts';
 import { killedError, logFile, phaseError, runInEnvironment } from './runner-phase.ts';
 import { TrialError } from './trial-error.ts';
+import { removeTrialEntry, writeTrialFile } from './trial-files.ts';
 import type { TrialRun } from './trial-run.ts';
 
 /** What verification produced: rewards, the graded samples when a grader ran, or why it failed. */
@@ -33,7 +34,7 @@ export async function runVerifier(run: TrialRun, agent: AgentOutcome): Promise<V
 
 /** Whatever the agent left in the verifier folder must not pass for the verifier's output. The folder itself stays (it may be mounted). */
 async function emptyDir(dir: string): Promise<void> {
-  for (const entry of await readdir(dir)) await rm(path.join(dir, entry), { recursive: true, force: true });
+  for (const entry of await readdir(dir)) await removeTrialEntry(path.join(dir, entry));
 }
 
 /** Harbor's verifier: the script's exit code is not the reward; the reward files are. */
@@ -45,8 +46,8 @@ async function runTests(run: TrialRun, testsDir: string): Promise<VerifierOutcom
     timeoutMs: config.verifierTimeoutSec * 1000,
     signal: run.signal,
   });
-  await writeFile(path.join(run.paths.verifierDir, 'test-stdout.txt'), exec.stdout);
-  if (exec.stderr) await writeFile(path.join(run.paths.verifierDir, 'test-stderr.txt'), exec.stderr);
+  await writeTrialFile(path.join(run.paths.verifierDir, 'test-stdout.txt'), exec.stdout);
+  if (exec.stderr) await writeTrialFile(path.join(run.paths.verifierDir, 'test-stderr.txt'), exec.stderr);
   const killed = killedError('grader', exec, config.verifierTimeoutSec);
   if (killed) throw killed;
   return { rewards: await readRewardFiles(run.paths.verifierDir), logs: [] };

@@ -19,6 +19,14 @@ import { copyTrialTree } from '../trial/trial-files.ts';
 const MB = 1024 * 1024;
 const LOG_DIRS = ['agent', 'verifier', 'artifacts'] as const;
 
+/** A command as the host runs it. */
+export interface WrappedCommand {
+  file: string;
+  args: string[];
+  /** The host working directory. */
+  cwd: string;
+}
+
 /** Environment paths plus where the model socket appears inside. */
 export interface HostBackedPaths extends EnvironmentPaths {
   ipc: string;
@@ -66,8 +74,8 @@ export abstract class HostBackedEnvironment implements TrialEnvironment {
     throw new Error(`${envPath} is outside every directory that the ${this.type} environment shares with the host`);
   }
 
-  /** How to run `command` with working directory `cwd` (an environment path): file, arguments, host cwd. */
-  protected abstract wrap(command: string[], cwd: string, options: ExecOptions): [file: string, args: string[], hostCwd: string];
+  /** How to run `command` with working directory `cwd` (an environment path). */
+  protected abstract wrap(command: string[], cwd: string, options: ExecOptions): WrappedCommand;
 
   /** `prlimit` flags for the limits no cgroup enforces: memory as the data segment, storage as the largest file. */
   protected prlimitFlags(): string[] {
@@ -89,7 +97,7 @@ export abstract class HostBackedEnvironment implements TrialEnvironment {
   }
 
   exec(command: string[], options: ExecOptions = {}): Promise<ExecResult> {
-    const [file, args, cwd] = this.wrap(command, options.cwd ?? this.paths.workspace, options);
+    const { file, args, cwd } = this.wrap(command, options.cwd ?? this.paths.workspace, options);
     // Memory is limited as the data segment, not the address space: WebAssembly (which tsx loads) reserves
     // far more address space than it uses.
     const flags = this.prlimitFlags();

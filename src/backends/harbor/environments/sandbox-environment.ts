@@ -1,5 +1,6 @@
-import { existsSync, readdirSync, readlinkSync } from 'node:fs';
-import { chmod, chown, cp, mkdir, rm } from 'node:fs/promises';
+import { existsSync, mkdirSync, readdirSync, readlinkSync, statSync, writeFileSync } from 'node:fs';
+import { chmod, chown, cp, lstat, mkdir, rm, writeFile } from 'node:fs/promises';
+import { removeTrialEntry } from '../trial/trial-files.ts';
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { z } from 'zod';
@@ -7,7 +8,7 @@ import { DockerCli } from './docker/docker-cli.ts';
 import { resolveImage } from './docker/docker-image.ts';
 import { DEFAULT_PIDS_LIMIT, type EndpointRoute, type EnvironmentInit, type ExecOptions, type ExecResult, pathVariables } from './environment.ts';
 import { loadExeca } from './exec.ts';
-import { HostBackedEnvironment } from './host-environment.ts';
+import { HostBackedEnvironment, type WrappedCommand } from './host-environment.ts';
 import { TrialCgroup } from './limits/trial-cgroup.ts';
 import { defaultRootfsCache, imageRootfs, type ImageRootfs } from './sandbox/image-rootfs.ts';
 import { resolveUser, type ResolvedUser } from './sandbox/image-user.ts';
@@ -41,11 +42,12 @@ const FALLBACK_LACKS =
 
 /**
  * Joins the trial's cgroups (`$1` files, then their paths), mounts the overlay when given (options, target),
- * then becomes the sandbox. Every process of the command starts inside the cgroup, and the overlay exists only
+ * binds host paths onto reachable targets (`$1` pairs, then the pairs), then becomes the sandbox. Every process of the command starts inside the cgroup, and the overlay exists only
  * in this command's private mount namespace, so nothing is left mounted on the host whatever happens.
  */
 const ENTER = 'n=$1; shift; while [ "$n" -gt 0 ]; do echo $$ > "$1" || exit 125; shift; n=$((n-1)); done; ' +
-  'if [ -n "$1" ]; then mount -t overlay overlay -o "$1" "$2" || exit 125; fi; shift 2; exec "$@"';
+  'if [ -n "$1" ]; then mount -t overlay overlay -o "$1" "$2" || exit 125; fi; shift 2; ' +
+  'n=$1; shift; while [ "$n" -gt 0 ]; do mount --bind "$1" "$2" || exit 125; shift 2; n=$((n-1)); done; exec "$@"';
 
 type SandboxRoot = { kind: 'host' } | { kind: 'image'; rootfs: ImageRootfs; user: ResolvedUser };
 
@@ -122,9 +124,21 @@ export class SandboxEnvironment extends HostBackedEnvironment {
     }
   }
 
-  /** The writable layer's folders; a non-root image user must be able to reach them and write its logs. */
+  /**
+   * The writable layer's folders, with the mount points of every bind already in it: an unprivileged
+   * bubblewrap could not create them in the image's root-owned directories. They are made before any command
+   * has run, so the layer holds nothing of the trial's yet, and links in the image's own layer are never
+   * followed (a directory in the upper layer hides whatever the image has at that path). A non-root image
+   * user must also be able to reach these folders and write its logs.
+   */
   async #prepareLayer(user: ResolvedUser): Promise<void> {
     for (const dir of ['upper', 'work', 'merged']) await mkdir(path.join(this.root, dir));
+    for (const [host, inside, , lazy] of this.#bindPoints()) {
+      if (lazy) continue;
+      const point = path.join(this.root, 'upper', inside);
+      if (statSync(host).isDirectory()) await mkdir(point, { recursive: true });
+      else await mkdir(path.dirname(point), { recursive: true }).then(() => writeFile(point, ''));
+    }
     if (user.uid === 0) return;
     await chmod(this.root, 0o711);
     for (const [inside, host] of super.mounts()) if (inside.startsWith(`${this.paths.logs}/`) || inside === this.paths.ipc) await chown(host, user.uid, user.gid);
@@ -182,7 +196,10 @@ export class SandboxEnvironment extends HostBackedEnvironment {
     const backed = this.mounts().find(([inside]) => envPath === inside || envPath.startsWith(`${inside}/`));
     if (backed) {
       await super.upload(hostPath, envPath, exclude);
+      if (this.#root.kind === 'image') await this.#makeLazyMountPoint(backed[0]);
       this.#uploaded.add(backed[0]);
+      // The tests come when the verifier's turn does: from then on the oracle's solution is out of view.
+      if (backed[0] === this.paths.tests) this.#uploaded.delete(this.paths.solution);
       return;
     }
     const name = `upload-${randomUUID()}`;
@@ -190,7 +207,8 @@ export class SandboxEnvironment extends HostBackedEnvironment {
     await cp(hostPath, stage, { recursive: true, ...(exclude && { filter: (file: string) => !exclude(file) }) });
     try {
       const from = path.posix.join(this.paths.ipc, name);
-      const copy = 'if [ -d "$1" ]; then mkdir -p "$2" && cp -a "$1/." "$2"; else mkdir -p "$(dirname "$2")" && cp -a "$1" "$2"; fi';
+      // Files become root's, as with `docker cp`; an existing target directory keeps its owner (the image user's workdir stays theirs).
+      const copy = 'c="cp -R --preserve=mode,timestamps,links"; if [ -d "$1" ]; then mkdir -p "$2" && $c "$1/." "$2"; else mkdir -p "$(dirname "$2")" && $c "$1" "$2"; fi';
       const result = await this.exec(['sh', '-c', copy, 'sh', from, envPath], { cwd: '/', user: 0 });
       if (result.exitCode !== 0) throw new Error(`copying into ${envPath} in the sandbox failed: ${result.stderr.trim()}`);
     } finally {
@@ -198,33 +216,57 @@ export class SandboxEnvironment extends HostBackedEnvironment {
     }
   }
 
-  protected wrap(command: string[], cwd: string, options: ExecOptions): [string, string[], string] {
+  /**
+   * `/tests` and `/solution` get their mount point in the layer when first uploaded, so they do not exist
+   * before. The trial may have run by then: whatever it left at that top-level name is removed, not followed.
+   */
+  async #makeLazyMountPoint(inside: string): Promise<void> {
+    const point = path.join(this.root, 'upper', inside);
+    if (!(await lstat(point).then((stats) => stats.isDirectory(), () => false))) {
+      await removeTrialEntry(point);
+      await mkdir(point, { recursive: true });
+    }
+  }
+
+  protected wrap(command: string[], cwd: string, options: ExecOptions): WrappedCommand {
     const root = this.#root;
     const cgroupArgs = this.#cgroup ? [String(this.#cgroup.procsFiles.length), ...this.#cgroup.procsFiles] : ['0'];
     if (root.kind === 'host') {
-      const bwrap = ['bwrap', ...this.#hostRootArgs(), ...this.#commonArgs(cwd), '--', ...command];
-      return this.#cgroup ? ['sh', ['-c', ENTER, 'sh', ...cgroupArgs, '', '', ...bwrap], this.root] : [bwrap[0]!, bwrap.slice(1), this.root];
+      const bwrap = ['bwrap', ...this.#hostRootArgs(), ...this.#binds(new Binds(undefined)).args, ...this.#namespaceArgs(cwd), '--', ...command];
+      return this.#cgroup ? { file: 'sh', args: ['-c', ENTER, 'sh', ...cgroupArgs, '', '', '0', ...bwrap], cwd: this.root } : { file: 'bwrap', args: bwrap.slice(1), cwd: this.root };
     }
     const [uid = 0, gid = 0] = String(options.user ?? '0:0').split(':').map(Number);
     const merged = path.join(this.root, 'merged');
     const overlay = `lowerdir=${root.rootfs.dir},upperdir=${path.join(this.root, 'upper')},workdir=${path.join(this.root, 'work')}`;
-    // A non-root user runs bubblewrap unprivileged, in a user namespace mapping only its own ids.
-    const asUser = uid === 0 ? [] : ['setpriv', `--reuid=${uid}`, `--regid=${gid}`, '--clear-groups', '--', 'bwrap', '--unshare-user', '--uid', String(uid), '--gid', String(gid)];
-    const bwrap = [...(asUser.length ? asUser : ['bwrap']), '--bind', merged, '/', '--dev', '/dev', '--proc', '/proc', ...this.#commonArgs(cwd), '--', ...command];
-    return ['unshare', ['--mount', '--propagation', 'private', '--', 'sh', '-c', ENTER, 'sh', ...cgroupArgs, overlay, merged, ...bwrap], this.root];
+    // A non-root user runs bubblewrap unprivileged, in a user namespace mapping only its own ids; host paths it
+    // may not be allowed to reach (a trials folder in /root) are first bound, as root, under the trial's root.
+    const binds = this.#binds(new Binds(uid === 0 ? undefined : path.join(this.root, 'binds')));
+    const asUser = uid === 0 ? ['bwrap'] : ['setpriv', `--reuid=${uid}`, `--regid=${gid}`, '--clear-groups', '--', 'bwrap', '--unshare-user', '--uid', String(uid), '--gid', String(gid)];
+    const bwrap = [...asUser, '--bind', merged, '/', '--dev', '/dev', '--proc', '/proc', ...binds.args, ...this.#namespaceArgs(cwd), '--', ...command];
+    const rebinds = [String(binds.rebinds.length / 2), ...binds.rebinds];
+    return { file: 'unshare', args: ['--mount', '--propagation', 'private', '--', 'sh', '-c', ENTER, 'sh', ...cgroupArgs, overlay, merged, ...rebinds, ...bwrap], cwd: this.root };
   }
 
-  /** Shared paths, the trial's directories, the working directory and the namespaces. */
-  #commonArgs(cwd: string): string[] {
-    const args: string[] = [];
-    for (const shared of this.init.sharedPaths) args.push('--ro-bind', shared, shared);
-    if (!this.isolatesNetwork() && this.#root.kind === 'image' && existsSync('/etc/resolv.conf')) args.push('--ro-bind', '/etc/resolv.conf', '/etc/resolv.conf');
+  /** Shared paths and the trial's directories; tests and solution only once uploaded. */
+  #binds(binds: Binds): Binds {
+    for (const [host, inside, readOnly, lazy] of this.#bindPoints()) if (!lazy || this.#uploaded.has(inside)) binds.add(host, inside, readOnly);
+    return binds;
+  }
+
+  /** Every host path a command may see: [host, inside, read-only, only once uploaded]. */
+  #bindPoints(): Array<[string, string, boolean, boolean]> {
+    const points: Array<[string, string, boolean, boolean]> = this.init.sharedPaths.map((shared) => [shared, shared, true, false]);
+    if (!this.isolatesNetwork() && this.#root.kind === 'image' && existsSync('/etc/resolv.conf')) points.push(['/etc/resolv.conf', '/etc/resolv.conf', true, false]);
     for (const [inside, host] of this.mounts()) {
       const lazy = inside === this.paths.tests || inside === this.paths.solution;
-      if (lazy && !this.#uploaded.has(inside)) continue;
-      args.push(lazy ? '--ro-bind' : '--bind', host, inside);
+      points.push([host, inside, lazy, lazy]);
     }
-    args.push('--chdir', cwd, '--unshare-pid', '--unshare-ipc', '--unshare-uts', '--die-with-parent', '--new-session');
+    return points;
+  }
+
+  /** The working directory and the namespaces. */
+  #namespaceArgs(cwd: string): string[] {
+    const args = ['--chdir', cwd, '--unshare-pid', '--unshare-ipc', '--unshare-uts', '--die-with-parent', '--new-session'];
     if (this.isolatesNetwork()) args.push('--unshare-net');
     return args;
   }
@@ -287,5 +329,34 @@ async function requireBubblewrap(): Promise<void> {
   const probe = await execa('bwrap', ['--version'], { reject: false });
   if (probe.exitCode !== 0) {
     throw new Error(`the sandbox environment needs bubblewrap: install it (apt-get install bubblewrap); ${probe.shortMessage}`);
+  }
+}
+
+/**
+ * bubblewrap bind arguments. With `rebindDir`, each host path outside the trial's own root is bound first (by
+ * the entry script, as root) onto a target in that directory, and bubblewrap binds from the target.
+ */
+class Binds {
+  readonly args: string[] = [];
+  /** Pairs of host path and target for the entry script. */
+  readonly rebinds: string[] = [];
+
+  constructor(
+    private readonly rebindDir: string | undefined,
+    private readonly trialRoot = rebindDir && path.dirname(rebindDir),
+  ) {}
+
+  add(host: string, inside: string, readOnly: boolean): void {
+    this.args.push(readOnly ? '--ro-bind' : '--bind', this.#reachable(host), inside);
+  }
+
+  #reachable(host: string): string {
+    if (!this.rebindDir || host.startsWith(`${this.trialRoot}/`)) return host;
+    const target = path.join(this.rebindDir, String(this.rebinds.length / 2));
+    mkdirSync(this.rebindDir, { recursive: true });
+    if (statSync(host).isDirectory()) mkdirSync(target, { recursive: true });
+    else writeFileSync(target, '');
+    this.rebinds.push(host, target);
+    return target;
   }
 }

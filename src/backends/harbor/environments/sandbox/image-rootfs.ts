@@ -91,7 +91,8 @@ async function unpack(cli: DockerCli, image: string, into: string): Promise<void
   // The command is never run; it only lets images without CMD or ENTRYPOINT be created.
   const container = (await cli.run(['create', '--pull', 'never', '--network', 'none', image, 'true'])).trim();
   try {
-    await execa(cli.command, ['export', container]).pipe('tar', ['-x', '--numeric-owner', '-C', into, '-f', '-']);
+    // Not buffered: the export is the whole filesystem, far beyond any buffer.
+    await execa(cli.command, ['export', container], { buffer: false }).pipe('tar', ['-x', '--numeric-owner', '-C', into, '-f', '-']);
   } finally {
     await cli.run(['rm', '-f', container]).catch(() => undefined);
   }

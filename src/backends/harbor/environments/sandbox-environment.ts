@@ -1,5 +1,5 @@
 import { existsSync, mkdirSync, readdirSync, readlinkSync, statSync, writeFileSync } from 'node:fs';
-import { chmod, chown, cp, lstat, mkdir, rm, writeFile } from 'node:fs/promises';
+import { chmod, chown, cp, lstat, mkdir, rm, stat, writeFile } from 'node:fs/promises';
 import { removeTrialEntry } from '../trial/trial-files.ts';
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
@@ -70,6 +70,8 @@ export class SandboxEnvironment extends HostBackedEnvironment {
   #cgroup: TrialCgroup | undefined;
   /** Host-backed directories (tests, solution) that appear inside only once something was uploaded there. */
   readonly #uploaded = new Set<string>();
+  /** Whether no command has run on the layer yet: until one has, it holds only what the harness put there. */
+  #pristine = true;
 
   constructor(init: EnvironmentInit, options: Record<string, unknown> = {}) {
     super(init, () => ({
@@ -102,7 +104,7 @@ export class SandboxEnvironment extends HostBackedEnvironment {
     if (!hasDockerfile && !image.dockerImage) return fallback('the task has no environment/Dockerfile and no docker_image');
     const cli = new DockerCli(this.#options.cli);
     try {
-      await cli.requireEngine();
+      await cli.requireEngineOnce();
     } catch (error) {
       return fallback(`no docker engine to build the task's image: ${(error as Error).message}`);
     }
@@ -174,6 +176,7 @@ export class SandboxEnvironment extends HostBackedEnvironment {
 
   /** Resolves the user (the image's by default) to numbers, which {@link wrap} then reads from the options. */
   override async exec(command: string[], options: ExecOptions = {}): Promise<ExecResult> {
+    this.#pristine = false;
     const user = this.#root.kind === 'image' ? await this.#userOf(this.#root, options.user) : undefined;
     try {
       return await super.exec(command, { ...options, ...(user && { user: `${user.uid}:${user.gid}` }) });
@@ -188,9 +191,9 @@ export class SandboxEnvironment extends HostBackedEnvironment {
   }
 
   /**
-   * Uploads to a host-backed directory are host copies (and make it appear inside); anything else is copied
-   * inside the sandbox, as root, from a stage in the ipc folder: the harness never writes into the layer from
-   * the host, where it would follow links the trial made.
+   * Uploads to a host-backed directory are host copies (and make it appear inside). Anything else goes into
+   * the layer: straight from the host while no command has run on it, else copied inside the sandbox, as root,
+   * from a stage in the ipc folder, since from the host the harness would follow links the trial made.
    */
   override async upload(hostPath: string, envPath: string, exclude?: (hostPath: string) => boolean): Promise<void> {
     const backed = this.mounts().find(([inside]) => envPath === inside || envPath.startsWith(`${inside}/`));
@@ -202,6 +205,7 @@ export class SandboxEnvironment extends HostBackedEnvironment {
       if (backed[0] === this.paths.tests) this.#uploaded.delete(this.paths.solution);
       return;
     }
+    if (this.#pristine && this.#root.kind === 'image' && (await this.#copyIntoPristineLayer(this.#root.rootfs.dir, hostPath, envPath, exclude))) return;
     const name = `upload-${randomUUID()}`;
     const stage = path.join(this.root, 'ipc', name);
     await cp(hostPath, stage, { recursive: true, ...(exclude && { filter: (file: string) => !exclude(file) }) });
@@ -214,6 +218,26 @@ export class SandboxEnvironment extends HostBackedEnvironment {
     } finally {
       await rm(stage, { recursive: true, force: true });
     }
+  }
+
+  /**
+   * Copies into the layer from the host as overlayfs would copy up: each directory on the way takes the
+   * image's owner and mode. A path the image has as a link is left to the copy inside the sandbox (false).
+   */
+  async #copyIntoPristineLayer(rootfs: string, hostPath: string, envPath: string, exclude?: (hostPath: string) => boolean): Promise<boolean> {
+    const parts = envPath.split('/').filter(Boolean);
+    const dirs = (await stat(hostPath)).isDirectory() ? parts : parts.slice(0, -1);
+    for (let depth = 1; depth <= dirs.length; depth++) {
+      const inside = dirs.slice(0, depth).join('/');
+      const lower = await lstat(path.join(rootfs, inside)).catch(() => undefined);
+      if (lower && !lower.isDirectory()) return false;
+      const upper = path.join(this.root, 'upper', inside);
+      if (await lstat(upper).catch(() => undefined)) continue;
+      await mkdir(upper);
+      if (lower) await chmod(upper, lower.mode & 0o7777).then(() => chown(upper, lower.uid, lower.gid));
+    }
+    await cp(hostPath, path.join(this.root, 'upper', ...parts), { recursive: true, ...(exclude && { filter: (file: string) => !exclude(file) }) });
+    return true;
   }
 
   /**
@@ -324,7 +348,16 @@ export class SandboxEnvironment extends HostBackedEnvironment {
   }
 }
 
-async function requireBubblewrap(): Promise<void> {
+/** Whether bubblewrap runs, asked once per process. */
+let bubblewrap: Promise<void> | undefined;
+
+function requireBubblewrap(): Promise<void> {
+  bubblewrap ??= probeBubblewrap();
+  bubblewrap.catch(() => (bubblewrap = undefined));
+  return bubblewrap;
+}
+
+async function probeBubblewrap(): Promise<void> {
   const { execa } = await loadExeca();
   const probe = await execa('bwrap', ['--version'], { reject: false });
   if (probe.exitCode !== 0) {

@@ -37,13 +37,26 @@ export function defaultRootfsCache(): string {
 
 /** Exports of this process, by cache and image id: trials of one image wait for the same export. */
 const exports = new Map<string, Promise<ImageRootfs>>();
+/** Root filesystems found by this process, by cache and image name: later trials ask the engine nothing. */
+const byName = new Map<string, Promise<ImageRootfs>>();
 
 /**
  * The image's root filesystem in `cacheDir/<image id>/rootfs`, exported on first use (`docker create` +
  * `docker export`, unpacked beside the cache entry and renamed into place, so a reader never sees half an
  * export and two runners exporting at once both end with one complete copy).
  */
-export async function imageRootfs(cli: DockerCli, image: string, cacheDir: string): Promise<ImageRootfs> {
+export function imageRootfs(cli: DockerCli, image: string, cacheDir: string): Promise<ImageRootfs> {
+  const key = `${cli.command}\0${cacheDir}\0${image}`;
+  let found = byName.get(key);
+  if (!found) {
+    found = findOrExport(cli, image, cacheDir);
+    byName.set(key, found);
+    found.catch(() => byName.delete(key));
+  }
+  return found;
+}
+
+async function findOrExport(cli: DockerCli, image: string, cacheDir: string): Promise<ImageRootfs> {
   const inspected = JSON.parse(await cli.run(['image', 'inspect', '--format', '{{json .}}', image])) as ImageInspect;
   const id = inspected.Id.replace(/^sha256:/, '');
   const key = `${cacheDir}\0${id}`;

@@ -101,6 +101,17 @@ describe('the sandbox on the task image', () => {
     }
   });
 
+  it('caps the total a trial writes at storage_mb, naming it, and the next trial carries on', async () => {
+    // 6 files of 20 MB against 50 MB: each file is under the limit, their total is not.
+    const solve = 'for i in 1 2 3 4 5 6; do head -c 20971520 /dev/zero > /tmp/file-$i || exit 1; done';
+    const dir = await task('storage', 'echo 1 > "$V/reward.txt"', solve);
+    await writeFile(path.join(dir, 'task.toml'), 'version = "1.0"\n[environment]\nstorage_mb = 50\n');
+    const full = await runRollout(backend(dir, { workflow: 'oracle' }), request('r1'));
+    expect(full.final.error).toMatchObject({ category: 'AGENT_ERROR', phase: 'workflow', message: expect.stringContaining('storage_mb = 50') });
+    const fine = await runRollout(backend(await task('after-storage', 'echo 1 > "$V/reward.txt"')), request('r2'));
+    expect(fine.final.status).toBe('success');
+  });
+
   it('exports each image once into the cache, whole', async () => {
     const cache = path.join(root, 'rootfs-cache');
     const dir = await task('cache', 'echo 1 > "$V/reward.txt"');

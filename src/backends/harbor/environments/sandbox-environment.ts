@@ -11,6 +11,7 @@ import { loadExeca } from './exec.ts';
 import { HostBackedEnvironment, type WrappedCommand } from './host-environment.ts';
 import { TrialCgroup } from './limits/trial-cgroup.ts';
 import { defaultRootfsCache, imageRootfs, type ImageRootfs } from './sandbox/image-rootfs.ts';
+import { layerFull, mountLayerStorage, unmountLayerStorage } from './sandbox/layer-storage.ts';
 import { resolveUser, type ResolvedUser } from './sandbox/image-user.ts';
 
 /** Options of the sandbox environment: `environmentConfig: {type: 'sandbox', ...}`. */
@@ -72,6 +73,13 @@ export class SandboxEnvironment extends HostBackedEnvironment {
   readonly #uploaded = new Set<string>();
   /** Whether no command has run on the layer yet: until one has, it holds only what the harness put there. */
   #pristine = true;
+  /** Whether the layer is a tmpfs of `storage_mb`. */
+  #storageMounted = false;
+
+  /** The writable layer (`upper/` and overlayfs's `work/`). */
+  get #layer(): string {
+    return path.join(this.root, 'layer');
+  }
 
   constructor(init: EnvironmentInit, options: Record<string, unknown> = {}) {
     super(init, () => ({
@@ -134,16 +142,31 @@ export class SandboxEnvironment extends HostBackedEnvironment {
    * user must also be able to reach these folders and write its logs.
    */
   async #prepareLayer(user: ResolvedUser): Promise<void> {
-    for (const dir of ['upper', 'work', 'merged']) await mkdir(path.join(this.root, dir));
+    await mkdir(path.join(this.root, 'merged'));
+    await mkdir(this.#layer);
+    await this.#limitStorage();
+    for (const dir of ['upper', 'work']) await mkdir(path.join(this.#layer, dir));
     for (const [host, inside, , lazy] of this.#bindPoints()) {
       if (lazy) continue;
-      const point = path.join(this.root, 'upper', inside);
+      const point = path.join(this.#layer, 'upper', inside);
       if (statSync(host).isDirectory()) await mkdir(point, { recursive: true });
       else await mkdir(path.dirname(point), { recursive: true }).then(() => writeFile(point, ''));
     }
     if (user.uid === 0) return;
     await chmod(this.root, 0o711);
     for (const [inside, host] of super.mounts()) if (inside.startsWith(`${this.paths.logs}/`) || inside === this.paths.ipc) await chown(host, user.uid, user.gid);
+  }
+
+  /** `storage_mb` caps the layer as a tmpfs of that size; mounting one needs root, else only files are capped. */
+  async #limitStorage(): Promise<void> {
+    const { storageMb } = this.init.limits;
+    if (!storageMb) return;
+    try {
+      await mountLayerStorage(this.root, this.#layer, storageMb);
+      this.#storageMounted = true;
+    } catch (error) {
+      this.notes.push(`storage_mb caps each file only, not their total (mounting a tmpfs for the layer failed: ${(error as Error).message})`);
+    }
   }
 
   /** A cgroup with the task's memory and cpus and the pids limit; without one (not root), prlimit only. */
@@ -231,12 +254,12 @@ export class SandboxEnvironment extends HostBackedEnvironment {
       const inside = dirs.slice(0, depth).join('/');
       const lower = await lstat(path.join(rootfs, inside)).catch(() => undefined);
       if (lower && !lower.isDirectory()) return false;
-      const upper = path.join(this.root, 'upper', inside);
+      const upper = path.join(this.#layer, 'upper', inside);
       if (await lstat(upper).catch(() => undefined)) continue;
       await mkdir(upper);
       if (lower) await chmod(upper, lower.mode & 0o7777).then(() => chown(upper, lower.uid, lower.gid));
     }
-    await cp(hostPath, path.join(this.root, 'upper', ...parts), { recursive: true, ...(exclude && { filter: (file: string) => !exclude(file) }) });
+    await cp(hostPath, path.join(this.#layer, 'upper', ...parts), { recursive: true, ...(exclude && { filter: (file: string) => !exclude(file) }) });
     return true;
   }
 
@@ -245,7 +268,7 @@ export class SandboxEnvironment extends HostBackedEnvironment {
    * before. The trial may have run by then: whatever it left at that top-level name is removed, not followed.
    */
   async #makeLazyMountPoint(inside: string): Promise<void> {
-    const point = path.join(this.root, 'upper', inside);
+    const point = path.join(this.#layer, 'upper', inside);
     if (!(await lstat(point).then((stats) => stats.isDirectory(), () => false))) {
       await removeTrialEntry(point);
       await mkdir(point, { recursive: true });
@@ -261,7 +284,7 @@ export class SandboxEnvironment extends HostBackedEnvironment {
     }
     const [uid = 0, gid = 0] = String(options.user ?? '0:0').split(':').map(Number);
     const merged = path.join(this.root, 'merged');
-    const overlay = `lowerdir=${root.rootfs.dir},upperdir=${path.join(this.root, 'upper')},workdir=${path.join(this.root, 'work')}`;
+    const overlay = `lowerdir=${root.rootfs.dir},upperdir=${path.join(this.#layer, 'upper')},workdir=${path.join(this.#layer, 'work')}`;
     // A non-root user runs bubblewrap unprivileged, in a user namespace mapping only its own ids; host paths it
     // may not be allowed to reach (a trials folder in /root) are first bound, as root, under the trial's root.
     const binds = this.#binds(new Binds(uid === 0 ? undefined : path.join(this.root, 'binds')));
@@ -331,13 +354,17 @@ export class SandboxEnvironment extends HostBackedEnvironment {
   }
 
   async limitsReached(): Promise<string[]> {
-    return (await this.#cgroup?.reached()) ?? [];
+    const reached = (await this.#cgroup?.reached()) ?? [];
+    if (this.#storageMounted && (await layerFull(this.#layer))) reached.push(`storage_mb = ${this.init.limits.storageMb} (the files it wrote fill it)`);
+    return reached;
   }
 
   override async stop(): Promise<void> {
     try {
       await this.#cgroup?.remove();
       this.#cgroup = undefined;
+      if (this.#storageMounted) await unmountLayerStorage(this.#layer);
+      this.#storageMounted = false;
     } finally {
       await super.stop();
     }

@@ -110,6 +110,8 @@ export class SandboxEnvironment extends HostBackedEnvironment {
     if (this.#options.root === 'host') return fallback("sandbox: {root: 'host'}");
     const hasDockerfile = image.environmentDir !== undefined && existsSync(path.join(image.environmentDir, 'Dockerfile'));
     if (!hasDockerfile && !image.dockerImage) return fallback('the task has no environment/Dockerfile and no docker_image');
+    // Mounting the overlay of the image needs root.
+    if (process.getuid?.() !== 0) return fallback('mounting the image root needs root, and this runs as another user');
     const cli = new DockerCli(this.#options.cli);
     try {
       await cli.requireEngineOnce();

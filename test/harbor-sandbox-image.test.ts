@@ -112,6 +112,31 @@ describe('the sandbox on the task image', () => {
     expect(fine.final.status).toBe('success');
   });
 
+  it("puts the trial in a cgroup of its own with task.toml's cpus and memory_mb and the pids limit", async () => {
+    const limits: Record<string, string> = {};
+    const readLimits = async ({ trialDir }: { trialDir: string }) => {
+      // Each line is `id:controllers:path` (v1) or `0::path` (v2); the trial's cgroup still exists at agent end.
+      for (const line of (await readFile(path.join(trialDir, 'artifacts', 'cgroup'), 'utf8')).trim().split('\n')) {
+        const [, controllers, where] = line.split(':');
+        const base = controllers ? `/sys/fs/cgroup/${controllers}${where}` : `/sys/fs/cgroup${where}`;
+        for (const file of ['cpu.cfs_quota_us', 'cpu.max', 'memory.limit_in_bytes', 'memory.max', 'pids.max']) {
+          const value = await readFile(path.join(base, file), 'utf8').catch(() => undefined);
+          if (value !== undefined) limits[file] = value.trim();
+        }
+      }
+    };
+    const dir = await task('cgroup', 'echo 1 > "$V/reward.txt"', 'cat /proc/self/cgroup > /logs/artifacts/cgroup');
+    await writeFile(path.join(dir, 'task.toml'), 'version = "1.0"\n[environment]\ncpus = 0.5\nmemory_mb = 300\n');
+    const run = await runRollout(backend(dir, { workflow: 'oracle', pidsLimit: 100, hooks: { 'agent-ended': readLimits } }), request('r1'));
+    expect(run.final.status).toBe('success');
+    const v2 = 'cpu.max' in limits;
+    expect(limits).toMatchObject(
+      v2
+        ? { 'cpu.max': '50000 100000', 'memory.max': String(300 * 1024 * 1024), 'pids.max': '100' }
+        : { 'cpu.cfs_quota_us': '50000', 'memory.limit_in_bytes': String(300 * 1024 * 1024), 'pids.max': '100' },
+    );
+  });
+
   it('exports each image once into the cache, whole', async () => {
     const cache = path.join(root, 'rootfs-cache');
     const dir = await task('cache', 'echo 1 > "$V/reward.txt"');

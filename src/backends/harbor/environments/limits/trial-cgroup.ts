@@ -103,7 +103,8 @@ export class TrialCgroup {
     await set('pids', 'pids.max', String(pids));
     if (this.version === 'v2') {
       if (memoryMb) await set('memory', 'memory.max', String(memoryMb * MB));
-      if (memoryMb) await set('memory', 'memory.swap.max', '0');
+      // Without swap accounting the file is absent, and there is no swap to limit.
+      if (memoryMb && existsSync(path.join(this.dirs.get('memory')!, 'memory.swap.max'))) await set('memory', 'memory.swap.max', '0');
       if (cpus) await set('cpu', 'cpu.max', `${Math.round(cpus * CPU_PERIOD_US)} ${CPU_PERIOD_US}`);
       return;
     }

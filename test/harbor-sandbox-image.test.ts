@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHarborBackend, type HarborBackendSettings } from '../src/index.ts';
 import { IMAGE_MAP, PUBLIC_IMAGE, requireDocker } from './fixtures/harbor/docker.ts';
-import { request, runRollout } from './fixtures/harbor/helpers.ts';
+import { request, runRollout, startChatServer } from './fixtures/harbor/helpers.ts';
 import { makeTask } from './fixtures/harbor/make-task.ts';
 
 const agents = fileURLToPath(new URL('./fixtures/harbor/agents', import.meta.url));
@@ -70,6 +70,18 @@ describe('the sandbox on the task image', () => {
     const run = await runRollout(backend(await task('image-config', `${checks.join(' && ')} && echo 1 > "$V/reward.txt"`)), request('r1'));
     expect(run.final, await trialLog(run)).toMatchObject({ status: 'success', rewards: { reward: 1 } });
     expect(await trialLog(run)).not.toContain("host's root filesystem");
+  });
+
+  it("reaches the model endpoint as the image's non-root user", async () => {
+    const server = await startChatServer();
+    try {
+      const dir = await task('model-as-user', 'echo 1 > "$V/reward.txt"');
+      const run = await runRollout(backend(dir, { chatCompletionsUrl: server.url, apiKey: 'sk-image-user' }), request('r1', { mode: 'model' }));
+      expect(run.workflow.samples[0]?.messages.at(-1)?.content, JSON.stringify(run.workflow.error)).toBe('model says hi');
+      expect(server.authorizations).toEqual(['Bearer sk-image-user']);
+    } finally {
+      server.close();
+    }
   });
 
   it('shares the writable layer between the oracle and the verifier; /solution for the oracle, /tests for the verifier', async () => {

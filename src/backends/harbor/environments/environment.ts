@@ -104,6 +104,11 @@ export interface TrialEnvironment {
   exec(command: string[], options?: ExecOptions): Promise<ExecResult>;
   /** Copies a host file or directory to a path inside the environment, leaving out what `exclude` names. */
   upload(hostPath: string, envPath: string, exclude?: (hostPath: string) => boolean): Promise<void>;
+  /**
+   * Makes `envPath` a symbolic link to `target` from the host, when the environment can do so safely (before
+   * any command could have put a link on the way); false leaves it to a command run inside.
+   */
+  symlink?(target: string, envPath: string): Promise<boolean>;
   /** Copies a file or directory inside the environment to the host. */
   download(envPath: string, hostPath: string): Promise<void>;
   /** Routes the model endpoint into the environment (through a unix socket when it has no network). */

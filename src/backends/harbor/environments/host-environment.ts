@@ -1,5 +1,5 @@
 import { mkdtempSync } from 'node:fs';
-import { cp, mkdir, rm } from 'node:fs/promises';
+import { cp, mkdir, rm, symlink } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { type Forwarder, startForwarder, tcpTargetOf } from '../../../runtime/trial-bridge.ts';
@@ -14,7 +14,7 @@ import {
   type TrialEnvironment,
 } from './environment.ts';
 import { killGroup, runProcessGroup } from './process-group.ts';
-import { copyTrialTree } from '../trial/trial-files.ts';
+import { copyTrialTree, removeTrialEntry } from '../trial/trial-files.ts';
 
 const MB = 1024 * 1024;
 const LOG_DIRS = ['agent', 'verifier', 'artifacts'] as const;
@@ -44,6 +44,8 @@ export abstract class HostBackedEnvironment implements TrialEnvironment {
   readonly paths: HostBackedPaths;
   readonly #groups = new Set<number>();
   #bridge: Forwarder | undefined;
+  /** Whether a command has run: from then on the trial may have put links in the shared directories. */
+  #ran = false;
 
   /** `pathsOf` says where the directories appear inside, given the host root behind them. */
   constructor(
@@ -97,6 +99,7 @@ export abstract class HostBackedEnvironment implements TrialEnvironment {
   }
 
   exec(command: string[], options: ExecOptions = {}): Promise<ExecResult> {
+    this.#ran = true;
     const { file, args, cwd } = this.wrap(command, options.cwd ?? this.paths.workspace, options);
     // Memory is limited as the data segment, not the address space: WebAssembly (which tsx loads) reserves
     // far more address space than it uses.
@@ -114,6 +117,15 @@ export abstract class HostBackedEnvironment implements TrialEnvironment {
   async upload(hostPath: string, envPath: string, exclude?: (hostPath: string) => boolean): Promise<void> {
     const filter = exclude && ((source: string) => !exclude(source));
     await cp(hostPath, this.hostPathOf(envPath), { recursive: true, force: true, ...(filter && { filter }) });
+  }
+
+  /** The workspace and the other directories behind a path are the harness's own until the first command runs. */
+  async symlink(target: string, envPath: string): Promise<boolean> {
+    if (this.#ran) return false;
+    const host = this.hostPathOf(envPath);
+    await removeTrialEntry(host);
+    await symlink(target, host);
+    return true;
   }
 
   async download(envPath: string, hostPath: string): Promise<void> {

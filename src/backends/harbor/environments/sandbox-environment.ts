@@ -1,5 +1,5 @@
 import { existsSync, mkdirSync, readdirSync, readlinkSync, statSync, writeFileSync } from 'node:fs';
-import { chmod, chown, cp, lstat, mkdir, rm, stat, writeFile } from 'node:fs/promises';
+import { chmod, chown, cp, lstat, mkdir, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { removeTrialEntry } from '../trial/trial-files.ts';
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
@@ -251,7 +251,24 @@ export class SandboxEnvironment extends HostBackedEnvironment {
    */
   async #copyIntoPristineLayer(rootfs: string, hostPath: string, envPath: string, exclude?: (hostPath: string) => boolean): Promise<boolean> {
     const parts = envPath.split('/').filter(Boolean);
-    const dirs = (await stat(hostPath)).isDirectory() ? parts : parts.slice(0, -1);
+    if (!(await this.#makeLayerDirs(rootfs, (await stat(hostPath)).isDirectory() ? parts : parts.slice(0, -1)))) return false;
+    await cp(hostPath, path.join(this.#layer, 'upper', ...parts), { recursive: true, ...(exclude && { filter: (file: string) => !exclude(file) }) });
+    return true;
+  }
+
+  /** In the image, a link in the pristine layer is made there from the host, as an upload is. */
+  override async symlink(target: string, envPath: string): Promise<boolean> {
+    if (this.#root.kind === 'host') return super.symlink(target, envPath);
+    const parts = envPath.split('/').filter(Boolean);
+    if (!this.#pristine || !(await this.#makeLayerDirs(this.#root.rootfs.dir, parts.slice(0, -1)))) return false;
+    const link = path.join(this.#layer, 'upper', ...parts);
+    await removeTrialEntry(link);
+    await symlink(target, link);
+    return true;
+  }
+
+  /** The directories `dirs` (path parts) in the upper layer, each with the image's owner and mode; false where the image has a link. */
+  async #makeLayerDirs(rootfs: string, dirs: string[]): Promise<boolean> {
     for (let depth = 1; depth <= dirs.length; depth++) {
       const inside = dirs.slice(0, depth).join('/');
       const lower = await lstat(path.join(rootfs, inside)).catch(() => undefined);
@@ -261,7 +278,6 @@ export class SandboxEnvironment extends HostBackedEnvironment {
       await mkdir(upper);
       if (lower) await chmod(upper, lower.mode & 0o7777).then(() => chown(upper, lower.uid, lower.gid));
     }
-    await cp(hostPath, path.join(this.#layer, 'upper', ...parts), { recursive: true, ...(exclude && { filter: (file: string) => !exclude(file) }) });
     return true;
   }
 

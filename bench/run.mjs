@@ -4,7 +4,7 @@
 //
 //   node bench/run.mjs [--only B1,B3] [--reps 3] [--no-build] [--json out.json] [--keep]
 import { spawnSync } from 'node:child_process';
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -144,7 +144,7 @@ async function primitive(command, args, n) {
   return median(times);
 }
 
-async function trialOverheads(environment, dirs, n) {
+async function trialOverheads(environment, dirs, n, extra = {}) {
   const { createHarborBackend } = await import(path.join(REPO, 'dist/index.js'));
   const backend = createHarborBackend({
     taskDir: dirs.task,
@@ -153,6 +153,7 @@ async function trialOverheads(environment, dirs, n) {
     userCodeDir: dirs.code,
     trialsDir: path.join(dirs.trials, environment),
     cleanupSuccessfulTrials: true,
+    ...extra,
   });
   const run = async (i) => {
     let final;
@@ -175,27 +176,55 @@ async function trialOverheads(environment, dirs, n) {
 
 const BWRAP_TRUE = ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp', '--unshare-pid', '--unshare-ipc', '--unshare-uts', '--unshare-net', '--die-with-parent', '--new-session', 'true'];
 
+/** The B4 environments: the sandbox on a Dockerfile task's image (cached rootfs), on the host's root, and process. */
+function b4Variants(root) {
+  const image = process.env.BENCH_DOCKER_IMAGE ?? 'rollout-test/debian:bookworm';
+  const imageDirs = harbor(root, 'harbor-image');
+  mkdirSync(path.join(imageDirs.task, 'environment'));
+  writeFileSync(path.join(imageDirs.task, 'environment', 'Dockerfile'), `FROM ${image}\nWORKDIR /app\n`);
+  const hostDirs = harbor(root);
+  return [
+    { name: 'sandbox (image rootfs)', environment: 'sandbox', dirs: imageDirs, extra: {}, needs: image },
+    { name: 'sandbox (host root)', environment: 'sandbox', dirs: hostDirs, extra: { sandbox: { root: 'host' } } },
+    { name: 'process', environment: 'process', dirs: hostDirs, extra: {} },
+  ];
+}
+
+/** Why a B4 variant cannot run here, or undefined. */
+function b4Missing(variant) {
+  if (variant.environment === 'sandbox' && spawnSync('bwrap', ['--version']).status !== 0) return 'bubblewrap is not installed';
+  if (variant.needs && spawnSync('docker', ['image', 'inspect', variant.needs]).status !== 0) return `no docker engine with image ${variant.needs} to build the task`;
+  return undefined;
+}
+
 async function benchB4(root) {
   const n = Number(opts.trials);
-  const dirs = harbor(root);
-  for (const environment of ['sandbox', 'process']) {
-    log(`B4: ${n} trials in the ${environment} environment vs the bare primitive …`);
-    const bwrap = spawnSync('bwrap', ['--version']);
-    if (environment === 'sandbox' && bwrap.status !== 0) {
-      row('B4 sandbox trial overhead', `not measured: bubblewrap is not installed`, '', '', '≤ 50 ms', undefined);
+  const walls = {};
+  for (const variant of b4Variants(root)) {
+    const label = `B4 ${variant.name} trial overhead`;
+    const missing = b4Missing(variant);
+    if (missing) {
+      row(label, `not measured: ${missing}`, '', '', '≤ 50 ms', undefined);
       continue;
     }
-    const trials = await trialOverheads(environment, dirs, n);
+    log(`B4: ${n} trials in the ${variant.name} environment vs the bare primitive …`);
+    const trials = await trialOverheads(variant.environment, variant.dirs, n, variant.extra);
     const overhead = median(trials.map((t) => t.overheadMs));
-    const peer = environment === 'sandbox' ? await primitive('bwrap', BWRAP_TRUE, n) : await primitive('true', [], n);
-    const peerName = environment === 'sandbox' ? 'bwrap … true' : 'spawn true';
-    row(`B4 ${environment} trial overhead`, ms(overhead), `${ms(peer)} (${peerName})`, (overhead / peer).toFixed(1), '≤ 50 ms', overhead <= 50);
+    const sandbox = variant.environment === 'sandbox';
+    const peer = sandbox ? await primitive('bwrap', BWRAP_TRUE, n) : await primitive('true', [], n);
+    row(label, ms(overhead), `${ms(peer)} (${sandbox ? 'bwrap … true' : 'spawn true'})`, (overhead / peer).toFixed(1), '≤ 50 ms', overhead <= 50);
     const m = (k) => ms(median(trials.map((t) => t[k])));
+    walls[variant.name] = median(trials.map((t) => t.wallMs));
     notes.push(
-      `B4 ${environment}: per trial (median of ${n}) wall ${m('wallMs')} = overhead ${m('overheadMs')} + agent ${m('agentMs')} + verifier ${m('verifierMs')}; ` +
+      `B4 ${variant.name}: per trial (median of ${n}) wall ${m('wallMs')} = overhead ${m('overheadMs')} + agent ${m('agentMs')} + verifier ${m('verifierMs')}; ` +
         `of the overhead, environment setup ${m('environmentSetupMs')}, agent setup ${m('agentSetupMs')}`,
     );
   }
+  if (walls.process !== undefined) {
+    const extra = Object.entries(walls).filter(([name]) => name !== 'process').map(([name, wall]) => `${name} +${ms(wall - walls.process)}`);
+    notes.push(`B4: trial wall time beyond the process environment's (every sandbox cost, the per-command ones in agent and verifier included): ${extra.join(', ')}`);
+  }
+  notes.push(`B4 machine state: a bare \`node -e 0\` ${ms(await primitive(process.execPath, ['-e', '0'], 5))}, load average ${os.loadavg().map((v) => v.toFixed(2)).join(' ')}`);
 }
 
 async function benchB5(root) {

@@ -11,20 +11,30 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHarborBackend, type HarborBackendSettings } from '../src/index.ts';
 import { filesContaining, isRunning, processesLeft, processesWithMarker, request, runRollout, startChatServer, waitFor } from './fixtures/harbor/helpers.ts';
+import { IMAGE_MAP, PUBLIC_IMAGE, requireDocker } from './fixtures/harbor/docker.ts';
 import { makeTask } from './fixtures/harbor/make-task.ts';
 
 const agents = fileURLToPath(new URL('./fixtures/harbor/agents', import.meta.url));
 const WORKFLOW = './agents.ts:FixtureAgent';
 
-describe.each(['process', 'sandbox'] as const)('HarborBackend in the %s environment', (environment) => {
+/** The sandbox on the host's root (the tasks have no image), on a task image's root, and the process environment. */
+const VARIANTS = [
+  { name: 'process', environment: 'process', image: false },
+  { name: 'sandbox (host root)', environment: 'sandbox', image: false },
+  { name: 'sandbox (image root)', environment: 'sandbox', image: true },
+] as const;
+
+describe.each(VARIANTS)('HarborBackend in the $name environment', ({ environment, image }) => {
   let root: string;
   const backend = (taskDir: string, extra: Partial<HarborBackendSettings> = {}) =>
-    createHarborBackend({ taskDir, environment, workflow: WORKFLOW, userCodeDir: agents, trialsDir: path.join(root, 'trials'), ...extra });
-  const task = (name: string, test?: string, toml?: string) => makeTask(path.join(root, 'tasks'), name, { test, toml });
+    createHarborBackend({ taskDir, environment, imageMap: IMAGE_MAP, workflow: WORKFLOW, userCodeDir: agents, trialsDir: path.join(root, 'trials'), ...extra });
+  const task = (name: string, test?: string, toml = '') =>
+    makeTask(path.join(root, 'tasks'), name, { test, toml: image ? `${toml}\n[environment]\ndocker_image = "${PUBLIC_IMAGE}"` : toml });
 
   beforeAll(async () => {
     // The sandbox tests must fail, not skip, on a machine without bubblewrap (.ci/run installs it).
     if (environment === 'sandbox') execFileSync('bwrap', ['--version']);
+    if (image) requireDocker();
     root = await mkdtemp(path.join(os.tmpdir(), `harbor-${environment}-`));
   });
   afterAll(() => rm(root, { recursive: true, force: true }));

@@ -1,6 +1,7 @@
 /**
- * Harbor tasks run as isolated trials: each rollout gets its own bubblewrap sandbox (read-only host, a
- * private workspace, no network). `hello-file` is verified by its tests/test.sh, `word-count` by a Grader
+ * Harbor tasks run as isolated trials: each rollout gets its own bubblewrap sandbox on the task's image
+ * (built from environment/Dockerfile; the host's root, read-only, without a docker engine), with a private
+ * writable layer and no network. `hello-file` is verified by its tests/test.sh, `word-count` by a Grader
  * that runs inside the trial. The oracle suite validates a task with its own solution/solve.sh.
  */
 import { defineRollout } from 'rollout-test';

@@ -1,5 +1,6 @@
 import type { ImplementationRef } from '../../runtime/protocol.ts';
 import type { EnvironmentType } from './environments/environment.ts';
+import type { SandboxOptions } from './environments/sandbox-environment.ts';
 import { HarborBackend } from './harbor-backend.ts';
 import type { RetryConfig } from './queue/retry.ts';
 import { TrialQueue } from './queue/trial-queue.ts';
@@ -14,6 +15,10 @@ export interface HarborBackendSettings {
   imageMap?: Record<string, string>;
   /** Docker: build each task image once and reuse it for every trial. */
   prebuildLocalImage?: boolean;
+  /** Sandbox: `{root: 'host'}` runs on the host's root filesystem instead of the task image's; `rootfsCache`. */
+  sandbox?: Pick<SandboxOptions, 'root' | 'rootfsCache'>;
+  /** Sandbox and docker: processes a trial may run at once (512 by default). */
+  pidsLimit?: number;
   /** Trials at once; 1 by default. */
   nConcurrent?: number;
   /** A `"module:export"` string, a suite reference, or `"oracle"`. */
@@ -33,11 +38,11 @@ export interface HarborBackendSettings {
 
 /** Builds a HarborBackend with its own TrialQueue: the one call the CLI makes for a harbor suite. */
 export function createHarborBackend(settings: HarborBackendSettings): HarborBackend<unknown, unknown> {
-  const { nConcurrent = 1, retry, hooks, environment = 'sandbox', imageMap, userCodeDir = process.cwd(), ...rest } = settings;
+  const { nConcurrent = 1, retry, hooks, environment = 'sandbox', imageMap, sandbox, pidsLimit, userCodeDir = process.cwd(), ...rest } = settings;
   return new HarborBackend<unknown, unknown>({
     ...rest,
     orchestrator: new TrialQueue({ nConcurrent, ...(retry && { retry }), ...(hooks && { hooks }) }),
     userCodeDir,
-    environmentConfig: { type: environment, ...(imageMap && { imageMap }) },
+    environmentConfig: { type: environment, ...(imageMap && { imageMap }), ...(environment === 'sandbox' && sandbox), ...(pidsLimit && { pidsLimit }) },
   });
 }

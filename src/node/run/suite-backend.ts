@@ -38,6 +38,8 @@ export async function createSuiteBackend(input: SuiteBackendInput): Promise<Exec
       nConcurrent: backend.nConcurrent ?? settings.concurrency ?? undefined,
       imageMap: backend.imageMap,
       prebuildLocalImage: backend.prebuildLocalImage,
+      sandbox: backend.sandbox,
+      pidsLimit: backend.pidsLimit,
       workflow: suite.workflow === ORACLE_AGENT ? ORACLE_AGENT : ref('workflow'),
       grader: suite.grader === undefined ? undefined : ref('grader'),
       workflowConfig: settings.workflowConfig,

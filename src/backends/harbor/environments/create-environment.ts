@@ -3,8 +3,9 @@ import type { EnvironmentInit, EnvironmentType, TrialEnvironment } from './envir
 import { ProcessEnvironment } from './process-environment.ts';
 import { SandboxEnvironment } from './sandbox-environment.ts';
 import type { DockerOptions } from './docker/docker-environment.ts';
+import type { SandboxOptions } from './sandbox-environment.ts';
 
-/** Which environment trials run in, and its options (docker: see {@link DockerOptions}). */
+/** Which environment trials run in, and its options (see {@link DockerOptions} and {@link SandboxOptions}). */
 export interface EnvironmentConfig {
   type: EnvironmentType;
   [option: string]: unknown;
@@ -16,7 +17,7 @@ export function createEnvironment(config: EnvironmentConfig, init: EnvironmentIn
     case 'process':
       return new ProcessEnvironment(init);
     case 'sandbox':
-      return new SandboxEnvironment(init);
+      return new SandboxEnvironment(init, config);
     case 'docker':
       return new DockerEnvironment(init, config);
     default:

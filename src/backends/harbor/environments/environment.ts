@@ -39,8 +39,8 @@ export interface ExecOptions {
   /** Kills every process the command started when aborted. */
   signal?: AbortSignal;
   /**
-   * The user to run as (`[agent]`/`[verifier] user`: a name or a uid); the environment's default user when
-   * unset. Only docker honours it: the host-backed environments run every command as the harness's user.
+   * The user to run as (`[agent]`/`[verifier] user`: a name or a uid, optionally `:group`); the environment's
+   * default user when unset. The host-root sandbox and `process` run every command as the harness's user.
    */
   user?: string | number | undefined;
 }
@@ -117,10 +117,22 @@ export interface TrialEnvironment {
   exec(command: string[], options?: ExecOptions): Promise<ExecResult>;
   /** Copies a host file or directory to a path inside the environment, leaving out what `exclude` names. */
   upload(hostPath: string, envPath: string, exclude?: (hostPath: string) => boolean): Promise<void>;
+  /**
+   * Makes `envPath` a symbolic link to `target` from the host, when the environment can do so safely (before
+   * any command could have put a link on the way); false leaves it to a command run inside.
+   */
+  symlink?(target: string, envPath: string): Promise<boolean>;
   /** Copies a file or directory inside the environment to the host. */
   download(envPath: string, hostPath: string): Promise<void>;
   /** Routes the model endpoint into the environment (through a unix socket when it has no network). */
   routeEndpoint(url: string): Promise<EndpointRoute>;
   /** Kills whatever still runs and releases everything; safe to call twice and after a failed start. */
   stop(): Promise<void>;
+  /** After start: what the environment could not provide as asked (e.g. a fallback), for the trial's log. */
+  readonly notes?: readonly string[];
+  /** The limits (as task.toml names them) that commands have reached so far; empty when none was. */
+  limitsReached?(): Promise<string[]>;
 }
+
+/** Processes a trial may run at once unless the environment options say otherwise: a fork bomb stops here. */
+export const DEFAULT_PIDS_LIMIT = 512;

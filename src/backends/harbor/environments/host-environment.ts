@@ -1,5 +1,5 @@
 import { mkdtempSync } from 'node:fs';
-import { cp, mkdir, rm } from 'node:fs/promises';
+import { cp, mkdir, rm, symlink } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { type Forwarder, startForwarder, tcpTargetOf } from '../../../runtime/trial-bridge.ts';
@@ -14,8 +14,17 @@ import {
   type TrialEnvironment,
 } from './environment.ts';
 import { killGroup, runProcessGroup } from './process-group.ts';
+import { copyTrialTree, removeTrialEntry } from '../trial/trial-files.ts';
 
 const MB = 1024 * 1024;
+
+/** A command as the host runs it. */
+export interface WrappedCommand {
+  file: string;
+  args: string[];
+  /** The host working directory. */
+  cwd: string;
+}
 
 /** Environment paths plus where the model socket appears inside. */
 export interface HostBackedPaths extends EnvironmentPaths {
@@ -34,6 +43,8 @@ export abstract class HostBackedEnvironment implements TrialEnvironment {
   readonly paths: HostBackedPaths;
   readonly #groups = new Set<number>();
   #bridge: Forwarder | undefined;
+  /** Whether a command has run: from then on the trial may have put links in the shared directories. */
+  #ran = false;
 
   /** `pathsOf` says where the directories appear inside, given the host root behind them. */
   constructor(
@@ -64,8 +75,14 @@ export abstract class HostBackedEnvironment implements TrialEnvironment {
     throw new Error(`${envPath} is outside every directory that the ${this.type} environment shares with the host`);
   }
 
-  /** How to run `command` with working directory `cwd` (an environment path): file, arguments, host cwd. */
-  protected abstract wrap(command: string[], cwd: string): [file: string, args: string[], hostCwd: string];
+  /** How to run `command` with working directory `cwd` (an environment path). */
+  protected abstract wrap(command: string[], cwd: string, options: ExecOptions): WrappedCommand;
+
+  /** `prlimit` flags for the limits no cgroup enforces: memory as the data segment, storage as the largest file. */
+  protected prlimitFlags(): string[] {
+    const { memoryMb, storageMb } = this.init.limits;
+    return [...(memoryMb ? [`--data=${memoryMb * MB}`] : []), ...(storageMb ? [`--fsize=${storageMb * MB}`] : [])];
+  }
 
   /** Variables every command sees besides the task's; the host's own environment is not inherited. */
   protected baseEnv(): Record<string, string> {
@@ -81,8 +98,12 @@ export abstract class HostBackedEnvironment implements TrialEnvironment {
   }
 
   exec(command: string[], options: ExecOptions = {}): Promise<ExecResult> {
-    const [file, args, cwd] = this.wrap(command, options.cwd ?? this.paths.workspace);
-    const [limitedFile, limitedArgs] = withLimits(this.init, file, args);
+    this.#ran = true;
+    const { file, args, cwd } = this.wrap(command, options.cwd ?? this.paths.workspace, options);
+    // Memory is limited as the data segment, not the address space: WebAssembly (which tsx loads) reserves
+    // far more address space than it uses.
+    const flags = this.prlimitFlags();
+    const [limitedFile, limitedArgs] = flags.length ? ['prlimit', [...flags, '--', file, ...args]] : [file, args];
     return runProcessGroup(limitedFile, limitedArgs, {
       cwd,
       env: { ...this.baseEnv(), ...this.init.env, ...options.env },
@@ -97,8 +118,17 @@ export abstract class HostBackedEnvironment implements TrialEnvironment {
     await cp(hostPath, this.hostPathOf(envPath), { recursive: true, force: true, ...(filter && { filter }) });
   }
 
+  /** The workspace and the other directories behind a path are the harness's own until the first command runs. */
+  async symlink(target: string, envPath: string): Promise<boolean> {
+    if (this.#ran) return false;
+    const host = this.hostPathOf(envPath);
+    await removeTrialEntry(host);
+    await symlink(target, host);
+    return true;
+  }
+
   async download(envPath: string, hostPath: string): Promise<void> {
-    await cp(this.hostPathOf(envPath), hostPath, { recursive: true, force: true });
+    await copyTrialTree(this.hostPathOf(envPath), hostPath);
   }
 
   /** Without network the endpoint is reached through a unix socket that the harness forwards to its port. */
@@ -118,18 +148,4 @@ export abstract class HostBackedEnvironment implements TrialEnvironment {
     this.#bridge = undefined;
     await rm(this.root, { recursive: true, force: true });
   }
-}
-
-/**
- * Wraps a command in `prlimit` for the task's memory and storage (largest file) limits. Memory is limited as
- * the data segment, not the address space: WebAssembly (which tsx loads) reserves far more address space
- * than it uses. CPU counts need cgroups, which neither host-backed environment has; docker enforces them.
- */
-function withLimits(init: EnvironmentInit, file: string, args: string[]): [string, string[]] {
-  const { memoryMb, storageMb } = init.limits;
-  const flags = [
-    ...(memoryMb ? [`--data=${memoryMb * MB}`] : []),
-    ...(storageMb ? [`--fsize=${storageMb * MB}`] : []),
-  ];
-  return flags.length ? ['prlimit', [...flags, '--', file, ...args]] : [file, args];
 }

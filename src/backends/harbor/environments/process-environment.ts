@@ -1,7 +1,7 @@
 import { mkdir, symlink } from 'node:fs/promises';
 import path from 'node:path';
 import type { EnvironmentInit } from './environment.ts';
-import { HostBackedEnvironment } from './host-environment.ts';
+import { HostBackedEnvironment, type WrappedCommand } from './host-environment.ts';
 
 /**
  * A child process in a temporary workspace, for machines with neither bubblewrap nor docker. There is no
@@ -21,8 +21,8 @@ export class ProcessEnvironment extends HostBackedEnvironment {
     }));
   }
 
-  protected wrap(command: string[], cwd: string): [string, string[], string] {
-    return [command[0]!, command.slice(1), cwd];
+  protected wrap(command: string[], cwd: string): WrappedCommand {
+    return { file: command[0]!, args: command.slice(1), cwd };
   }
 
   protected override baseEnv(): Record<string, string> {

@@ -14,6 +14,7 @@ export interface GroupOptions {
   groups: Set<number>;
   /** Called on timeout or abort besides killing the group: for processes outside it (e.g. in a container). */
   onKill?: () => void;
+
 }
 
 /** Kills a whole process group; one that is already gone is fine. */

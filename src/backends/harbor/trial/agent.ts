@@ -1,4 +1,3 @@
-import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { RolloutSample } from '../../../model/sample.ts';
 import type { ImplementationRef } from '../../../runtime/protocol.ts';
@@ -7,6 +6,7 @@ import type { AgentPhase } from './phases.ts';
 import { killedError, logFile, phaseError, runInEnvironment } from './runner-phase.ts';
 import { uploadScripts } from './scripts.ts';
 import { TrialError } from './trial-error.ts';
+import { writeTrialFile } from './trial-files.ts';
 import type { TrialRun } from './trial-run.ts';
 import { workspacePathOf } from './workspace.ts';
 
@@ -77,9 +77,9 @@ async function runOracle(run: TrialRun, phase: AgentPhase): Promise<AgentOutcome
     signal: run.signal,
     user: phase.user,
   });
-  await writeFile(path.join(run.paths.agentDir, 'oracle.txt'), exec.stdout + exec.stderr);
+  await writeTrialFile(path.join(run.paths.agentDir, 'oracle.txt'), exec.stdout + exec.stderr);
   const killed = killedError('workflow', exec, phase.timeoutSec);
-  if (!killed && exec.exitCode !== 0) await writeFile(path.join(run.paths.agentDir, 'exit-code.txt'), String(exec.exitCode ?? ''));
+  if (!killed && exec.exitCode !== 0) await writeTrialFile(path.join(run.paths.agentDir, 'exit-code.txt'), String(exec.exitCode ?? ''));
   const samples: RolloutSample[] = [
     {
       source: 'oracle',
@@ -88,6 +88,6 @@ async function runOracle(run: TrialRun, phase: AgentPhase): Promise<AgentOutcome
       extraFields: { exitCode: exec.exitCode ?? null },
     },
   ];
-  await writeFile(path.join(run.paths.agentDir, 'samples.json'), JSON.stringify(samples, null, 2));
+  await writeTrialFile(path.join(run.paths.agentDir, 'samples.json'), JSON.stringify(samples, null, 2));
   return { samples, logs: [], error: killed };
 }

@@ -1,7 +1,8 @@
 import { existsSync } from 'node:fs';
-import { lstat, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { lstat, readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { ArtifactEntry } from '../task/task-config.ts';
+import { readTrialFile, writeTrialFile } from './trial-files.ts';
 import type { TrialRun } from './trial-run.ts';
 
 /** Where the agent publishes artifacts (Harbor's convention folder), collected always. */
@@ -97,8 +98,11 @@ async function collectOne(run: TrialRun, artifact: Artifact, claimed: Set<string
   }
 }
 
-/** Harbor's manifest accumulates over collection passes (and the steps of a multi-step trial). */
+/**
+ * Harbor's manifest accumulates over collection passes (and the steps of a multi-step trial). The folder is the
+ * trial's to write too: the manifest is read and written without following a link the trial may have put there.
+ */
 async function appendManifest(file: string, entries: ManifestEntry[]): Promise<void> {
-  const previous = await readFile(file, 'utf8').then((text) => JSON.parse(text) as ManifestEntry[], () => []);
-  await writeFile(file, `${JSON.stringify([...previous, ...entries], null, 2)}\n`);
+  const previous = await readTrialFile(file).then((text) => (text ? (JSON.parse(text) as ManifestEntry[]) : []), () => []);
+  await writeTrialFile(file, `${JSON.stringify([...previous, ...entries], null, 2)}\n`);
 }

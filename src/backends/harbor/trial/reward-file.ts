@@ -1,7 +1,10 @@
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
+import { readTrialFile, UnsafeTrialFileError } from './trial-files.ts';
 import { TrialError, type TrialErrorType } from './trial-error.ts';
+
+/** A reward file is a number or a small object of numbers; anything bigger is not one. */
+const MAX_REWARD_FILE_BYTES = 1024 * 1024;
 
 const RewardJsonSchema = z.record(z.string(), z.number().finite());
 
@@ -9,11 +12,12 @@ function rewardError(type: TrialErrorType, message: string): TrialError {
   return TrialError.of(type, 'VALIDATION_ERROR', 'grader', message);
 }
 
+/** The file's text, read without following links or blocking; a link, FIFO or huge file is an error. */
 async function readIfExists(file: string): Promise<string | undefined> {
   try {
-    return await readFile(file, 'utf8');
+    return await readTrialFile(file, MAX_REWARD_FILE_BYTES);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    if (error instanceof UnsafeTrialFileError) throw rewardError('UnsafeTrialFileError', error.message);
     throw error;
   }
 }

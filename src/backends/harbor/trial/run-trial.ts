@@ -70,6 +70,7 @@ export async function runTrial(config: TrialConfig, context: TrialContext): Prom
     await step(recorder, 'environment_setup', 'EnvironmentStartError', context.signal, async () => {
       env = createTrialEnvironment(config, task, paths, launch);
       await withDeadline(env.start(context.signal), task.config.environment.build_timeout_sec, 'environment start');
+      for (const note of env.notes ?? []) await recorder.log(note);
     });
     await context.emit('environment-started');
     const healthcheck = task.config.environment.healthcheck;
@@ -183,7 +184,7 @@ async function runSingleStep(run: TrialRun, context: TrialContext, outcome: Step
   const { recorder, task } = run;
   const phases = singleStepPhases(run.config, task);
   await context.emit('agent-started');
-  const agent = await recorder.step('agent_execution', () => runAgent(run, phases.agent));
+  const agent = await recorder.step('agent_execution', async () => withLimitError(run, 'workflow', await runAgent(run, phases.agent)));
   outcome.agent = agent;
   recorder.result.agent_result = agentContextOf(agent);
   await context.emit('agent-ended');
@@ -193,10 +194,21 @@ async function runSingleStep(run: TrialRun, context: TrialContext, outcome: Step
   throwIfCancelled(context.signal, 'workflow');
   await context.onVerificationStart?.(agent, timingsOf(recorder, context));
   await context.emit('verification-started');
-  const verifier = await recorder.step('verifier', () => runVerifier(run, agent, phases.verifier, task.config.artifacts));
+  const verifier = await recorder.step('verifier', async () => withLimitError(run, 'grader', await runVerifier(run, agent, phases.verifier, task.config.artifacts)));
   outcome.verifier = verifier;
   if (verifier.error) await recorder.fail(verifier.error);
   else recorder.result.verifier_result = { rewards: verifier.rewards };
+}
+
+/**
+ * A phase that made the trial reach a limit of task.toml fails with that limit named, whatever it returned:
+ * a fork bomb's failed forks or an OOM-killed child need not fail the command that started them.
+ */
+async function withLimitError<T extends { error?: TrialError | undefined }>(run: TrialRun, phase: 'workflow' | 'grader', outcome: T): Promise<T> {
+  const reached = (await run.env.limitsReached?.()) ?? [];
+  if (!reached.length || outcome.error?.type === 'ResourceLimitError') return outcome;
+  const message = `the trial reached ${reached.join(' and ')}${outcome.error ? ` (then: ${outcome.error.message})` : ''}`;
+  return { ...outcome, error: TrialError.of('ResourceLimitError', 'AGENT_ERROR', phase, message) };
 }
 
 /** A setup step: its failures become the given (retryable) exception type; a cancel stops it first. */

@@ -1,9 +1,9 @@
-import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { GraderPhaseOutcome, WorkflowPhaseOutcome } from '../../../runtime/phases.ts';
 import type { TrialRunnerSpec } from '../../../runtime/trial-protocol.ts';
 import type { ExecResult } from '../environments/environment.ts';
 import { TrialError } from './trial-error.ts';
+import { readTrialFile, UnsafeTrialFileError, writeTrialFile } from './trial-files.ts';
 import type { TrialRun } from './trial-run.ts';
 
 /** After the runner's own deadline fires, it gets this long to write its outcome before it is killed. */
@@ -34,22 +34,31 @@ export async function runInEnvironment<S extends TrialRunnerSpec>(
   user?: string | number,
 ): Promise<OutcomeOf<S['kind']>> {
   const specFile = logFile(run, spec.kind, `${spec.kind}-spec.json`);
-  await writeFile(specFile.host, JSON.stringify(spec, null, 2));
+  await writeTrialFile(specFile.host, JSON.stringify(spec, null, 2));
   const exec = await run.env.exec([...run.launch.command, specFile.inside], {
     env: run.runnerEnv,
     timeoutMs: timeoutSec === null ? undefined : timeoutSec * 1000 + GRACE_MS,
     signal: run.signal,
     user,
   });
-  await writeFile(logFile(run, spec.kind, `${spec.kind}-output.txt`).host, exec.stdout + exec.stderr);
-  const outcome = await readOutcome(logFile(run, spec.kind, path.posix.basename(spec.outcomeFile)).host);
+  await writeTrialFile(logFile(run, spec.kind, `${spec.kind}-output.txt`).host, exec.stdout + exec.stderr);
+  const outcome = await readOutcome(spec.kind, logFile(run, spec.kind, path.posix.basename(spec.outcomeFile)).host);
   if (outcome) return outcome as OutcomeOf<S['kind']>;
   throw missingOutcome(spec.kind, exec, timeoutSec);
 }
 
-async function readOutcome(file: string): Promise<unknown> {
+/** The runner's outcome; none when it wrote no JSON. A link or FIFO in its place fails the phase. */
+async function readOutcome(kind: TrialRunnerSpec['kind'], file: string): Promise<unknown> {
+  let text;
   try {
-    return JSON.parse(await readFile(file, 'utf8'));
+    text = await readTrialFile(file);
+  } catch (error) {
+    if (!(error instanceof UnsafeTrialFileError)) throw error;
+    const names = PHASES[kind];
+    throw TrialError.of('UnsafeTrialFileError', kind === 'grader' ? 'VALIDATION_ERROR' : 'AGENT_ERROR', names.phase, error.message);
+  }
+  try {
+    return text === undefined ? undefined : JSON.parse(text);
   } catch {
     return undefined;
   }

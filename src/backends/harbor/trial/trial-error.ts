@@ -14,6 +14,10 @@ export type TrialErrorType =
   | 'RewardFileNotFoundError'
   | 'RewardFileEmptyError'
   | 'VerifierOutputParseError'
+  /** A file the trial shares with the harness is a link, a FIFO or too large, so the harness refused it. */
+  | 'UnsafeTrialFileError'
+  /** The trial reached a limit of task.toml (memory, pids, storage). */
+  | 'ResourceLimitError'
   | 'CancelledError'
   /** `[environment.healthcheck]` (or a step's) kept failing. */
   | 'HealthcheckError'

@@ -1,4 +1,4 @@
-import { readdir, rm, writeFile } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { RolloutSample } from '../../../model/sample.ts';
 import { type AgentOutcome, inWorkspace } from './agent.ts';
@@ -11,6 +11,7 @@ import { killedError, logFile, phaseError, runInEnvironment } from './runner-pha
 import { uploadScripts } from './scripts.ts';
 import { runSeparateVerifier } from './separate-verifier.ts';
 import { TrialError } from './trial-error.ts';
+import { removeTrialEntry, writeTrialFile } from './trial-files.ts';
 import type { TrialRun } from './trial-run.ts';
 
 /** What verification produced: rewards, the graded samples when a grader ran, or why it failed. */
@@ -43,7 +44,7 @@ export async function runVerifier(run: TrialRun, agent: AgentOutcome, phase: Ver
 
 /** Whatever the agent left in the verifier folder must not pass for the verifier's output. The folder itself stays (it may be mounted). */
 async function emptyDir(dir: string): Promise<void> {
-  for (const entry of await readdir(dir)) await rm(path.join(dir, entry), { recursive: true, force: true });
+  for (const entry of await readdir(dir)) await removeTrialEntry(path.join(dir, entry));
 }
 
 /**
@@ -57,8 +58,8 @@ async function runTests(run: TrialRun, phase: VerifierPhase, env: TrialEnvironme
     signal: run.signal,
     user: phase.user,
   });
-  await writeFile(path.join(run.paths.verifierDir, 'test-stdout.txt'), exec.stdout);
-  if (exec.stderr) await writeFile(path.join(run.paths.verifierDir, 'test-stderr.txt'), exec.stderr);
+  await writeTrialFile(path.join(run.paths.verifierDir, 'test-stdout.txt'), exec.stdout);
+  if (exec.stderr) await writeTrialFile(path.join(run.paths.verifierDir, 'test-stderr.txt'), exec.stderr);
   const killed = killedError('grader', exec, phase.timeoutSec);
   if (killed) throw killed;
   return { rewards: await readRewardFiles(run.paths.verifierDir), logs: [] };

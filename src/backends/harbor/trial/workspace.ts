@@ -34,7 +34,9 @@ export async function installUserCode(env: TrialEnvironment, code: UserCode): Pr
   await env.upload(root, env.paths.workspace, exclude);
   const modules = userNodeModules(root);
   if (!modules) return;
-  const link = await env.exec(['ln', '-sfn', modules, path.posix.join(env.paths.workspace, 'node_modules')]);
+  const linkPath = path.posix.join(env.paths.workspace, 'node_modules');
+  if (await env.symlink?.(modules, linkPath)) return;
+  const link = await env.exec(['ln', '-sfn', modules, linkPath]);
   if (link.exitCode !== 0) throw new Error(`cannot link node_modules into the workspace: ${link.stderr.trim()}`);
 }
 

@@ -42,7 +42,8 @@ async function reap(cli: DockerCli): Promise<void> {
   if (orphans.length) await cli.run(['rm', '-f', '-v', ...orphans]).catch(() => undefined);
 }
 
-function isAlive(pid: number): boolean {
+/** Whether a process of this machine is still there. */
+export function isAlive(pid: number): boolean {
   if (!Number.isInteger(pid) || pid <= 0) return false;
   try {
     process.kill(pid, 0);

@@ -1,15 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
-import { chmod, cp, mkdir, readFile, rm, stat } from 'node:fs/promises';
+import { chmod, cp, mkdir, rm, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
 import { type Forwarder, startForwarder, tcpTargetOf } from '../../../../runtime/trial-bridge.ts';
-import { type EndpointRoute, type EnvironmentInit, type EnvironmentPaths, type ExecOptions, type ExecResult, pathVariables, type TrialEnvironment } from '../environment.ts';
+import { DEFAULT_PIDS_LIMIT, type EndpointRoute, type EnvironmentInit, type EnvironmentPaths, type ExecOptions, type ExecResult, pathVariables, type TrialEnvironment } from '../environment.ts';
 import { killGroup, runProcessGroup } from '../process-group.ts';
 import { DockerCli } from './docker-cli.ts';
 import { containerLabels, prepareEngine, removeContainer } from './docker-containers.ts';
 import { checkHarness } from './docker-harness.ts';
+import { TrialCgroup } from '../limits/trial-cgroup.ts';
+import { copyTrialTree, readTrialFile } from '../../trial/trial-files.ts';
 import { imageWorkdir, resolveImage } from './docker-image.ts';
 import { cliEnv, envFlags, limitFlags, mountFlags } from './docker-flags.ts';
 
@@ -23,6 +25,8 @@ export const DockerOptionsSchema = z.object({
   cli: z.string().default('docker'),
   /** The network of the Dockerfile's `RUN` steps: `none` (default) or the host's. */
   buildNetwork: z.enum(['none', 'host']).default('none'),
+  /** Processes a trial may run at once (`--pids-limit`). */
+  pidsLimit: z.number().int().positive().default(DEFAULT_PIDS_LIMIT),
 });
 
 /** Options of the docker environment, as written. */
@@ -56,6 +60,8 @@ export class DockerEnvironment implements TrialEnvironment {
   /** Process groups of the docker CLIs still running a command. */
   readonly #clients = new Set<number>();
   #starting: Promise<void> | undefined;
+  /** The container's cgroup, when the engine is local: which limits it reached. */
+  #cgroup: TrialCgroup | undefined;
   #bridge: Forwarder | undefined;
 
   constructor(
@@ -82,7 +88,8 @@ export class DockerEnvironment implements TrialEnvironment {
     await chmod(path.join(this.#root, 'ipc'), 0o1777);
     const workdir = this.init.workdir ?? (await imageWorkdir(this.#cli, image));
     this.paths.workspace = workdir === '/' ? (this.init.rootWorkdirFallback ?? workdir) : workdir;
-    await this.#cli.run(['run', '--detach', ...this.#runFlags(), image, ...KEEP_ALIVE], { signal });
+    const id = (await this.#cli.run(['run', '--detach', ...this.#runFlags(), image, ...KEEP_ALIVE], { signal })).trim();
+    this.#cgroup = TrialCgroup.ofContainer(id, { ...this.init.limits, pids: this.#options.pidsLimit });
     await checkHarness(this.#cli, this.#container, image, process.execPath);
   }
 
@@ -99,7 +106,7 @@ export class DockerEnvironment implements TrialEnvironment {
       '--name', this.#container, ...containerLabels(path.basename(trialDir)),
       // --init reaps the orphans of killed commands; the image is never pulled (no registry is reachable).
       '--init', '--pull', 'never', '--network', this.#isolated() ? 'none' : 'host',
-      '--workdir', this.paths.workspace, ...limitFlags(limits), ...mountFlags(mounts),
+      '--workdir', this.paths.workspace, ...limitFlags(limits), '--pids-limit', String(this.#options.pidsLimit), ...mountFlags(mounts),
       ...Object.entries({ ...baseEnv, ...env }).flatMap(([name, value]) => ['--env', `${name}=${value}`]),
     ];
   }
@@ -135,7 +142,8 @@ export class DockerEnvironment implements TrialEnvironment {
   /** The exit code the shell recorded (docker reports the group's SIGKILL); docker's own when there is none. */
   async #exitCodeOf(base: string, reported: number | undefined): Promise<number | undefined> {
     const host = path.join(this.#root, 'ipc', path.posix.basename(base));
-    const recorded = await readFile(`${host}.exit`, 'utf8').catch(() => undefined);
+    // The ipc folder is writable from the container: the file is read as any other file of the trial.
+    const recorded = await readTrialFile(`${host}.exit`, 64).catch(() => undefined);
     await Promise.all(['pid', 'exit'].map((ext) => rm(`${host}.${ext}`, { force: true })));
     return recorded === undefined ? reported : Number(recorded);
   }
@@ -162,7 +170,7 @@ export class DockerEnvironment implements TrialEnvironment {
     const stage = this.#stagePath();
     try {
       await this.#cli.run(['cp', `${this.#container}:${envPath}`, stage]);
-      await cp(stage, hostPath, { recursive: true, force: true });
+      await copyTrialTree(stage, hostPath);
     } finally {
       await rm(stage, { recursive: true, force: true });
     }
@@ -177,6 +185,10 @@ export class DockerEnvironment implements TrialEnvironment {
     if (!this.#isolated()) return { url };
     this.#bridge ??= await startForwarder({ path: path.join(this.#root, 'ipc', 'model.sock') }, tcpTargetOf(url));
     return { url, socket: path.posix.join(IPC, 'model.sock') };
+  }
+
+  async limitsReached(): Promise<string[]> {
+    return (await this.#cgroup?.reached()) ?? [];
   }
 
   /** Waits for a start still under way (so its container cannot appear afterwards), then removes the container. */

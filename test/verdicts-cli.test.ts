@@ -2,6 +2,8 @@
  * The verdict rules end to end through the CLI: no pass without a reward, nothing to run is not a pass, gates
  * judge gated suites, and options that cannot mean what was written are rejected before anything runs.
  */
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { COMMON, makeProject, runCli } from './helpers/project.ts';
 
@@ -125,7 +127,11 @@ describe('the config file', () => {
     expect(run.exitCode).toBe(2);
     expect(run.stderr).toMatch(/concurency: unknown key "concurency"; did you mean `concurrency`\?/);
     expect(run.stderr).toMatch(/threshold\.meanRewrd: unknown key "meanRewrd"; did you mean `meanReward`\?/);
-    expect(run.stderr).toMatch(/reporters\.0: unknown reporter "fancy"; choose from default, verbose, json, junit/);
+    // A reporter name may be a module or package (a custom reporter): one that is neither lists the built-ins.
+    writeFileSync(path.join(dir, 'rollout.config.ts'), `export default { reporters: ['fancy'] };\n`);
+    const reporter = await runCli(dir, ['run']);
+    expect(reporter.exitCode).toBe(2);
+    expect(reporter.stderr).toMatch(/unknown reporter "fancy": not one of default, verbose, json, junit, github-actions/);
   });
 
   it('is honoured in a CommonJS package (npm init -y), its default export as in an ES module', async () => {

@@ -11,8 +11,9 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createHarborBackend, ORACLE_AGENT } from '../src/index.ts';
-import { IMAGE_MAP, ownContainers, requireDocker } from './fixtures/harbor/docker.ts';
-import { runRollout } from './fixtures/harbor/helpers.ts';
+import { IMAGE_MAP, ownContainers, PUBLIC_IMAGE, requireDocker } from './fixtures/harbor/docker.ts';
+import { request, runRollout, startChatServer } from './fixtures/harbor/helpers.ts';
+import { makeTask } from './fixtures/harbor/make-task.ts';
 
 const tasks = fileURLToPath(new URL('./fixtures/harbor/tasks', import.meta.url));
 const agents = fileURLToPath(new URL('./fixtures/harbor/agents', import.meta.url));
@@ -157,6 +158,25 @@ describe.each(ENVIRONMENTS)('upstream task features in the %s environment', (env
 describe('the docker environment starts the image as Harbor does', () => {
   beforeAll(() => requireDocker());
   afterEach(async () => expect(await ownContainers()).toEqual([]));
+
+  it('runs a workflow as [agent] user, in a workspace it owns, reaching the model through the bridge socket', async () => {
+    const root = await mkdtemp(path.join(os.tmpdir(), 'harbor-fidelity-user-'));
+    const server = await startChatServer();
+    try {
+      const test = '[ "$(stat -c %U "$W/result.txt")" = nobody ] && echo 1 > "$V/reward.txt"';
+      const taskDir = await makeTask(root, 'workflow-user', { test, toml: `[agent]\nuser = "nobody"\n[environment]\ndocker_image = "${PUBLIC_IMAGE}"\n` });
+      const backend = createHarborBackend({
+        taskDir, environment: 'docker', workflow: './agents.ts:FixtureAgent', userCodeDir: agents, trialsDir: path.join(root, 'trials'), imageMap: IMAGE_MAP, chatCompletionsUrl: server.url, apiKey: 'sk-user-test',
+      });
+      const model = await runRollout(backend, request('r1', { mode: 'model' }));
+      expect(model.workflow.samples[0]?.messages.at(-1)?.content).toBe('model says hi');
+      const writer = await runRollout(backend, request('r2'));
+      expect(writer.final).toMatchObject({ status: 'success', rewards: { reward: 1 } });
+    } finally {
+      server.close();
+      await rm(root, { recursive: true, force: true });
+    }
+  });
 
   it('keeps the ENTRYPOINT (which sees [environment] env, templates resolved), the image WORKDIR, and each phase\'s user', async () => {
     const trialsDir = await mkdtemp(path.join(os.tmpdir(), 'harbor-fidelity-image-'));

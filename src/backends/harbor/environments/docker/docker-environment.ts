@@ -183,7 +183,11 @@ export class DockerEnvironment implements TrialEnvironment {
   /** Without network the endpoint is reached through a unix socket in the ipc mount, forwarded to its port. */
   async routeEndpoint(url: string): Promise<EndpointRoute> {
     if (!this.#isolated()) return { url };
-    this.#bridge ??= await startForwarder({ path: path.join(this.#root, 'ipc', 'model.sock') }, tcpTargetOf(url));
+    const socket = path.join(this.#root, 'ipc', 'model.sock');
+    if (!this.#bridge) {
+      this.#bridge = await startForwarder({ path: socket }, tcpTargetOf(url));
+      await chmod(socket, 0o777); // connecting needs write permission, whichever user the task names
+    }
     return { url, socket: path.posix.join(IPC, 'model.sock') };
   }
 

@@ -10,10 +10,10 @@ export interface CollectedFile {
   loadError?: RolloutError;
 }
 
-function checkSuite(suite: RolloutSuite<any, any>, file: string): void {
+function checkSuite(suite: RolloutSuite<any, any>, file: string, requireDataset: boolean): void {
   if (typeof suite.name !== 'string' || !suite.name) throw new TypeError(`a suite in ${file} has no name`);
   if (suite.workflow === undefined) throw new TypeError(`suite "${suite.name}" in ${file} has no workflow`);
-  if (suite.dataset === undefined && suite.backend?.type !== 'harbor') {
+  if (requireDataset && suite.dataset === undefined && suite.backend?.type !== 'harbor') {
     throw new TypeError(`suite "${suite.name}" in ${file} has no dataset`);
   }
 }
@@ -26,14 +26,17 @@ function withHint(error: unknown, file: string): unknown {
   return Object.assign(new Error(hint, { cause: error }), { stack: `Error: ${hint}` });
 }
 
-/** Imports each rollout file on the main thread; a file that fails to import is kept, with its error. */
-export async function collectSuites(files: string[], namePattern: RegExp | undefined): Promise<CollectedFile[]> {
+/**
+ * Imports each rollout file on the main thread; a file that fails to import is kept, with its error. A served
+ * suite needs no dataset (`requireDataset: false`): the trainer sends the prompts.
+ */
+export async function collectSuites(files: string[], namePattern: RegExp | undefined, requireDataset = true): Promise<CollectedFile[]> {
   const collected: CollectedFile[] = [];
   for (const file of files) {
     try {
       const suites = await loadSuites(file);
       if (suites.length === 0) throw new TypeError(`${file} declares no suite: call defineRollout({...}) in it`);
-      suites.forEach((suite) => checkSuite(suite, file));
+      suites.forEach((suite) => checkSuite(suite, file, requireDataset));
       collected.push({ file, suites: suites.filter((suite) => !namePattern || namePattern.test(suite.name)) });
     } catch (error) {
       collected.push({ file, suites: [], loadError: toRolloutError(withHint(error, file), 'setup', 'AGENT_ERROR') });

@@ -31,14 +31,14 @@ export const suiteKey = (file: string, name: string) => `${file}\0${name}`;
  * Finds and loads the rollout files and counts what each suite would run (what `list` prints). `onFound` hears
  * the paths before they are loaded, so that worker threads can load them at the same time.
  */
-export async function discover(config: ResolvedConfig, onFound?: (paths: string[]) => void): Promise<DiscoveredRun> {
+export async function discover(config: ResolvedConfig, onFound?: (paths: string[]) => void, requireDataset = true): Promise<DiscoveredRun> {
   const paths = await findRolloutFiles(config.root, config.include, config.exclude, config.fileFilters);
   if (paths.length === 0) {
     const where = config.fileFilters.length ? ` matching ${config.fileFilters.join(', ')}` : '';
     throw new UsageError(`no rollout files found${where} under ${config.root} (include: ${config.include.join(', ')})`);
   }
   onFound?.(paths);
-  return countRun(await collectSuites(paths, config.namePattern), config);
+  return countRun(await collectSuites(paths, config.namePattern, requireDataset), config);
 }
 
 /** Counts what each suite of already loaded files would run. */

@@ -23,7 +23,7 @@ const log = (line: string) => process.stderr.write(`rollout-test serve: ${line}\
  */
 export async function serve(config: ResolvedConfig, options: ServeOptions): Promise<number> {
   const pool = new WorkerPool({ threads: WorkerPool.defaultThreads(Infinity) });
-  const { files } = await discover(config, (paths) => (config.inline ? undefined : pool.preload(paths)));
+  const { files } = await discover(config, (paths) => (config.inline ? undefined : pool.preload(paths)), false);
   const broken = files.find((f) => f.loadError);
   if (broken) {
     await pool.close();

@@ -119,8 +119,12 @@ export class RolloutController {
   }
 
   /** Resolves once every id has both callbacks (or `kinds` of them). */
-  async waitFor(ids: string[], kinds: Array<Callback['kind']> = ['completion', 'grader']): Promise<void> {
-    const done = () => ids.every((id) => kinds.every((k) => this.callbacks.some((c) => c.id === id && c.kind === k)));
+  waitFor(ids: string[], kinds: Array<Callback['kind']> = ['completion', 'grader']): Promise<void> {
+    return this.waitUntil(() => ids.every((id) => kinds.every((k) => this.callbacks.some((c) => c.id === id && c.kind === k))));
+  }
+
+  /** Resolves once `done` holds, checked as each callback arrives. */
+  async waitUntil(done: () => boolean): Promise<void> {
     while (!done()) await new Promise<void>((resolve) => this.#waiters.push(resolve));
   }
 

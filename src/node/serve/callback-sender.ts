@@ -29,8 +29,8 @@ export class CallbackSender {
 
   constructor(private readonly policy: RetryPolicy = DEFAULT_RETRY) {}
 
-  async post(url: string, body: unknown, bearer: string | null, signal?: AbortSignal): Promise<DeliveryOutcome> {
-    const payload = JSON.stringify(body);
+  /** Posts `payload` (JSON text) until it is delivered, refused, or the attempts run out. */
+  async post(url: string, payload: string, bearer: string | null, signal?: AbortSignal): Promise<DeliveryOutcome> {
     let reason = '';
     for (let attempt = 1; attempt <= this.policy.attempts; attempt++) {
       try {

@@ -30,10 +30,11 @@ export class Deliveries {
   send(target: CallbackTarget, kind: CallbackKind, body: RolloutCompleteBody | GraderCompleteBody): void {
     const url = kind === 'completion' ? target.completionUrl : target.graderUrl;
     if (url === null) return;
-    this.journal.owe(target.suite, target.id, kind, body);
+    const payload = JSON.stringify(body);
+    this.journal.owe(target.suite, target.id, kind, payload);
     const key = `${target.suite}\0${target.id}`;
     const previous = this.#chains.get(key) ?? this.journal.flushed();
-    const next = previous.then(() => this.#deliver(target, kind, url, body));
+    const next = previous.then(() => this.#deliver(target, kind, url, payload));
     this.#chains.set(key, next);
     this.#pending.add(next);
     void next.finally(() => {
@@ -47,9 +48,9 @@ export class Deliveries {
     while (this.#pending.size) await Promise.all(this.#pending);
   }
 
-  async #deliver(target: CallbackTarget, kind: CallbackKind, url: string, body: unknown): Promise<void> {
+  async #deliver(target: CallbackTarget, kind: CallbackKind, url: string, payload: string): Promise<void> {
     await this.journal.flushed();
-    const outcome = await this.sender.post(url, body, target.bearer);
+    const outcome = await this.sender.post(url, payload, target.bearer);
     if (outcome.kind === 'failed') {
       this.log(`${kind} callback of rollout ${target.id} not delivered (${outcome.reason}); it stays owed in the journal, a restart delivers it`);
       return;

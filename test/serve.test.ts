@@ -9,7 +9,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { calculatorScript, startModelServer, type ModelServer } from '../src/index.ts';
-import { makeProject, REPO } from './helpers/project.ts';
+import { makeProject, REPO, runCli } from './helpers/project.ts';
 import { RolloutController } from './helpers/rollout-controller.ts';
 import { type ServeProcess, startServe } from './helpers/serve-process.ts';
 
@@ -310,6 +310,24 @@ describe('rollout-test serve', () => {
     const keyed = await serve(['-t', '^echo$', '--host', '0.0.0.0', '--api-key', SERVER_KEY, '--outputDir', mkdtempSync(path.join(os.tmpdir(), 'serve-warn-'))]);
     expect(keyed.log()).not.toMatch(/WARNING/);
     await stop(keyed);
+  });
+});
+
+describe('rollout-test serve usage errors', () => {
+  it('exits 2 with a message for a port in use and for a bad flag, and never hangs', async () => {
+    controller = new RolloutController();
+    await controller.up();
+    const port = new URL(controller.url).port;
+    const outputDir = mkdtempSync(path.join(os.tmpdir(), 'serve-usage-'));
+    const busy = await runCli(project, ['serve', '-t', '^echo$', '--port', port, '--outputDir', outputDir]);
+    expect(busy.exitCode).toBe(2);
+    expect(busy.stderr).toMatch(/cannot listen on 127\.0\.0\.1:\d+: .*EADDRINUSE/);
+    const bad = await runCli(project, ['serve', '--port', 'abc', '--outputDir', outputDir]);
+    expect(bad.exitCode).toBe(2);
+    expect(bad.stderr).toContain('--port must be a number');
+    const none = await runCli(project, ['serve', '-t', '^nothing$', '--outputDir', outputDir]);
+    expect(none.exitCode).toBe(2);
+    expect(none.stderr).toContain('no suites to serve');
   });
 });
 

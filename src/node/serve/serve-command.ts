@@ -1,6 +1,8 @@
 import type http from 'node:http';
 import path from 'node:path';
+import type { ExecutionBackend } from '../../backends/backend.ts';
 import { WorkerPool } from '../../backends/local/worker-pool.ts';
+import type { TimeoutsConfig } from '../../runtime/suite.ts';
 import type { ResolvedConfig } from '../config/resolve-config.ts';
 import { UsageError } from '../cli/usage-error.ts';
 import { discover } from '../run/runner.ts';
@@ -23,37 +25,23 @@ const log = (line: string) => process.stderr.write(`rollout-test serve: ${line}\
  */
 export async function serve(config: ResolvedConfig, options: ServeOptions): Promise<number> {
   const pool = new WorkerPool({ threads: WorkerPool.defaultThreads(Infinity) });
-  const { files } = await discover(config, (paths) => (config.inline ? undefined : pool.preload(paths)), false);
-  const broken = files.find((f) => f.loadError);
-  if (broken) {
+  let backends: ServedBackend[];
+  try {
+    backends = await createBackends(config, pool);
+  } catch (error) {
     await pool.close();
-    throw new UsageError(`${path.relative(config.root, broken.file)} failed to load: ${broken.loadError!.message}`);
+    throw error;
   }
   const { journal, owed, finished } = ServeJournal.open(path.join(config.outputDir, 'serve'), options.retention * 1000);
   const sender = new CallbackSender();
   const deliveries = new Deliveries(journal, sender, log);
   let admitting = true;
   const ctx = { journal, deliveries, retentionMs: options.retention * 1000, queueFactor: options.queueFactor };
-  const suites = new Map<string, SuiteService>();
-  for (const { file, suites: declared } of files) {
-    for (const suite of declared) {
-      if (suites.has(suite.name)) throw new UsageError(`two suites are named ${JSON.stringify(suite.name)}: a served suite needs a name of its own (select one with -t)`);
-      const settings = suiteSettings(suite, config);
-      const backend = await createSuiteBackend({ file, suite, settings, config, pool, chatCompletionsUrl: undefined, modelCache: undefined });
-      suites.set(suite.name, new SuiteService(suite.name, backend, settings.timeouts, ctx));
-    }
-  }
-  if (suites.size === 0) throw new UsageError('no suites to serve: the filters selected none');
+  const suites = new Map(backends.map((b) => [b.name, new SuiteService(b.name, b.backend, b.timeouts, ctx)]));
   for (const entry of finished) suites.get(entry.suite)?.retain(entry);
-  for (const rollout of owed) {
-    const lost = recoverOwed(rollout, deliveries);
-    if (lost) (journal.finish(lost), suites.get(lost.suite)?.retain(lost));
-  }
-  if (owed.length) log(`delivering the callbacks of ${owed.length} rollout(s) an earlier server left owed`);
   const server = createHttpServer({ suites, journal, apiKey: options.apiKey, maxBodyBytes: options.maxBody, retryAfterSec: options.retryAfter, admitting: () => admitting });
-  await listen(server, options);
-  log(`serving ${[...suites].map(([name, s]) => `${JSON.stringify(name)} (max concurrency ${s.health().max_concurrency || 'unlimited'})`).join(', ')}`);
-  return new Promise<number>((resolve) => {
+  // Handlers before the port opens: a signal that comes as soon as the server says it listens must not kill it.
+  const stopped = new Promise<number>((resolve) => {
     const stop = async (signal: string) => {
       if (!admitting) {
         if (signal === 'SIGINT') process.exit(130);
@@ -74,6 +62,47 @@ export async function serve(config: ResolvedConfig, options: ServeOptions): Prom
     process.on('SIGTERM', () => void stop('SIGTERM'));
     process.on('SIGINT', () => void stop('SIGINT'));
   });
+  log(`serving ${[...suites].map(([name, s]) => `${JSON.stringify(name)} (max concurrency ${s.health().max_concurrency || 'unlimited'})`).join(', ')}`);
+  try {
+    await listen(server, options);
+  } catch (error) {
+    await Promise.all([pool.close(), ...backends.map((b) => b.backend.close())]);
+    sender.close();
+    journal.close();
+    throw new UsageError(`cannot listen on ${options.host}:${options.port}: ${(error as Error).message}`);
+  }
+  for (const rollout of owed) {
+    const lost = recoverOwed(rollout, deliveries);
+    if (lost) (journal.finish(lost), suites.get(lost.suite)?.retain(lost));
+  }
+  if (owed.length) log(`delivering the callbacks of ${owed.length} rollout(s) an earlier server left owed`);
+  return stopped;
+}
+
+interface ServedBackend {
+  name: string;
+  backend: ExecutionBackend;
+  timeouts: TimeoutsConfig;
+}
+
+/** The backend of each selected suite; a file that fails to load, or two suites of one name, is a usage error. */
+async function createBackends(config: ResolvedConfig, pool: WorkerPool): Promise<ServedBackend[]> {
+  const { files } = await discover(config, (paths) => (config.inline ? undefined : pool.preload(paths)), false);
+  const broken = files.find((f) => f.loadError);
+  if (broken) throw new UsageError(`${path.relative(config.root, broken.file)} failed to load: ${broken.loadError!.message}`);
+  const backends: ServedBackend[] = [];
+  for (const { file, suites } of files) {
+    for (const suite of suites) {
+      if (backends.some((b) => b.name === suite.name)) {
+        throw new UsageError(`two suites are named ${JSON.stringify(suite.name)}: a served suite needs a name of its own (select one with -t)`);
+      }
+      const settings = suiteSettings(suite, config);
+      const backend = await createSuiteBackend({ file, suite, settings, config, pool, chatCompletionsUrl: undefined, modelCache: undefined });
+      backends.push({ name: suite.name, backend, timeouts: settings.timeouts });
+    }
+  }
+  if (backends.length === 0) throw new UsageError('no suites to serve: the filters selected none');
+  return backends;
 }
 
 async function listen(server: http.Server, options: ServeOptions): Promise<void> {

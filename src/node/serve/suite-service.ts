@@ -156,26 +156,45 @@ export class SuiteService {
     rollout.state = 'running';
     const { request, target } = rollout;
     const label = request.label ?? null;
-    await this.backend.execute(
-      {
-        id: target.id,
-        prompt: request.initial_messages,
-        label,
-        metadata: request.metadata ?? null,
-        agentTimeoutSec: request.agent_timeout_sec ?? this.timeouts.agentSec ?? null,
-        graderTimeoutSec: request.grader_timeout_sec ?? this.timeouts.graderSec ?? null,
-      },
-      (result) => {
-        rollout.state = 'grading';
-        this.ctx.deliveries.send(target, 'completion', completionBody(target.id, result));
-      },
-      (result) => {
-        this.ctx.deliveries.send(target, 'grader', graderBody(target.id, label, result));
-        this.#live.delete(target.id);
-        this.#finish(finishedEntry(this.name, target.id, result));
-      },
-      { signal: rollout.abort.signal, model: { chatCompletionsUrl: request.chat_completions_url, apiKey: request.llm_api_key ?? request.controller_api_key ?? undefined } },
-    );
+    let completed = false;
+    try {
+      await this.backend.execute(
+        {
+          id: target.id,
+          prompt: request.initial_messages,
+          label,
+          metadata: request.metadata ?? null,
+          agentTimeoutSec: request.agent_timeout_sec ?? this.timeouts.agentSec ?? null,
+          graderTimeoutSec: request.grader_timeout_sec ?? this.timeouts.graderSec ?? null,
+        },
+        (result) => {
+          completed = true;
+          rollout.state = 'grading';
+          this.ctx.deliveries.send(target, 'completion', completionBody(target.id, result));
+        },
+        (result) => {
+          this.ctx.deliveries.send(target, 'grader', graderBody(target.id, label, result));
+          this.#live.delete(target.id);
+          this.#finish(finishedEntry(this.name, target.id, result));
+        },
+        { signal: rollout.abort.signal, model: { chatCompletionsUrl: request.chat_completions_url, apiKey: request.llm_api_key ?? request.controller_api_key ?? undefined } },
+      );
+    } catch (error) {
+      // Backends report a rollout's own errors through the callbacks; this is a fault of the backend itself.
+      process.stderr.write(`rollout-test serve: the backend failed on rollout ${target.id}: ${(error as Error)?.stack ?? String(error)}\n`);
+    }
+    if (this.#live.get(target.id) === rollout) this.#lose(rollout, completed);
+  }
+
+  /** A rollout whose backend ended without a final result still gets its callbacks: a failure, never silence. */
+  #lose(rollout: LiveRollout, completed: boolean): void {
+    const { id } = rollout.target;
+    const message = 'Internal server error: the backend ended without a result';
+    const bodies = failureBodies(id, 'failure', message);
+    if (!completed) this.ctx.deliveries.send(rollout.target, 'completion', bodies.completion);
+    this.ctx.deliveries.send(rollout.target, 'grader', bodies.grader);
+    this.#live.delete(id);
+    this.#finish({ suite: this.name, id, status: 'failure', reward: null, errMessage: message, at: Date.now() });
   }
 
   #finish(entry: FinishedEntry): void {

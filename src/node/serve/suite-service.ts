@@ -90,18 +90,23 @@ export class SuiteService {
 
   /** Cancels the selected rollouts: queued ones never start, running ones are aborted; both report `cancelled`. */
   cancel(selector: CancelRolloutsRequest): Record<string, CancelDisposition> {
-    const ids = selector.all ? [...this.#live.keys()] : selector.prefix != null ? [...this.#live.keys()].filter((id) => id.startsWith(selector.prefix!)) : (selector.ids ?? []);
     const dispositions: Record<string, CancelDisposition> = {};
-    for (const id of ids) dispositions[id] = this.#cancelOne(id, 'cancelled');
+    for (const id of this.#select(selector)) dispositions[id] = this.#cancelOne(id, 'cancelled');
     return dispositions;
   }
 
+  /** The ids a cancel names: given ones (known or not), or the live ones matching a prefix, or all live ones. */
+  #select({ ids, prefix, all }: CancelRolloutsRequest): string[] {
+    if (all) return [...this.#live.keys()];
+    if (prefix != null) return [...this.#live.keys()].filter((id) => id.startsWith(prefix));
+    return ids ?? [];
+  }
+
   health(): Record<string, unknown> {
-    let running = 0;
-    let grading = 0;
-    for (const r of this.#live.values()) r.state === 'running' ? running++ : r.state === 'grading' ? grading++ : undefined;
+    const started = { running: 0, grading: 0 };
+    for (const { state } of this.#live.values()) if (state !== 'queued') started[state]++;
     const maxConcurrency = Number.isFinite(this.#limit) ? this.#limit : 0;
-    return { status: 'ok', max_concurrency: maxConcurrency, queued: this.#waiting.size, running, grading, completed: this.#completed, backend: this.backend.health() };
+    return { status: 'ok', max_concurrency: maxConcurrency, queued: this.#waiting.size, ...started, completed: this.#completed, backend: this.backend.health() };
   }
 
   /** Keeps a finished rollout of an earlier server for status queries and idempotency. */

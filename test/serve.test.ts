@@ -240,9 +240,9 @@ describe('rollout-test serve', () => {
   it('SIGTERM: stops admitting (503), lets running rollouts finish within the grace, cancels the rest, exits 0', async () => {
     controller = new RolloutController();
     await controller.up();
-    const server = await serve(['-t', '^echo$', '--grace', '10', '--outputDir', mkdtempSync(path.join(os.tmpdir(), 'serve-term-'))]);
+    const server = await serve(['-t', '^echo$', '--grace', '15', '--outputDir', mkdtempSync(path.join(os.tmpdir(), 'serve-term-'))]);
     const post = (id: string, delayMs: number) => controller.post(server.url, controller.initRequest(id, { initial_messages: user('hi'), label: 'hi', metadata: { delayMs } }));
-    expect((await post('t-quick', 1_500)).status).toBe(202);
+    expect((await post('t-quick', 1_000)).status).toBe(202);
     expect((await post('t-slow', 120_000)).status).toBe(202);
     // Queued at SIGTERM, or running if t-quick ended first on a slow machine: cancelled either way.
     expect((await post('t-queued', 120_000)).status).toBe(202);

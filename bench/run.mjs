@@ -263,6 +263,8 @@ async function benchS1(root) {
   row('S1 serve admission latency, p99', ms(s.p99AdmissionMs), 'n/a', '', 'reported', undefined);
   notes.push(
     `S1: admission (POST /rollout → 202) p50 ${ms(s.p50AdmissionMs)}, p99 ${ms(s.p99AdmissionMs)}; ${s.refusals} 429s answered and retried (median per run); ` +
+      `the protocol's HTTP floor (a bare node:http server answering 202 and posting both callbacks, no rollout) ${rate(s.httpFloorMs)}, ` +
+      `so no server of this protocol could exceed ${(s.directMs / s.httpFloorMs).toFixed(2)}× direct here, and serve reaches ${(s.httpFloorMs / s.servedMs).toFixed(2)} of that floor; ` +
       `machine: bare \`node -e 0\` ${ms(median(bare))}, load average ${load} before the row (nproc ${os.availableParallelism()})`,
   );
 }

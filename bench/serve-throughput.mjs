@@ -5,7 +5,10 @@
 // with Retry-After, both callbacks received over HTTP). Throughput ratio = direct wall / served wall. The
 // admission latency is each POST /rollout to its 202, 429 round trips counted apart. Needs a built dist/.
 //
-//   node bench/serve-throughput.mjs [--rollouts 10000] [--reps 3]
+// A third run measures the protocol's HTTP floor: a bare node:http server answering 202 and posting both
+// callbacks, no rollout behind it, with the same controller.
+//
+//   node bench/serve-throughput.mjs [--rollouts 10000] [--reps 3] [-- serve flags]
 //   import { measureServeThroughput } from './serve-throughput.mjs'
 import { spawn } from 'node:child_process';
 import http from 'node:http';
@@ -30,6 +33,28 @@ import { Noop, always } from './noop.js';
 defineRollout({ name: 'noop', workflow: Noop, grader: always });
 `;
 
+// The protocol's own HTTP cost, with no rollout behind it: a bare node:http server that answers 202 and posts
+// the two callbacks. Its throughput is the ceiling of any server of this protocol on this machine.
+const HTTP_FLOOR = `import http from 'node:http';
+const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
+const post = (url, body) => new Promise((resolve, reject) => {
+  const req = http.request(url, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => (res.resume(), res.on('end', resolve)));
+  req.on('error', reject);
+  req.end(body);
+});
+const server = http.createServer((req, res) => {
+  let text = '';
+  req.on('data', (chunk) => (text += chunk));
+  req.on('end', async () => {
+    const body = JSON.parse(text);
+    res.writeHead(202, { 'content-type': 'application/json' }).end('{}');
+    await post(body.completion_callback_url, JSON.stringify({ status: 'success', rollout_id: body.rollout_id }));
+    await post(body.grader_callback_url, JSON.stringify({ status: 'success', rollout_id: body.rollout_id, sample: { messages: body.initial_messages, reward: 1 } }));
+  });
+});
+server.listen(0, '127.0.0.1', () => console.error('serving the HTTP floor, listening on http://127.0.0.1:' + server.address().port));
+`;
+
 const requestOf = (i) => ({ id: `r-${i}`, prompt: [{ role: 'user', content: `row ${i}` }], label: `row ${i}` });
 
 /** The rollouts run directly on a LocalBackend (worker pool, max concurrency 64) in this process. */
@@ -47,10 +72,14 @@ async function direct(dir, count) {
   return wallMs;
 }
 
+/** `rollout-test serve` on the no-op suite, or (`serveArgs` undefined) the bare HTTP floor. */
 function startServer(dir, serveArgs) {
   // BENCH_SERVE_NODE_ARGS="--cpu-prof --cpu-prof-dir=prof" profiles the server.
   const nodeArgs = process.env.BENCH_SERVE_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
-  const child = spawn(process.execPath, [...nodeArgs, BIN, 'serve', '--port', '0', '--max-concurrency', String(CONCURRENCY), '--outputDir', mkdtempSync(path.join(dir, 'out-')), ...serveArgs], {
+  const command = serveArgs
+    ? [BIN, 'serve', '--port', '0', '--max-concurrency', String(CONCURRENCY), '--outputDir', mkdtempSync(path.join(dir, 'out-')), ...serveArgs]
+    : [path.join(dir, 'http-floor.mjs')];
+  const child = spawn(process.execPath, [...nodeArgs, ...command], {
     cwd: dir,
     env: { ...process.env, CI: 'true' },
     stdio: ['ignore', 'ignore', 'pipe'],
@@ -143,18 +172,21 @@ const percentile = (values, p) => [...values].sort((a, b) => a - b)[Math.min(val
 
 /** Runs both `reps` times, alternately; returns medians and the served run's admission latencies. */
 export async function measureServeThroughput({ root, count = 10_000, reps = 3, serveArgs = [] }) {
-  const dir = makeProject(root, 'serve-noop', { 'noop.js': NOOP, 'noop.rollout.js': ROLLOUT_FILE });
+  const dir = makeProject(root, 'serve-noop', { 'noop.js': NOOP, 'noop.rollout.js': ROLLOUT_FILE, 'http-floor.mjs': HTTP_FLOOR });
   const directMs = [];
   const servedRuns = [];
+  const floorMs = [];
   for (let i = 0; i < reps; i++) {
     directMs.push(await direct(dir, count));
     servedRuns.push(await served(dir, count, serveArgs));
+    floorMs.push((await served(dir, count, undefined)).wallMs);
   }
   const admissions = servedRuns.flatMap((r) => r.admissions);
   return {
     count,
     directMs: median(directMs),
     servedMs: median(servedRuns.map((r) => r.wallMs)),
+    httpFloorMs: median(floorMs),
     p50AdmissionMs: percentile(admissions, 50),
     p99AdmissionMs: percentile(admissions, 99),
     refusals: median(servedRuns.map((r) => r.refusals)),

@@ -11,6 +11,7 @@ import { parseArgs } from 'node:util';
 import { measure, median } from './lib/measure.mjs';
 import { BIN, REPO, VITEST_BIN, b1, b2, b3, b6, benchRoot, harbor } from './lib/workloads.mjs';
 import { measureWatchLatency } from './watch-latency.mjs';
+import { measureServeThroughput } from './serve-throughput.mjs';
 
 const { values: opts } = parseArgs({
   options: {
@@ -278,6 +279,25 @@ async function benchW1() {
   notes.push(`W1: save → rerun start per save ${samplesMs.map((v) => ms(v)).join(', ')} (100 ms of it is the debounce)`);
 }
 
+/** S1: `rollout-test serve` against the same rollouts run directly on a LocalBackend, with the machine's state beside it. */
+async function benchS1(root) {
+  log('S1: 10,000 no-op rollouts through rollout-test serve vs directly on a LocalBackend …');
+  const bare = [];
+  for (let i = 0; i < 5; i++) bare.push((await measure(process.execPath, ['-e', '0'])).wallMs);
+  const load = os.loadavg().map((v) => v.toFixed(1)).join(' ');
+  const s = await measureServeThroughput({ root, count: 10_000, reps: REPS });
+  const ratio = s.directMs / s.servedMs;
+  const rate = (wallMs) => `${Math.round((s.count * 1000) / wallMs)}/s`;
+  row('S1 serve throughput (10,000 no-op, c=64, 200 conn.)', `${rate(s.servedMs)} (${ms(s.servedMs)})`, `${rate(s.directMs)} (${ms(s.directMs)}, LocalBackend direct)`, ratio.toFixed(2), '≥ 0.60×', ratio >= 0.6);
+  row('S1 serve admission latency, p99', ms(s.p99AdmissionMs), 'n/a', '', 'reported', undefined);
+  notes.push(
+    `S1: admission (POST /rollout → 202) p50 ${ms(s.p50AdmissionMs)}, p99 ${ms(s.p99AdmissionMs)}; ${s.refusals} 429s answered and retried (median per run); ` +
+      `the protocol's HTTP floor (a bare node:http server answering 202 and posting both callbacks, no rollout) ${rate(s.httpFloorMs)}, ` +
+      `so no server of this protocol could exceed ${(s.directMs / s.httpFloorMs).toFixed(2)}× direct here, and serve reaches ${(s.httpFloorMs / s.servedMs).toFixed(2)} of that floor; ` +
+      `machine: bare \`node -e 0\` ${ms(median(bare))}, load average ${load} before the row (nproc ${os.availableParallelism()})`,
+  );
+}
+
 function table() {
   const head = ['Workload', 'rollout-test', 'Peer', 'Ratio', 'Goal', 'Result'];
   const body = rows.map((r) => [r.workload, r.ours, r.peer, r.ratio, r.goal, r.verdict]);
@@ -298,7 +318,7 @@ if (!opts['no-build']) {
 }
 const root = benchRoot();
 try {
-  const benches = { B1: benchB1, B2: benchB2, B3: benchB3, B4: benchB4, B5: benchB5, B6: benchB6, W1: benchW1 };
+  const benches = { B1: benchB1, B2: benchB2, B3: benchB3, B4: benchB4, B5: benchB5, B6: benchB6, W1: benchW1, S1: benchS1 };
   for (const [id, bench] of Object.entries(benches)) {
     if (!wanted(id)) continue;
     try {

@@ -54,7 +54,7 @@ export {
 export { ValidationError, TimeoutError, HttpError, categorizeError } from './runtime/errors.ts';
 export { resolveExportRef, parseExportRef } from './runtime/implementation.ts';
 export type { ImplementationRef } from './runtime/protocol.ts';
-export type { ExecutionBackend, ResultCallback, ExecuteOptions } from './backends/backend.ts';
+export type { ExecutionBackend, ResultCallback, ExecuteOptions, ModelEndpoint } from './backends/backend.ts';
 export { LocalBackend, type LocalBackendOptions } from './backends/local/local-backend.ts';
 export { DEFAULT_MAX_CONCURRENT } from './backends/local/limits.ts';
 export {

@@ -8,6 +8,17 @@ export type ResultCallback = (result: ExecutionResult) => void | Promise<void>;
 export interface ExecuteOptions {
   /** Cancels this rollout: queued work is dropped, running work is aborted; results say `cancelled`. */
   signal?: AbortSignal;
+  /**
+   * The model endpoint and key of this rollout, overriding the backend's own (a rollout server gets them per
+   * request from the trainer).
+   */
+  model?: ModelEndpoint;
+}
+
+/** Where a rollout's agent reaches its model: an OpenAI-compatible chat completions URL and its key. */
+export interface ModelEndpoint {
+  chatCompletionsUrl?: string | undefined;
+  apiKey?: string | undefined;
 }
 
 /**

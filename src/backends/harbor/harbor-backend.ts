@@ -5,7 +5,7 @@ import type { ExecutionRequest } from '../../model/request.ts';
 import type { ExecutionResult } from '../../model/result.ts';
 import type { ImplementationRef } from '../../runtime/protocol.ts';
 import type { AgentWorkflowConfig, GraderConfig } from '../../runtime/workflow.ts';
-import type { ExecuteOptions, ExecutionBackend, ResultCallback } from '../backend.ts';
+import type { ExecuteOptions, ExecutionBackend, ModelEndpoint, ResultCallback } from '../backend.ts';
 import { buildResult, deliver, deliverBoth, parseRequest } from '../results.ts';
 import type { EnvironmentConfig } from './environments/create-environment.ts';
 import type { TrialQueue } from './queue/trial-queue.ts';
@@ -119,21 +119,20 @@ export class HarborBackend<TW = AgentWorkflowConfig, TG = GraderConfig> implemen
       const failure = setupFailure(parsed.request.id, 'VALIDATION_ERROR', `cannot load the Harbor task: ${(error as Error).message}`);
       return deliverBoth(failure, onWorkflowComplete, onGraderComplete);
     }
-    await this.#runTrial(parsed.request, task, started, onWorkflowComplete, onGraderComplete, options.signal);
+    await this.#runTrial(parsed.request, task, started, { onWorkflowComplete, onGraderComplete }, options);
   }
 
   async #runTrial(
     request: ExecutionRequest,
     task: HarborTask,
     started: number,
-    onWorkflowComplete: ResultCallback,
-    onGraderComplete: ResultCallback | undefined,
-    signal: AbortSignal | undefined,
+    { onWorkflowComplete, onGraderComplete }: { onWorkflowComplete: ResultCallback; onGraderComplete: ResultCallback | undefined },
+    { signal, model }: ExecuteOptions,
   ): Promise<void> {
     let workflowResult: ExecutionResult | undefined;
-    const outcome = await this.#options.orchestrator.run(this.#trialConfig(request, task), {
+    const outcome = await this.#options.orchestrator.run(this.#trialConfig(request, task, model), {
       task,
-      apiKey: this.#options.apiKey ?? process.env.ROLLOUT_API_KEY,
+      apiKey: model?.apiKey ?? this.#options.apiKey ?? process.env.ROLLOUT_API_KEY,
       signal,
       onVerificationStart: async (agent, timings) => {
         workflowResult = workflowResultOf(request, agent, trialTimings(timings));
@@ -154,7 +153,7 @@ export class HarborBackend<TW = AgentWorkflowConfig, TG = GraderConfig> implemen
     await deliver(onGraderComplete, final, 'onGraderComplete');
   }
 
-  #trialConfig(request: ExecutionRequest, task: HarborTask): TrialConfig {
+  #trialConfig(request: ExecutionRequest, task: HarborTask, model: ModelEndpoint | undefined): TrialConfig {
     const { workflow, workflowConfig, grader, graderConfig } = this.#options;
     const agent: AgentSpec = workflow === ORACLE_AGENT ? { kind: 'oracle' } : { kind: 'workflow', implementation: workflow, config: workflowConfig };
     return {
@@ -169,7 +168,7 @@ export class HarborBackend<TW = AgentWorkflowConfig, TG = GraderConfig> implemen
       // A request without a deadline (the CLI's, unless the suite sets timeouts) gets the task's, as in Harbor.
       agentTimeoutSec: request.agentTimeoutSec ?? task.config.agent.timeout_sec ?? null,
       verifierTimeoutSec: request.graderTimeoutSec ?? task.config.verifier.timeout_sec,
-      chatCompletionsUrl: this.#options.chatCompletionsUrl ?? process.env.ROLLOUT_CHAT_COMPLETIONS_URL,
+      chatCompletionsUrl: model?.chatCompletionsUrl ?? this.#options.chatCompletionsUrl ?? process.env.ROLLOUT_CHAT_COMPLETIONS_URL,
     };
   }
 

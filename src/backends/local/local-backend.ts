@@ -6,7 +6,7 @@ import type { RolloutSample } from '../../model/sample.ts';
 import type { ImplementationRef } from '../../runtime/protocol.ts';
 import type { ModelCacheSettings } from '../../runtime/rollout-context.ts';
 import type { AgentWorkflowConfig, GraderConfig, GraderSpec, WorkflowSpec } from '../../runtime/workflow.ts';
-import type { ExecuteOptions, ExecutionBackend, ResultCallback } from '../backend.ts';
+import type { ExecuteOptions, ExecutionBackend, ModelEndpoint, ResultCallback } from '../backend.ts';
 import { buildResult, deliver, deliverBoth, parseRequest, reasonNotGraded } from '../results.ts';
 import { InlineExecutor } from './inline-executor.ts';
 import type { PhaseExecutor } from './phase-executor.ts';
@@ -112,9 +112,9 @@ export class LocalBackend<TW = AgentWorkflowConfig, TG = GraderConfig> implement
     const startEpochMs = Date.now();
     const parsed = parseRequest(request, zeroTimings());
     if ('failure' in parsed) return deliverBoth(parsed.failure, onWorkflowComplete, onGraderComplete);
-    const { signal } = options;
+    const { signal, model } = options;
     await this.#inSlot(parsed.request.id, startEpochMs, signal, { onWorkflowComplete, onGraderComplete }, () =>
-      this.#runAcquired(parsed.request, startEpochMs, onWorkflowComplete, onGraderComplete, signal),
+      this.#runAcquired(parsed.request, startEpochMs, { onWorkflowComplete, onGraderComplete }, signal, model),
     );
   }
 
@@ -151,9 +151,9 @@ export class LocalBackend<TW = AgentWorkflowConfig, TG = GraderConfig> implement
   async #runAcquired(
     request: ExecutionRequest,
     startEpochMs: number,
-    onWorkflowComplete: ResultCallback,
-    onGraderComplete: ResultCallback | undefined,
+    { onWorkflowComplete, onGraderComplete }: { onWorkflowComplete: ResultCallback; onGraderComplete: ResultCallback | undefined },
     signal: AbortSignal | undefined,
+    model: ModelEndpoint | undefined,
   ): Promise<void> {
     const queuedMs = Date.now() - startEpochMs;
     const artifactsDir = this.artifactsDir(request.id);
@@ -164,8 +164,8 @@ export class LocalBackend<TW = AgentWorkflowConfig, TG = GraderConfig> implement
         config: this.#options.workflowConfig,
         artifactsDir,
         deadline: deadlineOf(startEpochMs, seconds, (waited) => agentDeadlineMessage(seconds!, waited)),
-        chatCompletionsUrl: this.#options.chatCompletionsUrl,
-        apiKey: this.#options.apiKey,
+        chatCompletionsUrl: model?.chatCompletionsUrl ?? this.#options.chatCompletionsUrl,
+        apiKey: model?.apiKey ?? this.#options.apiKey,
         modelCache: this.#options.modelCache,
       },
       signal,

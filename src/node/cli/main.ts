@@ -7,6 +7,7 @@ import { runRollouts } from '../run/runner.ts';
 import { listSuites } from './list.ts';
 import { mergeReports } from './merge-reports.ts';
 import { OPTIONS } from './options.ts';
+import { parseServeOptions, SERVE_OPTIONS } from '../serve/serve-options.ts';
 import { UsageError } from './usage-error.ts';
 import { interruptOnSignals } from './signals.ts';
 
@@ -33,6 +34,12 @@ async function run(filters: string[], rawOptions: Record<string, unknown>): Prom
   return reporters.failed && report.exitCode === 0 ? 1 : report.exitCode;
 }
 
+async function serve(filters: string[], rawOptions: Record<string, unknown>): Promise<number> {
+  const options = parseServeOptions(rawOptions);
+  const { serve: startServer } = await import('../serve/serve-command.ts');
+  return startServer(await resolve(filters, rawOptions), options);
+}
+
 function buildCli(): { cli: CAC; exit: Promise<number> } {
   const cli = cac('rollout-test');
   let done!: (code: number) => void;
@@ -46,11 +53,13 @@ function buildCli(): { cli: CAC; exit: Promise<number> } {
     cli.command('list [...filters]', 'List suites and their row counts without running them').action(
       action(async (filters, options) => listSuites(await resolve(filters, options), stdoutTerminal())),
     ),
+    cli.command('serve [...filters]', 'Serve the suites\' backends to a trainer over the osmosis v0.3 HTTP rollout protocol').action(action(serve)),
     cli.command('merge-reports [...dirs]', 'Join the output dirs of shards (--shard i/n) into one set of reports').action(
       action(async (dirs, options) => mergeReports(dirs, await resolve([], options), stdoutTerminal())),
     ),
   ];
   for (const command of commands) for (const option of OPTIONS) command.option(option.flags, option.description);
+  for (const option of SERVE_OPTIONS) commands[4]!.option(option.flags, option.description);
   cli.help();
   cli.version(VERSION);
   return { cli, exit };

@@ -14,11 +14,11 @@ export interface CollectedFile {
 }
 
 /** Checks a suite's options as declared, so that a typo or a nonsensical number fails before anything runs. */
-function checkSuite(suite: RolloutSuite<any, any>, file: string): void {
+function checkSuite(suite: RolloutSuite<any, any>, file: string, requireDataset: boolean): void {
   const named = typeof suite?.name === 'string' && suite.name ? `suite "${suite.name}"` : 'a suite';
   const parsed = SuiteOptionsSchema.safeParse(suite);
   if (!parsed.success) throw new TypeError(`invalid defineRollout options of ${named} in ${file}: ${describeIssues(SuiteOptionsSchema, parsed.error).replaceAll('\n', '; ')}`);
-  if (suite.dataset === undefined && suite.backend?.type !== 'harbor') throw new TypeError(`${named} in ${file} has no dataset`);
+  if (requireDataset && suite.dataset === undefined && suite.backend?.type !== 'harbor') throw new TypeError(`${named} in ${file} has no dataset`);
 }
 
 /**
@@ -41,14 +41,17 @@ function withHint(error: unknown, file: string): unknown {
   return Object.assign(new Error(hint, { cause: error }), { stack: `Error: ${hint}` });
 }
 
-/** Imports each rollout file on the main thread; a file that fails to import is kept, with its error. */
-export async function collectSuites(files: string[], namePattern: RegExp | undefined): Promise<CollectedFile[]> {
+/**
+ * Imports each rollout file on the main thread; a file that fails to import is kept, with its error. A served
+ * suite needs no dataset (`requireDataset: false`): the trainer sends the prompts.
+ */
+export async function collectSuites(files: string[], namePattern: RegExp | undefined, requireDataset = true): Promise<CollectedFile[]> {
   const collected: CollectedFile[] = [];
   for (const file of files) {
     try {
       const suites = await loadSuites(file);
       if (suites.length === 0) throw new TypeError(`${file} declares no suite: call defineRollout({...}) in it`);
-      suites.forEach((suite) => checkSuite(suite, file));
+      suites.forEach((suite) => checkSuite(suite, file, requireDataset));
       checkUniqueNames(suites, file);
       collected.push({ file, suites: suites.filter((suite) => !namePattern || namePattern.test(suite.name)) });
     } catch (error) {

@@ -38,14 +38,14 @@ export const suiteKey = (file: string, name: string) => `${file}\0${name}`;
  * Finds and loads the rollout files and counts what each suite would run (what `list` prints). `onFound` hears
  * the paths before they are loaded, so that worker threads can load them at the same time.
  */
-export async function discover(config: ResolvedConfig, onFound?: (paths: string[]) => void): Promise<DiscoveredRun> {
+export async function discover(config: ResolvedConfig, onFound?: (paths: string[]) => void, requireDataset = true): Promise<DiscoveredRun> {
   const paths = await findRolloutFiles(config.root, config.include, config.exclude, config.fileFilters);
   if (paths.length === 0) {
     const where = config.fileFilters.length ? ` matching ${config.fileFilters.join(', ')}` : '';
     return { files: [], counts: new Map(), nothingMatched: `no rollout files found${where} under ${config.root} (include: ${config.include.join(', ')})` };
   }
   onFound?.(paths);
-  const run = await countRun(await collectSuites(paths, config.namePattern), config);
+  const run = await countRun(await collectSuites(paths, config.namePattern, requireDataset), config);
   const unmatched = config.namePattern && run.files.every((f) => !f.loadError && f.suites.length === 0);
   return unmatched ? { ...run, nothingMatched: `no suite matches -t ${config.namePattern!.source} in ${paths.length} rollout file${paths.length === 1 ? '' : 's'}` } : run;
 }

@@ -1,0 +1,201 @@
+#!/usr/bin/env node
+// S1: `rollout-test serve` throughput. The same no-op rollouts (a "module:export" workflow and grader in the
+// worker pool, max concurrency 64) run two ways: directly on a LocalBackend in this process, and through a
+// `rollout-test serve` process fed by a controller in this process (200 kept-alive connections, 429 honoured
+// with Retry-After, both callbacks received over HTTP). Throughput ratio = direct wall / served wall. The
+// admission latency is each POST /rollout to its 202, 429 round trips counted apart. Needs a built dist/.
+//
+// A third run measures the protocol's HTTP floor: a bare node:http server answering 202 and posting both
+// callbacks, no rollout behind it, with the same controller.
+//
+//   node bench/serve-throughput.mjs [--rollouts 10000] [--reps 3] [-- serve flags]
+//   import { measureServeThroughput } from './serve-throughput.mjs'
+import { spawn } from 'node:child_process';
+import http from 'node:http';
+import { mkdtempSync } from 'node:fs';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { parseArgs } from 'node:util';
+import { fileURLToPath } from 'node:url';
+import { BIN, REPO, makeProject } from './lib/workloads.mjs';
+import { median } from './lib/measure.mjs';
+
+const CONCURRENCY = 64;
+const CONNECTIONS = 200;
+
+const NOOP = `export class Noop {
+  async run(ctx) { return ctx.prompt; }
+}
+export const always = () => 1;
+`;
+const ROLLOUT_FILE = `import { defineRollout } from 'rollout-test';
+import { Noop, always } from './noop.js';
+defineRollout({ name: 'noop', workflow: Noop, grader: always });
+`;
+
+// The protocol's own HTTP cost, with no rollout behind it: a bare node:http server that answers 202 and posts
+// the two callbacks. Its throughput is the ceiling of any server of this protocol on this machine.
+const HTTP_FLOOR = `import http from 'node:http';
+const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
+const post = (url, body) => new Promise((resolve, reject) => {
+  const req = http.request(url, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => (res.resume(), res.on('end', resolve)));
+  req.on('error', reject);
+  req.end(body);
+});
+const server = http.createServer((req, res) => {
+  let text = '';
+  req.on('data', (chunk) => (text += chunk));
+  req.on('end', async () => {
+    const body = JSON.parse(text);
+    res.writeHead(202, { 'content-type': 'application/json' }).end('{}');
+    await post(body.completion_callback_url, JSON.stringify({ status: 'success', rollout_id: body.rollout_id }));
+    await post(body.grader_callback_url, JSON.stringify({ status: 'success', rollout_id: body.rollout_id, sample: { messages: body.initial_messages, reward: 1 } }));
+  });
+});
+server.listen(0, '127.0.0.1', () => console.error('serving the HTTP floor, listening on http://127.0.0.1:' + server.address().port));
+`;
+
+const requestOf = (i) => ({ id: `r-${i}`, prompt: [{ role: 'user', content: `row ${i}` }], label: `row ${i}` });
+
+/** The rollouts run directly on a LocalBackend (worker pool, max concurrency 64) in this process. */
+async function direct(dir, count) {
+  const { LocalBackend } = await import(path.join(REPO, 'dist/index.js'));
+  const backend = new LocalBackend({ workflow: './noop.js:Noop', grader: './noop.js:always', cwd: dir, workflowConfig: { concurrency: { maxConcurrent: CONCURRENCY } } });
+  // One warm-up rollout loads the module in the worker, as the server's start-up does.
+  await backend.execute(requestOf(-1), () => undefined, () => undefined);
+  const started = performance.now();
+  let graded = 0;
+  await Promise.all(Array.from({ length: count }, (_, i) => backend.execute(requestOf(i), () => undefined, (r) => void (r.status === 'success' && graded++))));
+  const wallMs = performance.now() - started;
+  await backend.close();
+  if (graded !== count) throw new Error(`direct: ${graded} of ${count} rollouts graded`);
+  return wallMs;
+}
+
+/** `rollout-test serve` on the no-op suite, or (`serveArgs` undefined) the bare HTTP floor. */
+function startServer(dir, serveArgs) {
+  // BENCH_SERVE_NODE_ARGS="--cpu-prof --cpu-prof-dir=prof" profiles the server.
+  const nodeArgs = process.env.BENCH_SERVE_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
+  const command = serveArgs
+    ? [BIN, 'serve', '--port', '0', '--max-concurrency', String(CONCURRENCY), '--outputDir', mkdtempSync(path.join(dir, 'out-')), ...serveArgs]
+    : [path.join(dir, 'http-floor.mjs')];
+  const child = spawn(process.execPath, [...nodeArgs, ...command], {
+    cwd: dir,
+    env: { ...process.env, CI: 'true' },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  return new Promise((resolve, reject) => {
+    child.stderr.setEncoding('utf8');
+    child.stderr.on('data', (chunk) => {
+      stderr += chunk;
+      const url = /serving .*/.test(stderr) && /listening on (\S+)/.exec(stderr)?.[1];
+      if (url) resolve({ child, url });
+    });
+    child.on('exit', (code) => reject(new Error(`serve exited with ${code}: ${stderr}`)));
+  });
+}
+
+/** A callback listener counting what arrives; resolves `done` at `expected` callbacks. */
+async function listener(expected) {
+  let received = 0;
+  let finish;
+  const done = new Promise((resolve) => (finish = resolve));
+  const server = http.createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      res.end('{}');
+      if (++received === expected) finish(performance.now());
+    });
+  });
+  server.keepAliveTimeout = 65_000;
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${server.address().port}`, done, close: () => (server.closeAllConnections(), server.close()) };
+}
+
+function post(agent, url, payload) {
+  return new Promise((resolve, reject) => {
+    const req = http.request(url, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } }, (res) => {
+      res.resume();
+      res.on('end', () => resolve({ status: res.statusCode, retryAfter: res.headers['retry-after'] }));
+    });
+    req.on('error', reject);
+    req.end(payload);
+  });
+}
+
+/** The rollouts posted to a `rollout-test serve` process by 200 connections; wall from the first POST to the last callback. */
+async function served(dir, count, serveArgs) {
+  const { child, url } = await startServer(dir, serveArgs);
+  const callbacks = await listener(2 * (count + 1));
+  const agent = new http.Agent({ keepAlive: true, maxSockets: CONNECTIONS });
+  const body = (i) =>
+    JSON.stringify({
+      rollout_id: `r-${i}`,
+      initial_messages: [{ role: 'user', content: `row ${i}` }],
+      label: `row ${i}`,
+      chat_completions_url: 'http://127.0.0.1:9/v1',
+      controller_api_key: 'bench',
+      completion_callback_url: `${callbacks.url}/c/${i}`,
+      grader_callback_url: `${callbacks.url}/g/${i}`,
+    });
+  const admissions = [];
+  let refusals = 0;
+  const admit = async (i) => {
+    for (;;) {
+      const sent = performance.now();
+      const answer = await post(agent, `${url}/rollout`, body(i));
+      if (answer.status === 202) return admissions.push(performance.now() - sent);
+      if (answer.status !== 429) throw new Error(`POST /rollout answered ${answer.status}`);
+      refusals++;
+      await sleep(1000 * Number(answer.retryAfter ?? 1));
+    }
+  };
+  try {
+    await admit(-1); // warm-up: the worker loads the module
+    const started = performance.now();
+    let next = 0;
+    await Promise.all(Array.from({ length: CONNECTIONS }, async () => {
+      while (next < count) await admit(next++);
+    }));
+    const ended = await callbacks.done;
+    return { wallMs: ended - started, admissions, refusals };
+  } finally {
+    child.kill('SIGTERM');
+    await new Promise((resolve) => child.on('exit', resolve));
+    agent.destroy();
+    callbacks.close();
+  }
+}
+
+const percentile = (values, p) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor((p / 100) * values.length))];
+
+/** Runs both `reps` times, alternately; returns medians and the served run's admission latencies. */
+export async function measureServeThroughput({ root, count = 10_000, reps = 3, serveArgs = [] }) {
+  const dir = makeProject(root, 'serve-noop', { 'noop.js': NOOP, 'noop.rollout.js': ROLLOUT_FILE, 'http-floor.mjs': HTTP_FLOOR });
+  const directMs = [];
+  const servedRuns = [];
+  const floorMs = [];
+  for (let i = 0; i < reps; i++) {
+    directMs.push(await direct(dir, count));
+    servedRuns.push(await served(dir, count, serveArgs));
+    floorMs.push((await served(dir, count, undefined)).wallMs);
+  }
+  const admissions = servedRuns.flatMap((r) => r.admissions);
+  return {
+    count,
+    directMs: median(directMs),
+    servedMs: median(servedRuns.map((r) => r.wallMs)),
+    httpFloorMs: median(floorMs),
+    p50AdmissionMs: percentile(admissions, 50),
+    p99AdmissionMs: percentile(admissions, 99),
+    refusals: median(servedRuns.map((r) => r.refusals)),
+  };
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const { values, positionals } = parseArgs({ options: { rollouts: { type: 'string', default: '10000' }, reps: { type: 'string', default: '3' } }, allowPositionals: true });
+  const { benchRoot } = await import('./lib/workloads.mjs');
+  const result = await measureServeThroughput({ root: benchRoot(), count: Number(values.rollouts), reps: Number(values.reps), serveArgs: positionals });
+  console.log(JSON.stringify({ ...result, ratio: result.directMs / result.servedMs }, null, 2));
+}

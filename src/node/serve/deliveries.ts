@@ -1,0 +1,61 @@
+import type { CallbackSender } from './callback-sender.ts';
+import type { GraderCompleteBody, RolloutCompleteBody } from './protocol.ts';
+import type { CallbackKind, ServeJournal } from './serve-journal.ts';
+
+/** Where a rollout's callbacks go, and the bearer they carry (the controller's key, kept only in memory). */
+export interface CallbackTarget {
+  suite: string;
+  id: string;
+  completionUrl: string;
+  graderUrl: string | null;
+  bearer: string | null;
+}
+
+/**
+ * Delivers the callbacks of every rollout: each body is journaled before it is sent, the grader callback of
+ * a rollout goes out only after its completion callback has been settled, and a callback that could not be
+ * delivered stays owed in the journal, for the next start to deliver.
+ */
+export class Deliveries {
+  readonly #chains = new Map<string, Promise<void>>();
+  readonly #pending = new Set<Promise<void>>();
+
+  constructor(
+    private readonly journal: ServeJournal,
+    private readonly sender: CallbackSender,
+    private readonly log: (line: string) => void,
+  ) {}
+
+  /** Journals `body` and sends it once the journal line is written and the rollout's earlier callback is settled. */
+  send(target: CallbackTarget, kind: CallbackKind, body: RolloutCompleteBody | GraderCompleteBody): void {
+    const url = kind === 'completion' ? target.completionUrl : target.graderUrl;
+    if (url === null) return;
+    const payload = JSON.stringify(body);
+    this.journal.owe(target.suite, target.id, kind, payload);
+    const key = `${target.suite}\0${target.id}`;
+    const previous = this.#chains.get(key) ?? this.journal.flushed();
+    const next = previous.then(() => this.#deliver(target, kind, url, payload));
+    this.#chains.set(key, next);
+    this.#pending.add(next);
+    void next.finally(() => {
+      this.#pending.delete(next);
+      if (this.#chains.get(key) === next) this.#chains.delete(key);
+    });
+  }
+
+  /** Resolves when every callback handed over so far has been delivered, refused, or given up on. */
+  async idle(): Promise<void> {
+    while (this.#pending.size) await Promise.all(this.#pending);
+  }
+
+  async #deliver(target: CallbackTarget, kind: CallbackKind, url: string, payload: string): Promise<void> {
+    await this.journal.flushed();
+    const outcome = await this.sender.post(url, payload, target.bearer);
+    if (outcome.kind === 'failed') {
+      this.log(`${kind} callback of rollout ${target.id} not delivered (${outcome.reason}); it stays owed in the journal, a restart delivers it`);
+      return;
+    }
+    if (outcome.kind === 'rejected') this.log(`${kind} callback of rollout ${target.id} refused by the controller with HTTP ${outcome.status}; not retried`);
+    this.journal.settle(target.suite, target.id, kind);
+  }
+}

@@ -1,0 +1,18 @@
+import type { Deliveries } from './deliveries.ts';
+import { failureBodies } from './protocol.ts';
+import type { FinishedEntry, OwedRollout } from './serve-journal.ts';
+
+const LOST = 'the rollout server stopped before this rollout finished; it was not run to the end';
+
+/**
+ * Settles what an earlier server owed: callback bodies it had computed are sent as they were; a rollout it
+ * never finished is reported as a failure through both callbacks, never left silent. Returns the finished
+ * entry of a rollout that never finished, to answer status queries with.
+ */
+export function recoverOwed(owed: OwedRollout, deliveries: Deliveries): FinishedEntry | undefined {
+  const lost = failureBodies(owed.id, 'failure', LOST);
+  if (!owed.settled.has('completion')) deliveries.send(owed, 'completion', owed.owed.completion ?? lost.completion);
+  if (!owed.settled.has('grader')) deliveries.send(owed, 'grader', owed.owed.grader ?? lost.grader);
+  if (owed.owed.grader) return undefined;
+  return { suite: owed.suite, id: owed.id, status: 'failure', reward: null, errMessage: LOST, at: Date.now() };
+}

@@ -1,0 +1,47 @@
+/** Runs `rollout-test serve` as a real process on a free loopback port, and waits for it to listen. */
+import { execa, type ResultPromise } from 'execa';
+import { BIN } from './project.ts';
+
+export interface ServeProcess {
+  url: string;
+  child: ResultPromise;
+  /** Everything the server wrote to stderr so far. */
+  log(): string;
+  /** Resolves when the server has logged a line matching `pattern`. */
+  logged(pattern: RegExp): Promise<void>;
+  /** Resolves with the exit code (or the signal's name). */
+  exited: Promise<number | string>;
+}
+
+export async function startServe(cwd: string, args: string[], env: Record<string, string> = {}): Promise<ServeProcess> {
+  // Under 2 GB whatever the test does.
+  const child = execa(process.execPath, ['--max-old-space-size=1536', BIN, 'serve', '--port', '0', ...args], {
+    cwd,
+    reject: false,
+    // A graceful stop may take long on a loaded machine; it must never be turned into a SIGKILL.
+    forceKillAfterDelay: false,
+    env: { CI: 'true', NO_COLOR: '1', ...env },
+  });
+  let stderr = '';
+  const listeners = new Set<() => void>();
+  child.stderr!.setEncoding('utf8');
+  child.stderr!.on('data', (chunk: string) => {
+    stderr += chunk;
+    for (const wake of listeners) wake();
+  });
+  const exited = child.then((r) => r.exitCode ?? r.signal ?? 'unknown');
+  const logged = (pattern: RegExp) =>
+    new Promise<void>((resolve, reject) => {
+      const check = () => {
+        if (pattern.test(stderr)) (listeners.delete(check), resolve());
+      };
+      listeners.add(check);
+      check();
+      void exited.then((code) => {
+        if (!pattern.test(stderr)) reject(new Error(`serve exited (${code}) before logging ${pattern}:\n${stderr}`));
+      });
+    });
+  await logged(/listening on (http:\/\/\S+)/);
+  const url = /listening on (http:\/\/\S+)/.exec(stderr)![1]!;
+  return { url, child, log: () => stderr, logged, exited };
+}

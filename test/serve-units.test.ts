@@ -1,0 +1,132 @@
+/** The rollout server's pure parts and its callback sender, apart from the server process (see serve.test.ts). */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { mkdtempSync, readFileSync, statSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { bearerMatches, isLoopback } from '../src/node/serve/auth.ts';
+import { CallbackSender } from '../src/node/serve/callback-sender.ts';
+import { completionBody, graderBody, RolloutInitRequestSchema } from '../src/node/serve/protocol.ts';
+import { ServeJournal } from '../src/node/serve/serve-journal.ts';
+import type { ExecutionResult } from '../src/model/result.ts';
+
+const timings = { queuedMs: 0, workflowMs: 1, graderMs: 1 };
+const sample = { source: 'workflow', messages: [{ role: 'user' as const, content: 'hi' }], metrics: {}, extraFields: {} };
+
+describe('protocol bodies', () => {
+  it('a graded success carries the sample with its reward; a failure carries none, and a lowercase category', () => {
+    const graded: ExecutionResult = { requestId: 'r', status: 'success', samples: [{ ...sample, reward: 0.5 }], rewards: { reward: 0.5, style: 1 }, timings, extraFields: {} };
+    expect(graderBody('r', 'hi', graded)).toEqual({
+      status: 'success',
+      rollout_id: 'r',
+      sample: { messages: sample.messages, label: 'hi', reward: 0.5, remove_sample: false, metrics: {}, extra_fields: { rewards: { reward: 0.5, style: 1 } } },
+      err_message: null,
+      err_category: null,
+    });
+    const failed: ExecutionResult = { ...graded, status: 'failure', rewards: {}, error: { category: 'TIMEOUT', phase: 'grader', message: 'grader deadline of 1s exceeded' } };
+    expect(graderBody('r', 'hi', failed)).toMatchObject({ status: 'failure', sample: { reward: null }, err_category: 'timeout', err_message: 'grader: grader deadline of 1s exceeded' });
+    expect(completionBody('r', { ...failed, status: 'cancelled', error: undefined })).toMatchObject({ status: 'cancelled', err_message: 'cancelled' });
+  });
+
+  it('a removed sample goes to the trainer without a reward', () => {
+    const removed: ExecutionResult = { requestId: 'r', status: 'success', samples: [{ ...sample, reward: 1, removeSample: true }], rewards: { reward: 1 }, timings, extraFields: {} };
+    expect(graderBody('r', null, removed).sample).toMatchObject({ reward: null, remove_sample: true });
+  });
+
+  it('the init request takes the SDK fields and refuses what the SDK refuses', () => {
+    const base = { initial_messages: [], chat_completions_url: 'http://127.0.0.1:1/v1', completion_callback_url: 'http://127.0.0.1:1/c' };
+    expect(RolloutInitRequestSchema.safeParse(base).success).toBe(true);
+    for (const bad of [{ rollout_id: '..' }, { rollout_id: 'a/b' }, { llm_api_key: '' }, { agent_timeout_sec: Infinity }, { completion_callback_url: 'not a url' }]) {
+      expect(RolloutInitRequestSchema.safeParse({ ...base, ...bad }).success, JSON.stringify(bad)).toBe(false);
+    }
+  });
+});
+
+describe('auth', () => {
+  it('matches only "Bearer <key>", whatever the length sent', () => {
+    expect(bearerMatches('Bearer k-1', 'k-1')).toBe(true);
+    expect(bearerMatches('bearer   k-1', 'k-1')).toBe(true);
+    for (const header of [undefined, '', 'k-1', 'Basic k-1', 'Bearer k-12', 'Bearer k-', 'Bearer ']) expect(bearerMatches(header, 'k-1')).toBe(false);
+  });
+
+  it('knows loopback addresses', () => {
+    for (const host of ['127.0.0.1', '127.5.0.1', '::1', '[::1]', 'localhost']) expect(isLoopback(host)).toBe(true);
+    for (const host of ['0.0.0.0', '::', '10.0.0.1', 'example.com']) expect(isLoopback(host)).toBe(false);
+  });
+});
+
+describe('CallbackSender', () => {
+  let server: http.Server | undefined;
+  afterEach(() => server?.close());
+
+  /** A callback endpoint answering each request with the next status of `statuses` (the last one repeats). */
+  async function endpoint(statuses: number[]) {
+    const seen: string[] = [];
+    server = http.createServer((req, res) => {
+      let body = '';
+      req.on('data', (c) => (body += c));
+      req.on('end', () => {
+        seen.push(`${req.headers.authorization} ${body}`);
+        res.writeHead(statuses[Math.min(seen.length - 1, statuses.length - 1)]!).end();
+      });
+    });
+    await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
+    return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/cb`, seen };
+  }
+
+  const sender = () => new CallbackSender({ attempts: 4, baseDelayMs: 10, maxDelayMs: 40, timeoutMs: 5_000 });
+
+  it('retries 5xx until delivered, with the bearer on every attempt', async () => {
+    const { url, seen } = await endpoint([500, 503, 200]);
+    expect(await sender().post(url, '{"a":1}', 'key')).toEqual({ kind: 'delivered', status: 200 });
+    expect(seen).toEqual(['Bearer key {"a":1}', 'Bearer key {"a":1}', 'Bearer key {"a":1}']);
+  });
+
+  it('never retries a 4xx', async () => {
+    for (const status of [400, 401, 404, 429]) {
+      const { url, seen } = await endpoint([status, 200]);
+      expect(await sender().post(url, '{}', null)).toEqual({ kind: 'rejected', status });
+      expect(seen).toHaveLength(1);
+      server!.close();
+    }
+  });
+
+  it('gives up after the attempts on connection errors, saying why', async () => {
+    const { url } = await endpoint([200]);
+    await new Promise((resolve) => server!.close(resolve));
+    const outcome = await sender().post(url, '{}', null);
+    expect(outcome).toMatchObject({ kind: 'failed', reason: expect.stringMatching(/ECONNREFUSED/) });
+  });
+});
+
+describe('ServeJournal', () => {
+  it('seals controller keys, and a reopened journal owes exactly what was not settled', () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'serve-journal-'));
+    const { journal } = ServeJournal.open(dir, 60_000);
+    const target = (id: string) => ({ suite: 's', id, completionUrl: `http://127.0.0.1:1/${id}/c`, graderUrl: `http://127.0.0.1:1/${id}/g` });
+    journal.admit(target('done'), 'controller-secret');
+    journal.owe('s', 'done', 'completion', '{"status":"success"}');
+    journal.owe('s', 'done', 'grader', '{"status":"success"}');
+    journal.settle('s', 'done', 'completion');
+    journal.settle('s', 'done', 'grader');
+    journal.finish({ suite: 's', id: 'done', status: 'success', reward: 1, errMessage: null, at: Date.now() });
+    journal.admit(target('half'), 'controller-secret');
+    journal.owe('s', 'half', 'completion', '{"status":"success"}');
+    journal.settle('s', 'half', 'completion');
+    journal.owe('s', 'half', 'grader', '{"status":"failure"}');
+    journal.admit(target('lost'), null);
+    journal.close();
+    const text = readFileSync(path.join(dir, 'journal.jsonl'), 'utf8');
+    expect(text).not.toContain('controller-secret');
+    expect(statSync(path.join(dir, 'secret')).mode & 0o077).toBe(0);
+
+    const reopened = ServeJournal.open(dir, 60_000);
+    reopened.journal.close();
+    expect(reopened.finished.map((f) => f.id)).toEqual(['done']);
+    expect(reopened.owed.map((o) => [o.id, o.bearer, [...o.settled], o.owed])).toEqual([
+      ['half', 'controller-secret', ['completion'], { completion: { status: 'success' }, grader: { status: 'failure' } }],
+      ['lost', null, [], {}],
+    ]);
+  });
+});

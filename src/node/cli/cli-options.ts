@@ -32,6 +32,8 @@ export const CliOptionsSchema = z.object({
   failOnRegression: z.boolean().optional(),
   modelCache: z.enum(['record', 'replay'], { error: '--model-cache must be record or replay' }).optional(),
   inline: z.boolean().optional(),
+  queue: z.string().min(1, '--queue takes a redis://[user:pass@]host:port/db URL').optional(),
+  concurrency: count('--concurrency').optional(),
   config: z.string().optional(),
   root: z.string().optional(),
 });

@@ -24,6 +24,7 @@ async function resolve(filters: string[], rawOptions: Record<string, unknown>, c
 }
 
 async function watch(filters: string[], rawOptions: Record<string, unknown>): Promise<number> {
+  if (rawOptions.queue) throw new UsageError('--queue goes with run (rollout-test run --queue …), not with watch mode');
   const loadConfig = (version: number) => resolve(filters, rawOptions, version);
   // Loaded on demand: a run once (CI) never pays for the watcher and its import-graph builder.
   const { WatchSession } = await import('../watch/session.ts');
@@ -37,10 +38,24 @@ const watchOrRun = (filters: string[], rawOptions: Record<string, unknown>) =>
 async function run(filters: string[], rawOptions: Record<string, unknown>): Promise<number> {
   const config = await resolve(filters, rawOptions);
   const terminal = stdoutTerminal();
+  const queue = config.cli.queue;
+  if (queue && config.inline) throw new UsageError('--inline runs workflows on this thread; it does not go with --queue');
   // The handler stays until the process exits: a second Ctrl-C while the run winds down must still exit at once.
   const interrupt = interruptOnSigint(terminal);
-  const report = await runRollouts(config, createReporters(config.reporters, terminal, config.root), interrupt.signal);
-  return report.exitCode;
+  const reporters = createReporters(config.reporters, terminal, config.root);
+  if (!queue) return (await runRollouts(config, reporters, interrupt.signal)).exitCode;
+  // Loaded on demand: local runs never load BullMQ and the Redis client.
+  const { runOnQueue } = await import('../queue/coordinator.ts');
+  return (await runOnQueue(config, reporters, interrupt.signal, terminal, queue)).exitCode;
+}
+
+async function worker(rawOptions: Record<string, unknown>): Promise<number> {
+  const cli = parseCliOptions(rawOptions);
+  if (!cli.queue) throw new UsageError('worker needs --queue redis://[user:pass@]host:port/db');
+  const { runWorkerCommand, DEFAULT_WORKER_CONCURRENCY } = await import('../queue/worker-command.ts');
+  const root = path.resolve(cli.root ?? process.cwd());
+  const log = (line: string) => void process.stdout.write(`${line}\n`);
+  return runWorkerCommand({ url: cli.queue, root, concurrency: cli.concurrency ?? DEFAULT_WORKER_CONCURRENCY, log });
 }
 
 function buildCli(): { cli: CAC; exit: Promise<number> } {
@@ -53,6 +68,7 @@ function buildCli(): { cli: CAC; exit: Promise<number> } {
     cli.command('[...filters]', 'Watch on an interactive terminal, else run once').action(action(watchOrRun)),
     cli.command('run [...filters]', 'Run the rollouts once').action(action(run)),
     cli.command('watch [...filters]', 'Run, then rerun what each change affects (keys: a f p t h q)').action(action(watch)),
+    cli.command('worker', 'Run the rollouts of the runs on a Redis queue (--queue), with this checkout').action((options: Record<string, unknown>) => action(() => worker(options))([], options)),
     cli.command('list [...filters]', 'List suites and their row counts without running them').action(
       action(async (filters, options) => listSuites(await resolve(filters, options), stdoutTerminal())),
     ),

@@ -11,7 +11,7 @@ import { suiteIdPrefix } from './request-id.ts';
 import type { RolloutRecord } from './rollout-record.ts';
 import type { RunReport, SuiteReport } from './run-report.ts';
 import { finishRun } from './finish-run.ts';
-import { type RunContext, runSuite } from './run-suite.ts';
+import { type RemoteBackends, type RunContext, runSuite } from './run-suite.ts';
 import { buildSuiteReport } from './suite-report.ts';
 import { suiteSettings } from './suite-settings.ts';
 import { UsageError } from '../cli/usage-error.ts';
@@ -92,6 +92,8 @@ export interface RunOptions {
   /** Already loaded files (with only the suites to run), instead of discovering them all. */
   files?: CollectedFile[];
   runSuite?: typeof runSuite;
+  /** Run the suites elsewhere (the workers of a queue) instead of in this process's pool and trials. */
+  remote?: RemoteBackends;
 }
 
 /** Runs every discovered suite, telling the reporters as rollouts and suites end. */
@@ -99,7 +101,7 @@ export async function runRollouts(config: ResolvedConfig, reporters: Reporter[],
   const startedAt = new Date();
   const started = performance.now();
   const pool = new WorkerPool({ threads: WorkerPool.defaultThreads(Infinity) });
-  const preload = (paths: string[]) => (config.inline ? undefined : pool.preload(paths));
+  const preload = (paths: string[]) => (config.inline || options.remote ? undefined : pool.preload(paths));
   if (options.files) preload(options.files.map((f) => f.file));
   const { files, counts } = options.files ? await countRun(options.files, config) : await discover(config, preload);
   const runOne = options.runSuite ?? runSuite;
@@ -121,6 +123,7 @@ export async function runRollouts(config: ResolvedConfig, reporters: Reporter[],
     outputs,
     finished,
     signal: control.signal,
+    remote: options.remote,
     onRecord: (record) => {
       control.onRecord(record);
       reporters.forEach((r) => r.onRolloutEnd?.(record));

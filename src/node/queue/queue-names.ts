@@ -1,0 +1,52 @@
+import { randomBytes } from 'node:crypto';
+import type { ExecutionRequest } from '../../model/request.ts';
+import type { ExecutionResult } from '../../model/result.ts';
+import type { CliOptions } from '../cli/cli-options.ts';
+
+/** Every key rollout-test keeps in Redis starts with this (BullMQ's `prefix`). */
+export const PREFIX = 'rollout-test';
+
+/** The hash of the runs in progress: run id → {@link RunAnnouncement}, how workers find the queues to serve. */
+export const RUNS_KEY = `${PREFIX}:runs`;
+
+/** The queue of a run's rollouts (one per run, so that runs never mix), and the queue its results come back on. */
+export const rolloutQueueName = (runId: string) => `run-${runId}`;
+export const resultQueueName = (runId: string) => `run-${runId}-results`;
+
+export const newRunId = () => randomBytes(6).toString('hex');
+
+/** What a coordinator tells the workers about its run. */
+export interface RunAnnouncement {
+  id: string;
+  /** The flags of the run, without `--root` and `--queue`: each worker resolves them against its own checkout. */
+  cli: CliOptions;
+  /** `running`, or `cancelled`: workers then cancel the run's active jobs. */
+  state: 'running' | 'cancelled';
+  startedAt: string;
+}
+
+/** A rollout job: what to run, and the content hashes the worker's checkout must match. */
+export interface RolloutJob {
+  /** The rollout file, relative to the project root (`/`-separated), and the suite's name in it. */
+  file: string;
+  suite: string;
+  request: ExecutionRequest;
+  /** Hash of the rollout file, the local modules it reaches, the config file and a harbor suite's task. */
+  code: string;
+  /** Hash of the dataset row the request was made from. */
+  row: string;
+}
+
+/** A final result on its way back to the coordinator. */
+export interface ResultJob {
+  id: string;
+  result: ExecutionResult;
+  /** The worker that ran it (host, pid). */
+  worker: string;
+}
+
+/** A worker's BullMQ name says where it runs and how many jobs it takes at once: `host/pid/c8`. */
+export const workerName = (host: string, pid: number, concurrency: number) => `${host}/${pid}/c${concurrency}`;
+
+/** The concurrency a worker's name announces (0 when the name is not one of ours). */
+export const concurrencyOf = (name: string) => Number(/\/c(\d+)$/.exec(name)?.[1] ?? 0);

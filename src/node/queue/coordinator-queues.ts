@@ -3,6 +3,7 @@ import { buildResult } from '../../backends/results.ts';
 import { type ExecutionResult, ExecutionResultSchema, type RolloutError } from '../../model/result.ts';
 import { concurrencyOf, PREFIX, resultQueueName, type ResultJob, type RolloutJob, rolloutQueueName } from './queue-names.ts';
 import type { RedisConnection } from './redis-url.ts';
+import { LOCK_MS, STALLED_CHECK_MS } from './run-worker.ts';
 
 /** Called once with a rollout's final result. */
 type Settle = (result: ExecutionResult) => void;
@@ -60,6 +61,9 @@ export class CoordinatorQueues {
       ...base,
       concurrency: RESULT_CONCURRENCY,
       removeOnComplete: { count: 0 },
+      // A coordinator killed while taking a result: the restarted one gets it back this soon.
+      lockDuration: LOCK_MS,
+      stalledInterval: STALLED_CHECK_MS,
     });
     this.#events = new QueueEvents(rolloutQueueName(runId), base);
     // A job that failed is one whose worker died too often while running it (stalled more than allowed).

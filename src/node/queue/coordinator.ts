@@ -10,7 +10,7 @@ import type { RemoteBackends } from '../run/run-suite.ts';
 import { suiteCodeHash } from './content-hash.ts';
 import { CoordinatorQueues, type WorkerLoad } from './coordinator-queues.ts';
 import { QueueBackend } from './queue-backend.ts';
-import { newRunId, type RunAnnouncement } from './queue-names.ts';
+import { newRunId, projectName, type RunAnnouncement } from './queue-names.ts';
 import { parseRedisUrl, redactRedisUrl } from './redis-url.ts';
 import { RunRegistry } from './run-registry.ts';
 
@@ -65,7 +65,7 @@ export async function runOnQueue(config: ResolvedConfig, reporters: Reporter[], 
   const registry = await RunRegistry.connect(url);
   const previous = config.cli.resume ? previousRunId(config.outputDir) : undefined;
   const resumed = previous !== undefined && (await registry.get(previous)) !== undefined;
-  const announcement: RunAnnouncement = { id: resumed ? previous : newRunId(), cli: flagsForWorkers(config), state: 'running', startedAt: new Date().toISOString() };
+  const announcement: RunAnnouncement = { id: resumed ? previous : newRunId(), project: projectName(config.root), cli: flagsForWorkers(config), state: 'running', startedAt: new Date().toISOString() };
   const queues = new CoordinatorQueues(parseRedisUrl(url), announcement.id, resumed);
   let ended = false;
   let stopWatching = () => {};
@@ -74,7 +74,8 @@ export async function runOnQueue(config: ResolvedConfig, reporters: Reporter[], 
     await registry.announce(announcement);
     mkdirSync(config.outputDir, { recursive: true });
     writeFileSync(runFile(config.outputDir), `${JSON.stringify({ id: announcement.id, queue: redactRedisUrl(url) })}\n`);
-    terminal.write(`queue: ${redactRedisUrl(url)} · run ${announcement.id}${resumed ? ' (resumed)' : ''} · workers: rollout-test worker --queue ${redactRedisUrl(url)}\n`);
+    const how = `rollout-test worker --queue ${redactRedisUrl(url)} in a checkout of ${announcement.project}`;
+    terminal.write(`queue: ${redactRedisUrl(url)} · run ${announcement.id}${resumed ? ' (resumed)' : ''} · workers: ${how}\n`);
     stopWatching = watchLoad(queues, reporters, terminal);
     const cancel = () => {
       if (announcement.state === 'cancelled') return;

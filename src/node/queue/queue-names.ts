@@ -1,4 +1,6 @@
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import type { ExecutionRequest } from '../../model/request.ts';
 import type { ExecutionResult } from '../../model/result.ts';
 import type { CliOptions } from '../cli/cli-options.ts';
@@ -18,6 +20,8 @@ export const newRunId = () => randomBytes(6).toString('hex');
 /** What a coordinator tells the workers about its run. */
 export interface RunAnnouncement {
   id: string;
+  /** The project (see projectName): workers serve the runs of their own project only, so projects may share a Redis. */
+  project: string;
   /** The flags of the run, without `--root` and `--queue`: each worker resolves them against its own checkout. */
   cli: CliOptions;
   /** `running`, or `cancelled`: workers then cancel the run's active jobs. */
@@ -50,3 +54,14 @@ export const workerName = (host: string, pid: number, concurrency: number) => `$
 
 /** The concurrency a worker's name announces (0 when the name is not one of ours). */
 export const concurrencyOf = (name: string) => Number(/\/c(\d+)$/.exec(name)?.[1] ?? 0);
+
+/** A project's name for the queue: its package.json's `name`, else its directory's. */
+export function projectName(root: string): string {
+  try {
+    const name = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')).name;
+    if (typeof name === 'string' && name) return name;
+  } catch {
+    // No package.json, or not JSON: the directory names the project.
+  }
+  return path.basename(root);
+}

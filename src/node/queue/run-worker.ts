@@ -11,7 +11,7 @@ import type { WorkerSuites } from './worker-suites.ts';
  * after it died (BullMQ's stalled-job check), and run by another worker.
  */
 export const LOCK_MS = 10_000;
-const STALLED_CHECK_MS = 5_000;
+export const STALLED_CHECK_MS = 5_000;
 /** A job whose worker died this many times fails, and the coordinator reports it, instead of killing more workers. */
 const MAX_STALLED = 2;
 

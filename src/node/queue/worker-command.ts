@@ -1,7 +1,7 @@
 import os from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { WorkerPool } from '../../backends/local/worker-pool.ts';
-import { type RunAnnouncement, workerName } from './queue-names.ts';
+import { projectName, type RunAnnouncement, workerName } from './queue-names.ts';
 import { parseRedisUrl, redactCredentials, redactRedisUrl } from './redis-url.ts';
 import { RunRegistry } from './run-registry.ts';
 import { RunWorker } from './run-worker.ts';
@@ -29,6 +29,7 @@ export async function runWorkerCommand(options: WorkerCommandOptions): Promise<n
   const connection = parseRedisUrl(url);
   const pool = new WorkerPool({ threads: WorkerPool.defaultThreads(concurrency) });
   const name = workerName(os.hostname(), process.pid, concurrency);
+  const project = projectName(root);
   const runs = new Map<string, Promise<RunWorker | undefined>>();
   const stopped = new AbortController();
   let signals = 0;
@@ -55,7 +56,7 @@ export async function runWorkerCommand(options: WorkerCommandOptions): Promise<n
     }
   };
   const poll = async () => {
-    const announced = new Map((await registry.list()).map((run) => [run.id, run]));
+    const announced = new Map((await registry.list()).filter((run) => run.project === project).map((run) => [run.id, run]));
     for (const run of announced.values()) {
       if (!runs.has(run.id)) runs.set(run.id, start(run));
       if (run.state === 'cancelled') void runs.get(run.id)?.then((worker) => worker?.cancel());
@@ -68,7 +69,7 @@ export async function runWorkerCommand(options: WorkerCommandOptions): Promise<n
     }
   };
 
-  log(`worker ${name}: serving runs on ${redactRedisUrl(url)} · root ${root} · concurrency ${concurrency}`);
+  log(`worker ${name}: serving runs of ${project} on ${redactRedisUrl(url)} · root ${root} · concurrency ${concurrency}`);
   while (!stopped.signal.aborted) {
     await poll().catch((error: Error) => log(`worker ${name}: ${error.message}`));
     await sleep(POLL_MS, undefined, { signal: stopped.signal }).catch(() => undefined);

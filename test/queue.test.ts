@@ -90,7 +90,7 @@ describe('rollout-test run --queue with 3 workers', () => {
 
     const report = readReport(path.join(queueDir, 'report.json'));
     expect(outcomes(report)).toEqual(outcomes(readReport(path.join(localDir, 'report.json'))));
-    expect(queued.stdout).toMatch(/queue: redis:\/\/\*\*\*@127\.0\.0\.1:\d+\/0 · run [0-9a-f]{12}/);
+    expect(queued.stdout).toMatch(/queue: redis:\/\/\*\*\*@127\.0\.0\.1:\d+\/\d+ · run [0-9a-f]{12}/);
     expect(queued.stdout).toMatch(/queue: \d workers? · \d+\/\d+ busy/);
 
     // The rollouts were spread over the workers, and each worker said what it ran.
@@ -276,6 +276,34 @@ describe('workers and their checkouts', () => {
     expect(two.map((w) => (w.output().match(/✓ reward 1/g) ?? []).length).reduce((a, b) => a + b)).toBe(6);
     expect(two.filter((w) => /✓ reward 1/.test(w.output()))).toHaveLength(2);
     await stopWorkers(two);
+  });
+});
+
+describe('stopping', () => {
+  it('a worker sent SIGTERM finishes its jobs; sent it twice, hands them back; either way it exits 0', { timeout: 180_000 }, async () => {
+    const project = slowProject(6, 4_000);
+    const [finisher, handsBack] = [worker(project, '--concurrency', '2'), worker(project, '--concurrency', '2')];
+    await Promise.all([finisher, handsBack].map((w) => w.waitFor(/serving runs of/)));
+    const outputDir = tmp('sigterm');
+    const run = coordinator(project, outputDir);
+    await Promise.all([finisher, handsBack].map((w) => w!.waitFor(/▶ .*\n(.|\n)*▶ /)));
+    finisher!.process.kill('SIGTERM');
+    handsBack!.process.kill('SIGTERM');
+    await handsBack!.waitFor(/finishing the active jobs/);
+    handsBack!.process.kill('SIGTERM');
+    expect((await handsBack!.process).exitCode).toBe(0);
+    expect(handsBack!.output().match(/↩ \S+ handed back/g)).toHaveLength(2);
+    expect((await finisher!.process).exitCode).toBe(0);
+    expect(finisher!.output().match(/[✓✗] /g)).toHaveLength(2);
+
+    const rest = worker(project, '--concurrency', '4');
+    const result = await run;
+    expect(result.exitCode, String(result.all)).toBe(1);
+    const records = readReport(path.join(outputDir, 'report.json')).suites[0]!.records;
+    expect(records).toHaveLength(6);
+    for (const r of records) expect({ id: r.id, status: r.status }).toEqual({ id: r.id, status: expectedStatus(r) });
+    expect(ranLog(project).ends.sort()).toEqual(records.map((r) => r.id).sort());
+    expect(rest.output().match(/▶ /g)).toHaveLength(4);
   });
 });
 

@@ -71,7 +71,7 @@ export interface WorkerProcess {
 }
 
 export function startWorker(cwd: string, url: string, args: string[] = []): WorkerProcess {
-  const child = execa(process.execPath, [BIN, 'worker', '--queue', url, ...args], { cwd, reject: false, all: true, env: { CI: 'true', NO_COLOR: '1' } });
+  const child = execa(process.execPath, [BIN, 'worker', '--queue', url, ...args], { cwd, reject: false, all: true, forceKillAfterDelay: false, env: { CI: 'true', NO_COLOR: '1' } });
   let text = '';
   child.all?.on('data', (chunk: Buffer) => (text += chunk));
   return {

@@ -1,9 +1,8 @@
-import { Queue, QueueEvents, Worker } from 'bullmq';
+import { type Job, Queue, QueueEvents } from 'bullmq';
 import { buildResult } from '../../backends/results.ts';
 import { type ExecutionResult, ExecutionResultSchema, type RolloutError } from '../../model/result.ts';
-import { concurrencyOf, PREFIX, resultQueueName, type ResultJob, type RolloutJob, rolloutQueueName } from './queue-names.ts';
+import { concurrencyOf, PREFIX, type RolloutJob, rolloutQueueName } from './queue-names.ts';
 import type { RedisConnection } from './redis-url.ts';
-import { LOCK_MS, STALLED_CHECK_MS } from './run-worker.ts';
 
 /** Called once with a rollout's final result. */
 type Settle = (result: ExecutionResult) => void;
@@ -11,8 +10,10 @@ type Settle = (result: ExecutionResult) => void;
 /** How long workers get to hand back the results of cancelled rollouts before they are recorded as cancelled. */
 export const CANCEL_GRACE_MS = 5_000;
 
-/** Results taken off the results queue at once. */
-const RESULT_CONCURRENCY = 64;
+/** How often the finished jobs are swept for results the event stream did not bring (see CoordinatorQueues). */
+const SWEEP_MS = 2_000;
+/** Events kept in the run's stream: far more than a coordinator falls behind by. */
+const MAX_EVENTS = 100_000;
 
 /** Who serves a run: connected workers and how busy they are. */
 export interface WorkerLoad {
@@ -25,21 +26,24 @@ export interface WorkerLoad {
 
 const nothing = { queuedMs: 0, workflowMs: 0, graderMs: 0 };
 const failure = (requestId: string, error: RolloutError) => buildResult({ requestId, error, timings: nothing });
+const gaveUp = (id: string, reason: string) => failure(id, { category: 'AGENT_ERROR', phase: 'setup', message: `the queue gave up on this rollout: ${reason}` });
 const cancelled = (requestId: string, message: string) =>
   buildResult({ requestId, cancelled: true, timings: nothing, error: { category: 'AGENT_ERROR', phase: 'setup', message } });
 
 /**
- * The coordinator's side of a run's two BullMQ queues: it adds rollout jobs (in bulk, a turn's worth at a
- * time) and takes results off the results queue, where they wait in Redis until taken — also across a
- * restart of the coordinator. The first final result of each rollout wins; later ones (a job re-run after its
- * worker died, having already sent its result) are counted and dropped.
+ * The coordinator's side of a run's BullMQ queue. It adds rollout jobs in bulk (a turn's worth at a time); a
+ * worker's final result is its job's return value, and waits in Redis, in the queue's completed jobs, until
+ * the coordinator has written it to the journal and removes the job: also across a restart of the
+ * coordinator. Results come through the queue's event stream, and a sweep of the completed and failed jobs
+ * every 2 s catches any the stream did not bring. The first final result of each rollout wins; later ones (a
+ * job run again after its worker died) are counted and dropped.
  */
 export class CoordinatorQueues {
-  readonly rollouts: Queue<RolloutJob>;
-  readonly #results: Worker<ResultJob>;
+  readonly rollouts: Queue<RolloutJob, ExecutionResult>;
   readonly #events: QueueEvents;
+  readonly #sweeper: NodeJS.Timeout;
   readonly #pending = new Map<string, Settle>();
-  /** Results that came before their rollout was submitted again (after `--resume`). */
+  /** Results that came before their rollout was submitted (after `--resume`), and those of finished rollouts. */
   readonly #early = new Map<string, ExecutionResult>();
   readonly #settled = new Set<string>();
   #toAdd: Array<{ name: string; data: RolloutJob; opts: { jobId: string } }> = [];
@@ -54,26 +58,20 @@ export class CoordinatorQueues {
     const base = { connection, prefix: PREFIX };
     this.rollouts = new Queue(rolloutQueueName(runId), {
       ...base,
-      // Finished jobs stay until the run ends: their ids keep a resumed coordinator from adding them again.
+      streams: { events: { maxLen: MAX_EVENTS } },
+      // Finished jobs stay until their result is in the journal; failed ones until the run ends.
       defaultJobOptions: { removeOnComplete: false, removeOnFail: false, attempts: 1 },
     });
-    this.#results = new Worker(resultQueueName(runId), async (job) => this.#take(job.data), {
-      ...base,
-      concurrency: RESULT_CONCURRENCY,
-      removeOnComplete: { count: 0 },
-      // A coordinator killed while taking a result: the restarted one gets it back this soon.
-      lockDuration: LOCK_MS,
-      stalledInterval: STALLED_CHECK_MS,
-    });
     this.#events = new QueueEvents(rolloutQueueName(runId), base);
+    this.#events.on('completed', ({ jobId, returnvalue }) => this.#take(jobId, returnvalue as unknown));
     // A job that failed is one whose worker died too often while running it (stalled more than allowed).
-    this.#events.on('failed', ({ jobId, failedReason }) => {
-      this.#deliver(jobId, failure(jobId, { category: 'AGENT_ERROR', phase: 'setup', message: `the queue gave up on this rollout: ${failedReason}` }));
-    });
+    this.#events.on('failed', ({ jobId, failedReason }) => this.#deliver(jobId, gaveUp(jobId, failedReason)));
+    this.#sweeper = setInterval(() => void this.#sweep().catch(() => undefined), SWEEP_MS);
+    this.#sweeper.unref();
   }
 
   async ready(): Promise<void> {
-    await Promise.all([this.rollouts.waitUntilReady(), this.#results.waitUntilReady(), this.#events.waitUntilReady()]);
+    await Promise.all([this.rollouts.waitUntilReady(), this.#events.waitUntilReady()]);
   }
 
   /** Enqueues a rollout; `settle` hears its one final result. */
@@ -96,10 +94,22 @@ export class CoordinatorQueues {
     const id = job.request.id;
     const state = await this.rollouts.getJobState(id);
     if (state === 'unknown') return this.#add(job);
-    if (state === 'failed') {
-      const reason = (await this.rollouts.getJob(id))?.failedReason ?? 'failed';
-      this.#deliver(id, failure(id, { category: 'AGENT_ERROR', phase: 'setup', message: `the queue gave up on this rollout: ${reason}` }));
+    if (state === 'completed' || state === 'failed') {
+      const job = await this.rollouts.getJob(id);
+      if (job) this.#collect(job);
     }
+  }
+
+  /** Finished jobs whose results did not come through the event stream (it started after them, or fell behind). */
+  async #sweep(): Promise<void> {
+    const jobs = await this.rollouts.getJobs(['completed', 'failed']);
+    for (const job of jobs) if (job?.id && this.#pending.has(job.id)) this.#collect(job);
+  }
+
+  #collect(job: Job<RolloutJob, ExecutionResult>): void {
+    const id = job.id!;
+    if (job.returnvalue != null) this.#take(id, job.returnvalue);
+    else this.#deliver(id, gaveUp(id, job.failedReason || 'the job failed'));
   }
 
   #add(job: RolloutJob): void {
@@ -117,31 +127,35 @@ export class CoordinatorQueues {
     });
   }
 
-  /** A result off the results queue. Returns once its journal line is written: only then is the job done. */
-  async #take(data: ResultJob): Promise<void> {
-    const parsed = ExecutionResultSchema.safeParse(data.result);
+  /**
+   * A worker's result. Its job is removed once the journal line is written: the journal writes a turn's lines
+   * in one setImmediate, queued while the result was recorded, so two turns later. A coordinator killed
+   * before that finds the job, and its result, still in Redis.
+   */
+  #take(id: string, returnvalue: unknown): void {
+    const parsed = ExecutionResultSchema.safeParse(returnvalue);
     const result = parsed.success
       ? parsed.data
-      : failure(data.id, { category: 'AGENT_ERROR', phase: 'setup', message: `worker ${data.worker} sent a malformed result: ${parsed.error.message}` });
-    this.#deliver(data.id, result);
-    // The journal writes a turn's lines in one setImmediate, queued while the result was recorded: two turns
-    // later the line is written, and only then may the job complete (a coordinator killed now loses nothing).
-    for (let turn = 0; turn < 2; turn++) await new Promise((resolve) => setImmediate(resolve));
+      : failure(id, { category: 'AGENT_ERROR', phase: 'setup', message: `a worker sent a malformed result: ${parsed.error.message}` });
+    if (!this.#deliver(id, result)) return;
+    setImmediate(() => setImmediate(() => void this.rollouts.remove(id).catch(() => undefined)));
   }
 
-  #deliver(id: string, result: ExecutionResult): void {
+  /** Hands a result to its rollout; true when it was taken (not a duplicate, nor early). */
+  #deliver(id: string, result: ExecutionResult): boolean {
     if (this.#settled.has(id)) {
       this.duplicates++;
-      return;
+      return false;
     }
     const settle = this.#pending.get(id);
     if (!settle) {
       this.#early.set(id, result);
-      return;
+      return false;
     }
     this.#pending.delete(id);
     this.#settled.add(id);
     settle(result);
+    return true;
   }
 
   #settleCancelled(id: string, why: string): void {
@@ -174,14 +188,11 @@ export class CoordinatorQueues {
     return { workers: workers.length, slots, active: counts.active ?? 0, waiting: (counts.waiting ?? 0) + (counts.prioritized ?? 0) };
   }
 
-  /** Stops taking results. `obliterate` also deletes the run's queues (the run ended; nothing is left to resume). */
+  /** Stops taking results. `obliterate` also deletes the run's queue (the run ended; nothing is left to resume). */
   async close(obliterate: boolean): Promise<void> {
-    await Promise.allSettled([this.#results.close(), this.#events.close()]);
-    if (obliterate) {
-      const results = new Queue(resultQueueName(this.runId), { connection: this.rollouts.opts.connection, prefix: PREFIX });
-      await Promise.allSettled([this.rollouts.obliterate({ force: true }), results.obliterate({ force: true })]);
-      await results.close();
-    }
+    clearInterval(this.#sweeper);
+    await this.#events.close().catch(() => undefined);
+    if (obliterate) await this.rollouts.obliterate({ force: true }).catch(() => undefined);
     await this.rollouts.close();
   }
 }

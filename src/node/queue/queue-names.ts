@@ -2,7 +2,6 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { ExecutionRequest } from '../../model/request.ts';
-import type { ExecutionResult } from '../../model/result.ts';
 import type { CliOptions } from '../cli/cli-options.ts';
 
 /** Every key rollout-test keeps in Redis starts with this (BullMQ's `prefix`). */
@@ -11,9 +10,8 @@ export const PREFIX = 'rollout-test';
 /** The hash of the runs in progress: run id → {@link RunAnnouncement}, how workers find the queues to serve. */
 export const RUNS_KEY = `${PREFIX}:runs`;
 
-/** The queue of a run's rollouts (one per run, so that runs never mix), and the queue its results come back on. */
+/** The queue of a run's rollouts: one per run, so that runs never mix. */
 export const rolloutQueueName = (runId: string) => `run-${runId}`;
-export const resultQueueName = (runId: string) => `run-${runId}-results`;
 
 export const newRunId = () => randomBytes(6).toString('hex');
 
@@ -39,14 +37,6 @@ export interface RolloutJob {
   code: string;
   /** Hash of the dataset row the request was made from. */
   row: string;
-}
-
-/** A final result on its way back to the coordinator. */
-export interface ResultJob {
-  id: string;
-  result: ExecutionResult;
-  /** The worker that ran it (host, pid). */
-  worker: string;
 }
 
 /** A worker's BullMQ name says where it runs and how many jobs it takes at once: `host/pid/c8`. */

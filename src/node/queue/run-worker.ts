@@ -1,7 +1,7 @@
-import { type Job, Queue, WaitingError, Worker } from 'bullmq';
+import { type Job, WaitingError, Worker } from 'bullmq';
 import type { ExecutionResult } from '../../model/result.ts';
 import { formatDuration } from '../reporters/format.ts';
-import { PREFIX, resultQueueName, type ResultJob, type RolloutJob, rolloutQueueName } from './queue-names.ts';
+import { PREFIX, type RolloutJob, rolloutQueueName } from './queue-names.ts';
 import type { RedisConnection } from './redis-url.ts';
 import type { WorkerSuites } from './worker-suites.ts';
 
@@ -34,17 +34,15 @@ function outcome(result: ExecutionResult): string {
 
 /**
  * Serves one run: takes its rollout jobs (BullMQ, at the worker's concurrency), runs each on the local
- * backends and sends the final result back on the run's results queue. The job completes after the result is
- * queued, so a worker that dies in between has its job run again and the coordinator drops the duplicate.
+ * backends, and completes the job with the final result as its return value, which waits in Redis until the
+ * coordinator takes it.
  */
 export class RunWorker {
-  readonly #worker: Worker<RolloutJob>;
-  readonly #results: Queue<ResultJob>;
+  readonly #worker: Worker<RolloutJob, ExecutionResult>;
   #handingBack = false;
 
   constructor(private readonly options: RunWorkerOptions) {
     const base = { connection: options.connection, prefix: PREFIX };
-    this.#results = new Queue(resultQueueName(options.runId), base);
     this.#worker = new Worker(rolloutQueueName(options.runId), (job, token, signal) => this.#process(job, token, signal), {
       ...base,
       name: options.name,
@@ -56,7 +54,7 @@ export class RunWorker {
     this.#worker.on('error', (error) => options.log(`run ${options.runId}: queue error: ${error.message}`));
   }
 
-  async #process(job: Job<RolloutJob>, token: string | undefined, signal: AbortSignal | undefined): Promise<void> {
+  async #process(job: Job<RolloutJob>, token: string | undefined, signal: AbortSignal | undefined): Promise<ExecutionResult> {
     const { suite, request } = job.data;
     const { log, runId } = this.options;
     log(`run ${runId} ▶ ${suite} › ${request.id}`);
@@ -67,8 +65,8 @@ export class RunWorker {
       log(`run ${runId} ↩ ${request.id} handed back`);
       throw new WaitingError();
     }
-    await this.#results.add('result', { id: request.id, result, worker: this.options.name }, { removeOnComplete: true, removeOnFail: true });
     log(`run ${runId} ${outcome(result)} ${request.id}`);
+    return result;
   }
 
   /** The coordinator cancelled the run: the active rollouts stop, and their (cancelled) results go back. */
@@ -81,7 +79,6 @@ export class RunWorker {
     const closing = this.#worker.close();
     if (handBack) this.handBack();
     await closing;
-    await this.#results.close();
     await this.options.suites.close();
   }
 

@@ -35,8 +35,8 @@ const cancelled = (requestId: string, message: string) =>
  * worker's final result is its job's return value, and waits in Redis, in the queue's completed jobs, until
  * the coordinator has written it to the journal and removes the job: also across a restart of the
  * coordinator. Results come through the queue's event stream, and a sweep of the completed and failed jobs
- * every 2 s catches any the stream did not bring. The first final result of each rollout wins; later ones (a
- * job run again after its worker died) are counted and dropped.
+ * every 2 s catches any the stream did not bring. The first final result of each rollout wins; a later one
+ * (the same result by both paths, or a job that ran again) is dropped.
  */
 export class CoordinatorQueues {
   readonly rollouts: Queue<RolloutJob, ExecutionResult>;
@@ -48,7 +48,6 @@ export class CoordinatorQueues {
   readonly #settled = new Set<string>();
   #toAdd: Array<{ name: string; data: RolloutJob; opts: { jobId: string } }> = [];
   #cancelling: Promise<void> | undefined;
-  duplicates = 0;
 
   constructor(
     connection: RedisConnection,
@@ -143,10 +142,7 @@ export class CoordinatorQueues {
 
   /** Hands a result to its rollout; true when it was taken (not a duplicate, nor early). */
   #deliver(id: string, result: ExecutionResult): boolean {
-    if (this.#settled.has(id)) {
-      this.duplicates++;
-      return false;
-    }
+    if (this.#settled.has(id)) return false;
     const settle = this.#pending.get(id);
     if (!settle) {
       this.#early.set(id, result);

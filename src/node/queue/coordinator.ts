@@ -89,7 +89,6 @@ export async function runOnQueue(config: ResolvedConfig, reporters: Reporter[], 
     };
     const report = await runRollouts(config, reporters, interrupt, { remote });
     ended = true;
-    if (queues.duplicates > 0) terminal.write(`queue: ${queues.duplicates} duplicate result(s) of re-run jobs dropped; the first result of each rollout counts\n`);
     return report;
   } finally {
     stopWatching();

@@ -91,7 +91,14 @@ export class WorkerSuites {
     const key = `${file}\0${name}`;
     let local = this.#suites.get(key);
     if (!local) {
-      local = this.#load(path.resolve(this.config.root, file), name);
+      const absolute = path.resolve(this.config.root, file);
+      const inside = path.relative(this.config.root, absolute);
+      // Whoever can write to the queue names the file: nothing outside this checkout is ever loaded.
+      local =
+        inside.startsWith('..') || path.isAbsolute(inside)
+          ? Promise.reject(new Refusal(`worker ${this.worker} refused: ${file} is outside its checkout (--root ${this.config.root})`))
+          : this.#load(absolute, name);
+      local.catch(() => undefined);
       this.#suites.set(key, local);
     }
     return local;

@@ -1,4 +1,7 @@
+import pc from 'picocolors';
 import { describe, expect, it } from 'vitest';
+import { DefaultReporter } from '../src/node/reporters/default/default-reporter.ts';
+import type { ProgressLine } from '../src/node/reporters/default/progress-line.ts';
 import { parseRedisUrl, redactCredentials, redactRedisUrl } from '../src/node/queue/redis-url.ts';
 
 describe('queue URLs', () => {
@@ -19,5 +22,15 @@ describe('queue URLs', () => {
     expect(redactRedisUrl('redis://127.0.0.1:6379/0')).toBe('redis://127.0.0.1:6379/0');
     const url = 'redis://admin:hunter22@db:6379/0';
     expect(redactCredentials(`connect to ${url} failed: auth hunter22 refused`, url)).toBe('connect to redis://***@db:6379/0 failed: auth *** refused');
+  });
+});
+
+describe('the progress line of a queued run', () => {
+  it('shows the connected workers and their load after the counts', () => {
+    const terminal = { write: () => undefined, interactive: false, colors: pc.createColors(false) };
+    const reporter = new DefaultReporter(terminal, '/');
+    reporter.onRunStart({ total: 10 });
+    reporter.onStatus('3 workers · 42/150 busy');
+    expect((reporter as unknown as { progress: ProgressLine }).progress.text()).toMatch(/^0\/10 rollouts · 0\.0\/s · 3 workers · 42\/150 busy$/);
   });
 });

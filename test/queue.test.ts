@@ -218,12 +218,12 @@ describe('exactly one result per rollout', () => {
 
     const resumed = await coordinator(project, outputDir, ['--resume']);
     expect(resumed.exitCode, String(resumed.all)).toBe(1);
-    expect(resumed.stdout).toMatch(/· run [0-9a-f]{12} \(resumed\)/);
     const records = readReport(path.join(outputDir, 'report.json')).suites[0]!.records;
     expect(records).toHaveLength(12);
     for (const r of records) expect({ id: r.id, status: r.status }).toEqual({ id: r.id, status: expectedStatus(r) });
     const { starts } = ranLog(project);
     expect(starts.sort()).toEqual(records.map((r) => r.id).sort());
+    expect(resumed.stdout).toMatch(/· run [0-9a-f]{12} \(resumed\)/);
     await stopWorkers([one]);
   });
 });

@@ -40,6 +40,7 @@ async function run(filters: string[], rawOptions: Record<string, unknown>): Prom
   const terminal = stdoutTerminal();
   const queue = config.cli.queue;
   if (queue && config.inline) throw new UsageError('--inline runs workflows on this thread; it does not go with --queue');
+  if (config.cli.concurrency) throw new UsageError('--concurrency is for rollout-test worker; a run takes --max-concurrency');
   // The handler stays until the process exits: a second Ctrl-C while the run winds down must still exit at once.
   const interrupt = interruptOnSigint(terminal);
   const reporters = createReporters(config.reporters, terminal, config.root);

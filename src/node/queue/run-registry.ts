@@ -17,11 +17,16 @@ export class RunRegistry {
   /** Connects now, so that an unreachable Redis is a clear error at start, not a hang. */
   static async connect(url: string): Promise<RunRegistry> {
     const registry = new RunRegistry(parseRedisUrl(url));
+    // ioredis reports a failed connection as an event (and retries); the last one says why, e.g. ECONNREFUSED.
+    let lastError: Error | undefined;
+    const onError = (error: Error) => (lastError = error);
+    registry.#redis.on('error', onError);
     try {
       await registry.#redis.connect();
     } catch (error) {
       registry.#redis.disconnect();
-      throw new UsageError(`cannot reach Redis at ${redactRedisUrl(url)}: ${redactCredentials((error as Error).message, url)}`);
+      const why = (lastError ?? (error as Error)).message;
+      throw new UsageError(`cannot reach Redis at ${redactRedisUrl(url)}: ${redactCredentials(why, url)}`);
     }
     return registry;
   }

@@ -12,6 +12,7 @@ import { measure, median } from './lib/measure.mjs';
 import { BIN, REPO, VITEST_BIN, b1, b2, b3, b6, benchRoot, harbor } from './lib/workloads.mjs';
 import { measureWatchLatency } from './watch-latency.mjs';
 import { measureServeThroughput } from './serve-throughput.mjs';
+import { benchQueue } from './queue.mjs';
 
 const { values: opts } = parseArgs({
   options: {
@@ -318,7 +319,8 @@ if (!opts['no-build']) {
 }
 const root = benchRoot();
 try {
-  const benches = { B1: benchB1, B2: benchB2, B3: benchB3, B4: benchB4, B5: benchB5, B6: benchB6, W1: benchW1, S1: benchS1 };
+  const benchQ = (dir) => benchQueue(dir, { reps: REPS, row, notes, log, ms });
+  const benches = { B1: benchB1, B2: benchB2, B3: benchB3, B4: benchB4, B5: benchB5, B6: benchB6, W1: benchW1, S1: benchS1, Q: benchQ };
   for (const [id, bench] of Object.entries(benches)) {
     if (!wanted(id)) continue;
     try {

@@ -34,6 +34,8 @@ export const CliOptionsSchema = z.object({
   inline: z.boolean().optional(),
   passWithNoRollouts: z.boolean().optional(),
   pool: z.enum(['threads', 'forks'], { error: '--pool must be threads or forks' }).optional(),
+  queue: z.string().min(1, '--queue takes a redis://[user:pass@]host:port/db URL').optional(),
+  concurrency: count('--concurrency').optional(),
   config: z.string().optional(),
   root: z.string().optional(),
 });

@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { cac, type CAC } from 'cac';
 import { loadRunConfig as resolve } from '../config/load-run-config.ts';
 import { createReporters } from '../reporters/create-reporters.ts';
@@ -8,12 +9,14 @@ import { listSuites } from './list.ts';
 import { mergeReports } from './merge-reports.ts';
 import { OPTIONS } from './options.ts';
 import { parseServeOptions, SERVE_OPTIONS } from '../serve/serve-options.ts';
+import { parseCliOptions } from './cli-options.ts';
 import { UsageError } from './usage-error.ts';
 import { interruptOnSignals } from './signals.ts';
 
 const VERSION = '0.1.0';
 
 async function watch(filters: string[], rawOptions: Record<string, unknown>): Promise<number> {
+  if (rawOptions.queue) throw new UsageError('--queue goes with run (rollout-test run --queue …), not with watch mode');
   const loadConfig = (version: number) => resolve(filters, rawOptions, version);
   // Loaded on demand: a run once (CI) never pays for the watcher and its import-graph builder.
   const { WatchSession } = await import('../watch/session.ts');
@@ -27,10 +30,16 @@ const watchOrRun = (filters: string[], rawOptions: Record<string, unknown>) =>
 async function run(filters: string[], rawOptions: Record<string, unknown>): Promise<number> {
   const config = await resolve(filters, rawOptions);
   const terminal = stdoutTerminal();
+  const queue = config.cli.queue;
+  if (queue && config.inline) throw new UsageError('--inline runs workflows on this thread; it does not go with --queue');
+  if (config.cli.concurrency) throw new UsageError('--concurrency is for rollout-test worker; a run takes --max-concurrency');
   // The handlers stay until the process exits: a second Ctrl-C while the run winds down must still exit at once.
   const interrupt = interruptOnSignals(terminal);
   const reporters = new ReporterSet(await createReporters(config.reporters, terminal, config.root));
-  const report = await runRollouts(config, [reporters], interrupt.signal);
+  // Loaded on demand: local runs never load BullMQ and the Redis client.
+  const report = queue
+    ? await (await import('../queue/coordinator.ts')).runOnQueue(config, [reporters], interrupt.signal, terminal, queue)
+    : await runRollouts(config, [reporters], interrupt.signal);
   return reporters.failed && report.exitCode === 0 ? 1 : report.exitCode;
 }
 
@@ -38,6 +47,15 @@ async function serve(filters: string[], rawOptions: Record<string, unknown>): Pr
   const options = parseServeOptions(rawOptions);
   const { serve: startServer } = await import('../serve/serve-command.ts');
   return startServer(await resolve(filters, rawOptions), options);
+}
+
+async function worker(rawOptions: Record<string, unknown>): Promise<number> {
+  const cli = parseCliOptions(rawOptions);
+  if (!cli.queue) throw new UsageError('worker needs --queue redis://[user:pass@]host:port/db');
+  const { runWorkerCommand, DEFAULT_WORKER_CONCURRENCY } = await import('../queue/worker-command.ts');
+  const root = path.resolve(cli.root ?? process.cwd());
+  const log = (line: string) => void process.stdout.write(`${line}\n`);
+  return runWorkerCommand({ url: cli.queue, root, concurrency: cli.concurrency ?? DEFAULT_WORKER_CONCURRENCY, log });
 }
 
 function buildCli(): { cli: CAC; exit: Promise<number> } {
@@ -50,6 +68,7 @@ function buildCli(): { cli: CAC; exit: Promise<number> } {
     cli.command('[...filters]', 'Watch on an interactive terminal, else run once').action(action(watchOrRun)),
     cli.command('run [...filters]', 'Run the rollouts once').action(action(run)),
     cli.command('watch [...filters]', 'Run, then rerun what each change affects (keys: a f p t h q)').action(action(watch)),
+    cli.command('worker', 'Run the rollouts of the runs on a Redis queue (--queue), with this checkout').action((options: Record<string, unknown>) => action(() => worker(options))([], options)),
     cli.command('list [...filters]', 'List suites and their row counts without running them').action(
       action(async (filters, options) => listSuites(await resolve(filters, options), stdoutTerminal())),
     ),

@@ -6,7 +6,7 @@ export interface OptionSpec {
   flags: string;
   description: string;
   /** Options that only some commands take. */
-  commands?: Array<'run' | 'list' | 'watch'>;
+  commands?: Array<'run' | 'list' | 'watch' | 'worker'>;
 }
 
 export const OPTIONS: OptionSpec[] = [
@@ -31,6 +31,8 @@ export const OPTIONS: OptionSpec[] = [
   { flags: '--pass-with-no-rollouts', description: 'Exit 0 when nothing matched or a dataset has no rows (else exit 1)' },
   { flags: '--pool <kind>', description: 'Run workflows in worker threads (default) or forks (child processes)' },
   { flags: '--inline', description: 'Run workflows on the main thread (no worker pool), for debugging' },
+  { flags: '--queue <url>', description: 'Run on (or, for worker, serve) a Redis queue: redis://[user:pass@]host:port/db', commands: ['run', 'worker'] },
+  { flags: '--concurrency <n>', description: 'Jobs this worker runs at once (default 8)', commands: ['worker'] },
   { flags: '--config <path>', description: 'Path of the config file (default rollout.config.{ts,mts,js,mjs})' },
   { flags: '--root <dir>', description: 'Project root (default the current directory)' },
 ];

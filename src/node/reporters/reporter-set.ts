@@ -23,6 +23,10 @@ export class ReporterSet implements Events {
     this.#each('onRolloutResult', (r) => r.onRolloutResult?.(...args));
   }
 
+  onStatus(...args: Parameters<Events['onStatus']>): void {
+    this.#each('onStatus', (r) => r.onStatus?.(...args));
+  }
+
   onSuiteEnd(...args: Parameters<Events['onSuiteEnd']>): void {
     this.#each('onSuiteEnd', (r) => r.onSuiteEnd?.(...args));
   }

@@ -48,6 +48,8 @@ export interface Reporter {
   onSuiteStart?(event: SuiteStartEvent): void;
   /** A rollout's final record: its status, reward, rewards, error and, when it did not pass, why. */
   onRolloutResult?(record: RolloutRecord): void;
+  /** Who runs the rollouts, when that changes: e.g. `3 workers · 120/150 busy` on a queue. */
+  onStatus?(status: string): void;
   onSuiteEnd?(suite: SuiteReport): void;
   /** The run's report, also what `summary.json` and the JSON reporter hold; awaited before the run returns. */
   onRunEnd?(report: RunReport): void | Promise<void>;

@@ -10,9 +10,10 @@ import { suiteIdPrefix } from './request-id.ts';
 import { invalidRowRecord, type RolloutRecord, toRecord } from './rollout-record.ts';
 import type { SuiteReport } from './run-report.ts';
 import { buildSuiteReport } from './suite-report.ts';
-import { createSuiteBackend } from './suite-backend.ts';
+import { createSuiteBackend, type SuiteBackendInput } from './suite-backend.ts';
 import { type SuiteSettings, suiteSettings } from './suite-settings.ts';
 import type { ExecutionBackend } from '../../backends/backend.ts';
+import type { ExecutionRequest } from '../../model/request.ts';
 import type { ExecutionResult } from '../../model/result.ts';
 import type { ModelCacheSettings } from '../../runtime/rollout-context.ts';
 import type { ModelEndpoints } from './model-endpoints.ts';
@@ -34,6 +35,15 @@ export interface RunContext {
   /** Aborts on Ctrl-C or `--bail`: no new rollouts start, running ones are cancelled. */
   signal: AbortSignal;
   onRecord(record: RolloutRecord): void;
+  /** Where suites run elsewhere (a queue of workers): their backends, and how many rollouts each hands out ahead. */
+  remote?: RemoteBackends | undefined;
+}
+
+/** Backends that run a suite's rollouts elsewhere, e.g. on the workers of a queue. */
+export interface RemoteBackends {
+  create(input: SuiteBackendInput): Promise<ExecutionBackend>;
+  /** Rollouts of a suite handed out before their results are back: the suite's own concurrency does not apply. */
+  window: number;
 }
 
 /** Rollouts handed to the backend ahead of its free slots, so that it never waits on the dataset reader. */
@@ -53,24 +63,32 @@ export type RolloutDispatcher = (
   record: (r: RolloutRecord) => void,
 ) => Promise<void>;
 
-const dispatch: RolloutDispatcher = async (planned, backend, settings, graded, ctx, record) => {
+/**
+ * Runs a request on a backend; `onFinal` hears its final result, in the grader callback's turn. A failed
+ * workflow is reported as itself, not as the "not graded" notice the grader callback carries.
+ */
+export function executeFinal(backend: ExecutionBackend, request: ExecutionRequest, signal: AbortSignal, onFinal: (result: ExecutionResult) => void): Promise<void> {
   let workflowError: ExecutionResult['error'];
-  ctx.lateFaults.start(planned.request.id);
-  await backend.execute(
-    planned.request,
+  return backend.execute(
+    request,
     (result) => void (workflowError = result.error),
-    (result) => {
-      // A fault of the workflow's own timers that came after it returned still fails it, while it is not yet reported.
-      const late = ctx.lateFaults.finish(planned.request.id);
-      const lateError = workflowError || result.status === 'cancelled' ? undefined : late;
-      // A failed workflow is reported as itself, not as the "not graded" notice the grader callback carries.
-      const final: ExecutionResult = workflowError ? { ...result, error: workflowError } : lateError ? { ...result, status: 'failure', error: lateError } : result;
-      const rollout = toRecord(planned.key, final, settings.passThreshold, graded, planned.request.label);
-      ctx.outputs.rollout(rollout, result.samples);
-      record(rollout);
-    },
-    { signal: ctx.signal },
+    (result) => onFinal(workflowError ? { ...result, error: workflowError } : result),
+    { signal },
   );
+}
+
+const dispatch: RolloutDispatcher = async (planned, backend, settings, graded, ctx, record) => {
+  ctx.lateFaults.start(planned.request.id);
+  await executeFinal(backend, planned.request, ctx.signal, (result) => {
+    // A fault of the workflow's own timers that came after it returned still fails it, while it is not yet reported.
+    const late = ctx.lateFaults.finish(planned.request.id);
+    const workflowFailed = result.error !== undefined && result.error.phase !== 'grader';
+    const lateError = workflowFailed || result.status === 'cancelled' ? undefined : late;
+    const final: ExecutionResult = lateError ? { ...result, status: 'failure', error: lateError } : result;
+    const rollout = toRecord(planned.key, final, settings.passThreshold, graded, planned.request.label);
+    ctx.outputs.rollout(rollout, result.samples);
+    record(rollout);
+  });
 };
 
 /**
@@ -95,9 +113,11 @@ export async function runSuite(file: string, suite: RolloutSuite<any, any>, ctx:
   let slotFreed: (() => void) | undefined;
   const seen = { rows: 0 };
   try {
-    const chatCompletionsUrl = await ctx.models.urlFor(suite, file);
-    backend = await createSuiteBackend({ file, suite, settings, config: ctx.config, pool: ctx.pool, chatCompletionsUrl, modelCache: ctx.modelCache, runDir: ctx.runDir });
-    const limit = settings.concurrency === null ? UNBOUNDED_IN_FLIGHT : settings.concurrency * READ_AHEAD;
+    // Remote workers start the suite's model endpoint themselves, beside the rollouts.
+    const chatCompletionsUrl = ctx.remote ? undefined : await ctx.models.urlFor(suite, file);
+    const input = { file, suite, settings, config: ctx.config, pool: ctx.pool, chatCompletionsUrl, modelCache: ctx.modelCache, runDir: ctx.runDir };
+    backend = await (ctx.remote ? ctx.remote.create(input) : createSuiteBackend(input));
+    const limit = ctx.remote?.window ?? (settings.concurrency === null ? UNBOUNDED_IN_FLIGHT : settings.concurrency * READ_AHEAD);
     for await (const planned of planSuite({ file, suite, settings, config: ctx.config, idPrefix, seen })) {
       if (ctx.signal.aborted) break;
       const done = ctx.finished.get(planned.key.id);

@@ -14,7 +14,7 @@ import type { RolloutRecord } from './rollout-record.ts';
 import type { RunReport, SuiteReport } from './run-report.ts';
 import { finishRun } from './finish-run.ts';
 import { preflight } from './preflight.ts';
-import { type RunContext, runSuite } from './run-suite.ts';
+import { type RemoteBackends, type RunContext, runSuite } from './run-suite.ts';
 import { buildSuiteReport } from './suite-report.ts';
 import { suiteSettings } from './suite-settings.ts';
 import { STOP_SIGNALS, type StopSignal } from '../cli/signals.ts';
@@ -124,6 +124,8 @@ export interface RunOptions {
   /** Already loaded files (with only the suites to run), instead of discovering them all. */
   files?: CollectedFile[];
   runSuite?: typeof runSuite;
+  /** Run the suites elsewhere (the workers of a queue) instead of in this process's pool and trials. */
+  remote?: RemoteBackends;
 }
 
 /** Runs every discovered suite, telling the reporters as rollouts and suites end. */
@@ -132,7 +134,7 @@ export async function runRollouts(config: ResolvedConfig, reporters: Reporter[],
   const started = performance.now();
   const { baseline } = preflight(config);
   const pool = new WorkerPool({ threads: WorkerPool.defaultThreads(Infinity), pool: config.pool.kind, memoryLimitMb: config.pool.memoryLimitMb });
-  const preload = (paths: string[]) => (config.inline ? undefined : pool.preload(paths));
+  const preload = (paths: string[]) => (config.inline || options.remote ? undefined : pool.preload(paths));
   if (options.files) preload(options.files.map((f) => f.file));
   const { files, counts, nothingMatched } = options.files ? await countRun(options.files, config) : await discover(config, preload);
   const runOne = options.runSuite ?? runSuite;
@@ -166,6 +168,7 @@ export async function runRollouts(config: ResolvedConfig, reporters: Reporter[],
     runDir,
     finished,
     signal: control.signal,
+    remote: options.remote,
     onRecord: (record) => {
       control.onRecord(record);
       reporters.forEach((r) => r.onRolloutResult?.(record));

@@ -26,6 +26,10 @@ export class DefaultReporter implements Reporter {
     this.progress.tick();
   }
 
+  onStatus(status: string): void {
+    this.progress.status = status;
+  }
+
   onSuiteEnd(suite: SuiteReport): void {
     this.print(suiteLine(suite, this.root, this.terminal));
   }

@@ -16,6 +16,8 @@ export class ProgressLine {
   #started = performance.now();
   #timer: NodeJS.Timeout | undefined;
   #shown = false;
+  /** Shown after the counts: who runs the rollouts (the workers of a queue). */
+  status = '';
 
   constructor(private readonly terminal: Terminal) {}
 
@@ -46,7 +48,8 @@ export class ProgressLine {
     const rate = seconds > 0 ? this.#done / seconds : 0;
     const remaining = Math.max(0, this.#total - this.#done);
     const eta = rate > 0 && remaining > 0 ? ` · ETA ${formatDuration((remaining / rate) * 1000)}` : '';
-    return `${this.#done}/${this.#total} rollouts · ${rate.toFixed(1)}/s${eta}`;
+    const status = this.status ? ` · ${this.status}` : '';
+    return `${this.#done}/${this.#total} rollouts · ${rate.toFixed(1)}/s${eta}${status}`;
   }
 
   #beat(): void {

@@ -1,0 +1,100 @@
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import type { CliOptions } from '../cli/cli-options.ts';
+import type { ResolvedConfig } from '../config/resolve-config.ts';
+import type { Reporter } from '../reporters/reporter.ts';
+import type { Terminal } from '../reporters/terminal.ts';
+import type { RunReport } from '../run/run-report.ts';
+import { runRollouts } from '../run/runner.ts';
+import type { RemoteBackends } from '../run/run-suite.ts';
+import { suiteCodeHash } from './content-hash.ts';
+import { CoordinatorQueues, type WorkerLoad } from './coordinator-queues.ts';
+import { QueueBackend } from './queue-backend.ts';
+import { newRunId, projectName, type RunAnnouncement } from './queue-names.ts';
+import { parseRedisUrl, redactRedisUrl } from './redis-url.ts';
+import { RunRegistry } from './run-registry.ts';
+
+/** Rollouts of a suite queued ahead of their results: enough to keep many workers busy, few enough to keep memory flat. */
+export const QUEUE_WINDOW = 1_000;
+const LOAD_POLL_MS = 1_000;
+
+/** `<outputDir>/queue-run.json`: the run a `--resume` reattaches to, while its queues are still in Redis. */
+const runFile = (outputDir: string) => path.join(outputDir, 'queue-run.json');
+
+function previousRunId(outputDir: string): string | undefined {
+  if (!existsSync(runFile(outputDir))) return undefined;
+  try {
+    return String(JSON.parse(readFileSync(runFile(outputDir), 'utf8')).id);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The flags workers resolve the run's settings from, against their own checkout: no root, queue or config path of ours. */
+function flagsForWorkers(config: ResolvedConfig): CliOptions {
+  const { root: _root, queue: _queue, resume: _resume, config: _config, ...cli } = config.cli;
+  return config.configFile ? { ...cli, config: path.relative(config.root, config.configFile) } : cli;
+}
+
+const loadText = (load: WorkerLoad) =>
+  load.workers === 0 ? 'waiting for workers' : `${load.workers} worker${load.workers === 1 ? '' : 's'} · ${load.active}/${load.slots} busy`;
+
+/** Tells the reporters who serves the run, every second; prints a line when the number of workers changes. */
+function watchLoad(queues: CoordinatorQueues, reporters: Reporter[], terminal: Terminal): () => void {
+  let lastWorkers = -1;
+  const poll = async () => {
+    const load = await queues.load().catch(() => undefined);
+    if (!load) return;
+    reporters.forEach((r) => r.onStatus?.(loadText(load)));
+    if (!terminal.interactive && load.workers !== lastWorkers) terminal.write(`queue: ${loadText(load)}\n`);
+    lastWorkers = load.workers;
+  };
+  void poll();
+  const timer = setInterval(() => void poll(), LOAD_POLL_MS);
+  timer.unref();
+  return () => clearInterval(timer);
+}
+
+/**
+ * `run --queue`: plans the run as a local run does and hands its rollouts to the workers of the run's BullMQ
+ * queue, then writes the same journal, reports and exit code from the results they send back. A run that ends
+ * (finished, cancelled or stopped by `--bail`) deletes its queues; a coordinator that dies leaves them, and
+ * `--resume` reattaches to them: results that came in the meantime are taken, finished rollouts not run again.
+ */
+export async function runOnQueue(config: ResolvedConfig, reporters: Reporter[], interrupt: AbortSignal, terminal: Terminal, url: string): Promise<RunReport> {
+  const registry = await RunRegistry.connect(url);
+  const previous = config.cli.resume ? previousRunId(config.outputDir) : undefined;
+  const resumed = previous !== undefined && (await registry.get(previous)) !== undefined;
+  const announcement: RunAnnouncement = { id: resumed ? previous : newRunId(), project: projectName(config.root), cli: flagsForWorkers(config), state: 'running', startedAt: new Date().toISOString() };
+  const queues = new CoordinatorQueues(parseRedisUrl(url), announcement.id, resumed);
+  let ended = false;
+  let stopWatching = () => {};
+  try {
+    await queues.ready();
+    await registry.announce(announcement);
+    mkdirSync(config.outputDir, { recursive: true });
+    writeFileSync(runFile(config.outputDir), `${JSON.stringify({ id: announcement.id, queue: redactRedisUrl(url) })}\n`);
+    const how = `rollout-test worker --queue ${redactRedisUrl(url)} in a checkout of ${announcement.project}`;
+    terminal.write(`queue: ${redactRedisUrl(url)} · run ${announcement.id}${resumed ? ' (resumed)' : ''} · workers: ${how}\n`);
+    stopWatching = watchLoad(queues, reporters, terminal);
+    const cancel = () => {
+      if (announcement.state === 'cancelled') return;
+      announcement.state = 'cancelled';
+      void registry.announce(announcement).then(() => queues.cancel());
+    };
+    const remote: RemoteBackends = {
+      window: QUEUE_WINDOW,
+      create: async ({ file, suite, settings }) =>
+        new QueueBackend(queues, { file, suite: suite.name, root: config.root, code: await suiteCodeHash(file, suite, settings, config) }, cancel),
+    };
+    const report = await runRollouts(config, reporters, interrupt, { remote });
+    ended = true;
+    return report;
+  } finally {
+    stopWatching();
+    if (ended) await registry.remove(announcement.id);
+    await queues.close(ended);
+    await registry.close();
+    if (ended) rmSync(runFile(config.outputDir), { force: true });
+  }
+}

@@ -1,0 +1,55 @@
+import path from 'node:path';
+import type { ExecuteOptions, ExecutionBackend, ResultCallback } from '../../backends/backend.ts';
+import { deliver } from '../../backends/results.ts';
+import type { ExecutionRequest } from '../../model/request.ts';
+import type { CoordinatorQueues } from './coordinator-queues.ts';
+import { rowHash } from './content-hash.ts';
+
+/** What the jobs of one suite share. */
+export interface QueueSuite {
+  /** The rollout file, absolute; jobs carry it relative to the root. */
+  file: string;
+  suite: string;
+  root: string;
+  /** The suite's code hash (see suiteCodeHash). */
+  code: string;
+}
+
+/**
+ * A suite's rollouts as jobs on the run's queue: the runner hands them out as to any backend, and the final
+ * result a worker sends back goes to both callbacks (a worker runs the workflow and the grader together).
+ */
+export class QueueBackend implements ExecutionBackend {
+  readonly maxConcurrency = 0;
+  readonly #file: string;
+
+  constructor(
+    private readonly queues: CoordinatorQueues,
+    private readonly suite: QueueSuite,
+    private readonly onCancel: () => void,
+  ) {
+    this.#file = path.relative(suite.root, suite.file).split(path.sep).join('/');
+  }
+
+  execute(request: ExecutionRequest, onWorkflowComplete: ResultCallback, onGraderComplete?: ResultCallback, options: ExecuteOptions = {}): Promise<void> {
+    const { signal } = options;
+    if (signal?.aborted) this.onCancel();
+    else signal?.addEventListener('abort', this.onCancel, { once: true });
+    return new Promise((done) => {
+      const job = { file: this.#file, suite: this.suite.suite, request, code: this.suite.code, row: rowHash(request) };
+      this.queues.submit(job, (result) => {
+        signal?.removeEventListener('abort', this.onCancel);
+        // Both callbacks run in this turn: the journal line is written before the result's job is done.
+        void deliver(onWorkflowComplete, result, 'onWorkflowComplete');
+        void deliver(onGraderComplete, result, 'onGraderComplete');
+        done();
+      });
+    });
+  }
+
+  health(): Record<string, unknown> {
+    return { status: 'ok', queue: this.queues.rollouts.name };
+  }
+
+  async close(): Promise<void> {}
+}

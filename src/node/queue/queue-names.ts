@@ -1,0 +1,57 @@
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import type { ExecutionRequest } from '../../model/request.ts';
+import type { CliOptions } from '../cli/cli-options.ts';
+
+/** Every key rollout-test keeps in Redis starts with this (BullMQ's `prefix`). */
+export const PREFIX = 'rollout-test';
+
+/** The hash of the runs in progress: run id → {@link RunAnnouncement}, how workers find the queues to serve. */
+export const RUNS_KEY = `${PREFIX}:runs`;
+
+/** The queue of a run's rollouts: one per run, so that runs never mix. */
+export const rolloutQueueName = (runId: string) => `run-${runId}`;
+
+export const newRunId = () => randomBytes(6).toString('hex');
+
+/** What a coordinator tells the workers about its run. */
+export interface RunAnnouncement {
+  id: string;
+  /** The project (see projectName): workers serve the runs of their own project only, so projects may share a Redis. */
+  project: string;
+  /** The flags of the run, without `--root` and `--queue`: each worker resolves them against its own checkout. */
+  cli: CliOptions;
+  /** `running`, or `cancelled`: workers then cancel the run's active jobs. */
+  state: 'running' | 'cancelled';
+  startedAt: string;
+}
+
+/** A rollout job: what to run, and the content hashes the worker's checkout must match. */
+export interface RolloutJob {
+  /** The rollout file, relative to the project root (`/`-separated), and the suite's name in it. */
+  file: string;
+  suite: string;
+  request: ExecutionRequest;
+  /** Hash of the rollout file, the local modules it reaches, the config file and a harbor suite's task. */
+  code: string;
+  /** Hash of the dataset row the request was made from. */
+  row: string;
+}
+
+/** A worker's BullMQ name says where it runs and how many jobs it takes at once: `host/pid/c8`. */
+export const workerName = (host: string, pid: number, concurrency: number) => `${host}/${pid}/c${concurrency}`;
+
+/** The concurrency a worker's name announces (0 when the name is not one of ours). */
+export const concurrencyOf = (name: string) => Number(/\/c(\d+)$/.exec(name)?.[1] ?? 0);
+
+/** A project's name for the queue: its package.json's `name`, else its directory's. */
+export function projectName(root: string): string {
+  try {
+    const name = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')).name;
+    if (typeof name === 'string' && name) return name;
+  } catch {
+    // No package.json, or not JSON: the directory names the project.
+  }
+  return path.basename(root);
+}

@@ -1,0 +1,61 @@
+import { UsageError } from '../cli/usage-error.ts';
+
+/** Where the queue's Redis is, as ioredis takes it. */
+export interface RedisConnection {
+  host: string;
+  port: number;
+  db: number;
+  username?: string;
+  password?: string;
+  tls?: object;
+  /** BullMQ's workers block on Redis: a command must wait for a reconnect instead of failing after n retries. */
+  maxRetriesPerRequest: null;
+}
+
+/**
+ * Reads `redis://[user:pass@]host:port/db` (or `rediss://` for TLS). A bad URL is a usage error, and the
+ * message shows it redacted: a password given on the command line never reaches a log.
+ */
+export function parseRedisUrl(text: string): RedisConnection {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new UsageError(`--queue ${redactRedisUrl(text)} is not a URL: give redis://[user:pass@]host:port/db`);
+  }
+  if (url.protocol !== 'redis:' && url.protocol !== 'rediss:') {
+    throw new UsageError(`--queue ${redactRedisUrl(text)} is not a redis:// or rediss:// URL`);
+  }
+  const dbText = url.pathname.replace(/^\//, '') || '0';
+  const db = Number(dbText);
+  if (!Number.isInteger(db) || db < 0) throw new UsageError(`--queue ${redactRedisUrl(text)}: the database "${dbText}" is not a number`);
+  return {
+    host: url.hostname.replace(/^\[|\]$/g, '') || '127.0.0.1',
+    port: url.port ? Number(url.port) : 6379,
+    db,
+    ...(url.username ? { username: decodeURIComponent(url.username) } : {}),
+    ...(url.password ? { password: decodeURIComponent(url.password) } : {}),
+    ...(url.protocol === 'rediss:' ? { tls: {} } : {}),
+    maxRetriesPerRequest: null,
+  };
+}
+
+/** The URL with its user and password replaced by `***`: what every message, file and progress line shows. */
+export function redactRedisUrl(text: string): string {
+  return text.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^@/]*@/i, '$1***@');
+}
+
+/** The same redaction applied to any text (an error message may quote the URL it was given). */
+export function redactCredentials(text: string, url: string): string {
+  const out = text.split(url).join(redactRedisUrl(url));
+  const password = passwordOf(url);
+  return password ? out.split(password).join('***') : out;
+}
+
+function passwordOf(url: string): string | undefined {
+  try {
+    return decodeURIComponent(new URL(url).password) || undefined;
+  } catch {
+    return undefined;
+  }
+}

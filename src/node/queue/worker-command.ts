@@ -1,0 +1,81 @@
+import os from 'node:os';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { WorkerPool } from '../../backends/local/worker-pool.ts';
+import { projectName, type RunAnnouncement, workerName } from './queue-names.ts';
+import { parseRedisUrl, redactCredentials, redactRedisUrl } from './redis-url.ts';
+import { RunRegistry } from './run-registry.ts';
+import { RunWorker } from './run-worker.ts';
+import { WorkerSuites } from './worker-suites.ts';
+
+/** How often a worker looks for new, cancelled and ended runs. */
+const POLL_MS = 500;
+export const DEFAULT_WORKER_CONCURRENCY = 8;
+
+export interface WorkerCommandOptions {
+  url: string;
+  root: string;
+  concurrency: number;
+  log(line: string): void;
+}
+
+/**
+ * `rollout-test worker`: serves every run announced on the queue's Redis with this checkout's local backends,
+ * until SIGTERM or Ctrl-C: the first finishes the active jobs and exits, a second hands them back to the queue.
+ */
+export async function runWorkerCommand(options: WorkerCommandOptions): Promise<number> {
+  const { url, root, concurrency } = options;
+  const log = (line: string) => options.log(redactCredentials(line, url));
+  const registry = await RunRegistry.connect(url);
+  const connection = parseRedisUrl(url);
+  const pool = new WorkerPool({ threads: WorkerPool.defaultThreads(concurrency) });
+  const name = workerName(os.hostname(), process.pid, concurrency);
+  const project = projectName(root);
+  const runs = new Map<string, Promise<RunWorker | undefined>>();
+  const stopped = new AbortController();
+  let signals = 0;
+  const onSignal = () => {
+    if (++signals === 1) {
+      log(`worker ${name}: finishing the active jobs (send SIGTERM again to hand them back to the queue)`);
+      stopped.abort();
+    } else {
+      log(`worker ${name}: handing the active jobs back to the queue`);
+      for (const run of runs.values()) void run.then((worker) => worker?.handBack());
+    }
+  };
+  process.on('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
+
+  const start = async (run: RunAnnouncement): Promise<RunWorker | undefined> => {
+    try {
+      const suites = await WorkerSuites.open(run.cli, root, concurrency, pool, name);
+      log(`run ${run.id}: serving (started ${run.startedAt})`);
+      return new RunWorker({ connection, runId: run.id, suites, concurrency, name, log });
+    } catch (error) {
+      log(`run ${run.id}: cannot serve it: ${(error as Error).message}`);
+      return undefined;
+    }
+  };
+  const poll = async () => {
+    const announced = new Map((await registry.list()).filter((run) => run.project === project).map((run) => [run.id, run]));
+    for (const run of announced.values()) {
+      if (!runs.has(run.id)) runs.set(run.id, start(run));
+      if (run.state === 'cancelled') void runs.get(run.id)?.then((worker) => worker?.cancel());
+    }
+    for (const [id, run] of runs) {
+      if (announced.has(id)) continue;
+      runs.delete(id);
+      log(`run ${id}: ended`);
+      void run.then((worker) => worker && (worker.cancel(), worker.close()));
+    }
+  };
+
+  log(`worker ${name}: serving runs of ${project} on ${redactRedisUrl(url)} · root ${root} · concurrency ${concurrency}`);
+  while (!stopped.signal.aborted) {
+    await poll().catch((error: Error) => log(`worker ${name}: ${error.message}`));
+    await sleep(POLL_MS, undefined, { signal: stopped.signal }).catch(() => undefined);
+  }
+  await Promise.all([...runs.values()].map((run) => run.then((worker) => worker?.close())));
+  await Promise.all([pool.close(), registry.close()]);
+  log(`worker ${name}: stopped`);
+  return 0;
+}

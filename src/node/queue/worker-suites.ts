@@ -1,0 +1,146 @@
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import type { ExecutionBackend } from '../../backends/backend.ts';
+import type { WorkerPool } from '../../backends/local/worker-pool.ts';
+import { buildResult } from '../../backends/results.ts';
+import { resolveModelCache } from '../../integrations/recording/model-cache.ts';
+import type { ExecutionResult } from '../../model/result.ts';
+import type { RolloutSuite } from '../../runtime/suite.ts';
+import type { CliOptions } from '../cli/cli-options.ts';
+import { findConfigFile, loadUserConfig } from '../config/load-config.ts';
+import { type ResolvedConfig, resolveConfig } from '../config/resolve-config.ts';
+import { collectSuites } from '../discovery/collect-suites.ts';
+import { ModelEndpoints } from '../run/model-endpoints.ts';
+import { planSuite } from '../run/plan-suite.ts';
+import { suiteIdPrefix } from '../run/request-id.ts';
+import { executeFinal } from '../run/run-suite.ts';
+import { createSuiteBackend } from '../run/suite-backend.ts';
+import { suiteSettings } from '../run/suite-settings.ts';
+import { rowHash, suiteCodeHash } from './content-hash.ts';
+import type { RolloutJob } from './queue-names.ts';
+
+/** A suite as this worker's checkout has it: its backend, and the hashes jobs must match. */
+interface LocalSuite {
+  backend: ExecutionBackend;
+  code: string;
+  /** Request id → hash of the dataset row it is made from, as this checkout plans the suite. */
+  rows: Map<string, string>;
+}
+
+/** A job this worker will not run: its result is an error in setup that says why. */
+class Refusal extends Error {}
+
+const refused = (requestId: string, message: string) =>
+  buildResult({ requestId, error: { category: 'AGENT_ERROR', phase: 'setup', message }, timings: { queuedMs: 0, workflowMs: 0, graderMs: 0 } });
+
+/**
+ * One run's suites on a worker: its settings resolved from the run's flags against this checkout, each suite
+ * loaded, hashed and given a local backend (the worker pool, or harbor trials) on its first job.
+ */
+export class WorkerSuites {
+  readonly #suites = new Map<string, Promise<LocalSuite>>();
+  readonly #models: ModelEndpoints;
+
+  private constructor(
+    private readonly config: ResolvedConfig,
+    private readonly pool: WorkerPool,
+    private readonly worker: string,
+  ) {
+    this.#models = new ModelEndpoints(config);
+  }
+
+  /**
+   * The run's flags resolved against this root. The worker's `--concurrency` stands in for a suite
+   * concurrency nobody set (a suite's own limit holds on each worker).
+   */
+  static async open(cli: CliOptions, root: string, concurrency: number, pool: WorkerPool, worker: string): Promise<WorkerSuites> {
+    const flags = { ...cli, root };
+    const configFile = findConfigFile(root, flags.config);
+    const user = await loadUserConfig(configFile);
+    const config = resolveConfig(flags, { ...user, concurrency: user.concurrency ?? concurrency }, root, configFile, []);
+    return new WorkerSuites(config, pool, worker);
+  }
+
+  /** Runs a job and resolves with its final result; a job this checkout cannot run is refused, never run otherwise. */
+  async run(job: RolloutJob, signal: AbortSignal): Promise<ExecutionResult> {
+    const id = job.request.id;
+    let local: LocalSuite;
+    try {
+      local = await this.#suite(job.file, job.suite);
+      this.#check(job, local);
+    } catch (error) {
+      return refused(id, error instanceof Refusal ? error.message : `worker ${this.worker} could not set up suite "${job.suite}": ${(error as Error).message}`);
+    }
+    let final!: ExecutionResult;
+    await executeFinal(local.backend, job.request, signal, (result) => (final = result));
+    return final;
+  }
+
+  #check(job: RolloutJob, local: LocalSuite): void {
+    const differs = `worker ${this.worker} refused rollout ${job.request.id}: its checkout differs from the coordinator's`;
+    if (local.code !== job.code) {
+      throw new Refusal(`${differs}: ${job.file}, the modules it imports, the config or the task (code ${local.code} here, ${job.code} there)`);
+    }
+    const row = local.rows.get(job.request.id);
+    if (row !== job.row) {
+      throw new Refusal(`${differs}: the dataset row of suite "${job.suite}" (${row ? `row ${row} here` : 'no such row here'}, ${job.row} there)`);
+    }
+  }
+
+  #suite(file: string, name: string): Promise<LocalSuite> {
+    const key = `${file}\0${name}`;
+    let local = this.#suites.get(key);
+    if (!local) {
+      const absolute = path.resolve(this.config.root, file);
+      const inside = path.relative(this.config.root, absolute);
+      // Whoever can write to the queue names the file: nothing outside this checkout is ever loaded.
+      local =
+        inside.startsWith('..') || path.isAbsolute(inside)
+          ? Promise.reject(new Refusal(`worker ${this.worker} refused: ${file} is outside its checkout (--root ${this.config.root})`))
+          : this.#load(absolute, name);
+      local.catch(() => undefined);
+      this.#suites.set(key, local);
+    }
+    return local;
+  }
+
+  async #load(file: string, name: string): Promise<LocalSuite> {
+    if (!existsSync(file)) throw new Refusal(`worker ${this.worker} refused: ${file} does not exist in its checkout (--root ${this.config.root})`);
+    const [collected] = await collectSuites([file], undefined);
+    if (collected?.loadError) throw new Error(collected.loadError.message);
+    const suite = collected?.suites.find((s) => s.name === name);
+    if (!suite) throw new Refusal(`worker ${this.worker} refused: ${file} declares no suite "${name}" in its checkout`);
+    const settings = suiteSettings(suite, this.config);
+    const [code, rows, backend] = await Promise.all([
+      suiteCodeHash(file, suite, settings, this.config),
+      this.#rows(file, suite),
+      this.#models.urlFor(suite, file).then((chatCompletionsUrl) =>
+        createSuiteBackend({
+          file,
+          suite,
+          settings,
+          config: this.config,
+          pool: this.pool,
+          chatCompletionsUrl,
+          modelCache: resolveModelCache(this.config.cli.modelCache, { outputDir: this.config.outputDir, cwd: this.config.root }),
+          // A worker's trials and artifacts stay on its machine, beside each other across runs.
+          runDir: path.join(this.config.outputDir, 'worker'),
+        }),
+      ),
+    ]);
+    return { backend, code, rows };
+  }
+
+  async #rows(file: string, suite: RolloutSuite<any, any>): Promise<Map<string, string>> {
+    const rows = new Map<string, string>();
+    const input = { file, suite, settings: suiteSettings(suite, this.config), config: this.config, idPrefix: suiteIdPrefix(this.config.root, file, suite.name) };
+    for await (const planned of planSuite(input)) if (planned.kind === 'request') rows.set(planned.request.id, rowHash(planned.request));
+    return rows;
+  }
+
+  async close(): Promise<void> {
+    const suites = await Promise.allSettled(this.#suites.values());
+    await Promise.all(suites.map((s) => (s.status === 'fulfilled' ? s.value.backend.close() : undefined)));
+    await this.#models.close();
+  }
+}

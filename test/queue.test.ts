@@ -1,0 +1,333 @@
+import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { COMMON, makeProject, REPO, runCli } from './helpers/project.ts';
+import { startRedis, startWorker, type TestRedis, waitUntil, type WorkerProcess } from './helpers/redis.ts';
+
+// Distributed runs (issue #19): a real redis-server, real `rollout-test worker` processes, the real CLI.
+
+let redis: TestRedis;
+/** Each test on a database of its own, so that no worker of one test serves the run of another. */
+let url: string;
+let db = 0;
+const workers: WorkerProcess[] = [];
+const tmp = (name: string) => mkdtempSync(path.join(os.tmpdir(), `rollout-test-queue-${name}-`));
+
+beforeAll(async () => {
+  redis = await startRedis();
+});
+
+beforeEach(() => {
+  url = redis.url.replace(/\/0$/, `/${++db}`);
+});
+
+afterEach(async () => {
+  for (const worker of workers.splice(0)) {
+    worker.process.kill('SIGKILL');
+    await worker.process;
+  }
+});
+
+afterAll(async () => {
+  await redis?.stop();
+});
+
+function worker(cwd: string, ...args: string[]): WorkerProcess {
+  const started = startWorker(cwd, url, args);
+  workers.push(started);
+  return started;
+}
+
+async function stopWorkers(list: WorkerProcess[]): Promise<void> {
+  for (const w of list) w.process.kill('SIGTERM');
+  await Promise.all(list.map((w) => w.process));
+}
+
+interface Report {
+  exitCode: number;
+  overall: Record<string, unknown>;
+  suites: Array<{ name: string; stats: Record<string, unknown>; records: Array<Record<string, any>> }>;
+}
+
+const readReport = (file: string): Report => JSON.parse(readFileSync(file, 'utf8'));
+
+/** What must not depend on where rollouts ran: each rollout's verdict and rewards, each suite's statistics. */
+function outcomes(report: Report) {
+  return report.suites
+    .map((suite) => ({
+      name: suite.name,
+      stats: suite.stats,
+      records: suite.records
+        .map((r) => ({ id: r.id, status: r.status, reward: r.reward, rewards: r.rewards, error: r.error?.category }))
+        .sort((a, b) => a.id.localeCompare(b.id)),
+    }))
+    .sort((a, b) => a.name.localeCompare(b.name));
+}
+
+/** Every file under a directory, as text: where a password must not be. */
+function allText(dir: string): string {
+  return readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((e) => e.isFile())
+    .map((e) => readFileSync(path.join(e.parentPath, e.name), 'utf8'))
+    .join('\n');
+}
+
+describe('rollout-test run --queue with 3 workers', () => {
+  it('gives the same rewards and statistics as a local run, and never shows the Redis password', { timeout: 240_000 }, async () => {
+    const examples = ['rollouts/greeting', 'rollouts/arithmetic', 'rollouts/lookup', 'rollouts/calculator'];
+    const env = { ROLLOUT_CHAT_COMPLETIONS_URL: '' };
+    const localDir = tmp('local');
+    const local = await runCli(REPO, ['run', ...examples, '--reporter', 'json', '--outputFile', path.join(localDir, 'report.json'), '--outputDir', localDir], { env });
+    expect(local.exitCode, String(local.all)).toBe(1);
+
+    const three = [worker(REPO, '--concurrency', '2'), worker(REPO, '--concurrency', '2'), worker(REPO, '--concurrency', '2')];
+    await Promise.all(three.map((w) => w.waitFor(/serving runs of/)));
+    const queueDir = tmp('queued');
+    const args = ['run', ...examples, '--queue', url, '--reporter', 'default', '--reporter', 'json'];
+    const queued = await runCli(REPO, [...args, '--outputFile.json', path.join(queueDir, 'report.json'), '--outputDir', queueDir], { env });
+    expect(queued.exitCode, String(queued.all)).toBe(1);
+
+    const report = readReport(path.join(queueDir, 'report.json'));
+    expect(outcomes(report)).toEqual(outcomes(readReport(path.join(localDir, 'report.json'))));
+    expect(queued.stdout).toMatch(/queue: redis:\/\/\*\*\*@127\.0\.0\.1:\d+\/\d+ · run [0-9a-f]{12}/);
+    expect(queued.stdout).toMatch(/queue: \d workers? · \d+\/\d+ busy/);
+
+    // The rollouts were spread over the workers, and each worker said what it ran.
+    const ran = three.map((w) => w.output().match(/▶ /g)?.length ?? 0);
+    expect(ran.reduce((a, b) => a + b)).toBe(46);
+    expect(ran.filter((n) => n > 0).length).toBeGreaterThanOrEqual(2);
+
+    await stopWorkers(three);
+    for (const text of [String(queued.all), ...three.map((w) => w.output()), allText(queueDir)]) expect(text).not.toContain(redis.password);
+    // The run deleted its queues and its entry: nothing of it is left in Redis.
+    expect(await redis.cli('-n', String(db), '--scan', '--pattern', 'rollout-test:*')).toBe('');
+  });
+});
+
+/**
+ * A project whose rollouts take `ms` each (cut short by a cancel) and log `start <id>` and `end <id>` to
+ * `rollouts/ran.log`. Every fourth row's label is wrong: those rollouts fail, the others pass.
+ */
+function slowProject(count: number, ms: number): string {
+  return makeProject({
+    'rollouts/slow.rollout.ts': `
+import { appendFileSync } from 'node:fs';
+import { AgentWorkflow, Grader, defineRollout } from 'rollout-test';
+
+const LOG = new URL('./ran.log', import.meta.url);
+
+export class Slow extends AgentWorkflow {
+  async run(ctx) {
+    appendFileSync(LOG, 'start ' + ctx.rolloutId + '\\n');
+    await new Promise((resolve, reject) => {
+      const timer = setTimeout(resolve, Number(ctx.metadata.ms));
+      ctx.signal.addEventListener('abort', () => (clearTimeout(timer), reject(ctx.signal.reason)), { once: true });
+    });
+    appendFileSync(LOG, 'end ' + ctx.rolloutId + '\\n');
+    return [...ctx.prompt, { role: 'assistant', content: String(ctx.prompt.at(-1).content) }];
+  }
+}
+
+export class Exact extends Grader {
+  grade(ctx) {
+    return ctx.sample.messages.at(-1).content === ctx.label ? 1 : 0;
+  }
+}
+
+defineRollout({
+  name: 'slow',
+  dataset: Array.from({ length: ${count} }, (_, i) => ({ id: 'row' + i, prompt: 'p' + i, label: i % 4 === 3 ? 'wrong' : 'p' + i, metadata: { ms: ${ms} } })),
+  workflow: Slow,
+  grader: Exact,
+  timeouts: { agentSec: 600 },
+});
+`,
+  });
+}
+
+/** `start` and `end` lines of rollouts/ran.log, by rollout id. */
+function ranLog(project: string): { starts: string[]; ends: string[] } {
+  const file = path.join(project, 'rollouts/ran.log');
+  const lines = existsSync(file) ? readFileSync(file, 'utf8').trim().split('\n') : [];
+  const ids = (kind: string) => lines.filter((l) => l.startsWith(`${kind} `)).map((l) => l.slice(kind.length + 1));
+  return { starts: ids('start'), ends: ids('end') };
+}
+
+/** The journal's rollout lines; a line being written is skipped. */
+const journalRollouts = (dir: string) =>
+  readFileSync(path.join(dir, 'journal.jsonl'), 'utf8')
+    .split('\n')
+    .flatMap((line) => {
+      try {
+        return [JSON.parse(line)];
+      } catch {
+        return [];
+      }
+    })
+    .filter((e) => e.type === 'rollout');
+
+/** The verdict slowProject's rows must get: every fourth fails, the others pass. */
+const expectedStatus = (record: Record<string, any>) => ((record.row - 1) % 4 === 3 ? 'failed' : 'passed');
+
+function coordinator(project: string, outputDir: string, extra: string[] = []) {
+  const args = ['run', '--queue', url, '--reporter', 'default', '--reporter', 'json', '--outputFile.json', path.join(outputDir, 'report.json'), '--outputDir', outputDir, ...extra];
+  return runCli(project, args);
+}
+
+describe('exactly one result per rollout', () => {
+  it('re-runs the jobs of a worker killed with kill -9 elsewhere, and reports each rollout once, right', { timeout: 240_000 }, async () => {
+    const project = slowProject(16, 1_500);
+    const [a, b] = [worker(project, '--concurrency', '4'), worker(project, '--concurrency', '4')];
+    await Promise.all([a, b].map((w) => w.waitFor(/serving runs of/)));
+    const outputDir = tmp('worker-kill');
+    const run = coordinator(project, outputDir);
+    await a.waitFor(/▶ slow › .*\n(.|\n)*▶ slow › /);
+    a!.process.kill('SIGKILL');
+    const result = await run;
+    expect(result.exitCode, String(result.all)).toBe(1);
+
+    const records = readReport(path.join(outputDir, 'report.json')).suites[0]!.records;
+    expect(records).toHaveLength(16);
+    expect(new Set(records.map((r) => r.id)).size).toBe(16);
+    for (const r of records) expect({ id: r.id, status: r.status }).toEqual({ id: r.id, status: expectedStatus(r) });
+    const journal = journalRollouts(outputDir);
+    expect(journal.map((r) => r.id).sort()).toEqual(records.map((r) => r.id).sort());
+
+    // What the killed worker had started and not finished, the other worker ran.
+    const startedOnA = [...a!.output().matchAll(/▶ slow › (\S+)/g)].map((m) => m[1]);
+    const finishedOnA = new Set([...a!.output().matchAll(/(?:✓|✗).* (\S+)$/gm)].map((m) => m[1]));
+    const lost = startedOnA.filter((id) => !finishedOnA.has(id));
+    expect(lost.length).toBeGreaterThan(0);
+    for (const id of lost) expect(b!.output()).toContain(`▶ slow › ${id}`);
+    await stopWorkers([b!]);
+  });
+
+  it('lets a coordinator killed with kill -9 resume: results wait in Redis, no finished rollout runs again', { timeout: 240_000 }, async () => {
+    const project = slowProject(12, 1_000);
+    const one = worker(project, '--concurrency', '2');
+    await one.waitFor(/serving runs of/);
+    const outputDir = tmp('coordinator-kill');
+    const first = coordinator(project, outputDir);
+    await waitUntil(() => existsSync(path.join(outputDir, 'journal.jsonl')) && journalRollouts(outputDir).length >= 2, 120_000, 'two journaled rollouts');
+    first.kill('SIGKILL');
+    await first;
+    const journaledBefore = journalRollouts(outputDir).length;
+    // The worker goes on; its results wait in Redis for the next coordinator.
+    await waitUntil(() => ranLog(project).ends.length >= journaledBefore + 2, 120_000, 'rollouts finished while no coordinator ran');
+
+    const resumed = await coordinator(project, outputDir, ['--resume']);
+    expect(resumed.exitCode, String(resumed.all)).toBe(1);
+    const records = readReport(path.join(outputDir, 'report.json')).suites[0]!.records;
+    expect(records).toHaveLength(12);
+    for (const r of records) expect({ id: r.id, status: r.status }).toEqual({ id: r.id, status: expectedStatus(r) });
+    const { starts } = ranLog(project);
+    expect(starts.sort()).toEqual(records.map((r) => r.id).sort());
+    expect(resumed.stdout).toMatch(/· run [0-9a-f]{12} \(resumed\)/);
+    await stopWorkers([one]);
+  });
+});
+
+describe('workers and their checkouts', () => {
+  it('a worker whose rollout file or dataset row differs refuses those jobs, and the coordinator reports why', { timeout: 180_000 }, async () => {
+    const files = {
+      'rollouts/a.rollout.ts': `${COMMON}\ndefineRollout({ name: 'a', dataset: [{ prompt: 'x', label: 'x' }, { prompt: 'y', label: 'y' }], workflow: Echo, grader: Exact });\n`,
+      'rollouts/b.rollout.ts': `${COMMON}\ndefineRollout({ name: 'b', dataset: './b.jsonl', workflow: Echo, grader: Exact });\n`,
+      'rollouts/b.jsonl': '{"prompt": "1", "label": "1"}\n{"prompt": "2", "label": "2"}\n{"prompt": "3", "label": "3"}\n',
+    };
+    const coordinatorCheckout = makeProject(files);
+    const workerCheckout = makeProject({
+      ...files,
+      'rollouts/a.rollout.ts': `${files['rollouts/a.rollout.ts']}// changed on this machine\n`,
+      'rollouts/b.jsonl': '{"prompt": "1", "label": "1"}\n{"prompt": "two", "label": "two"}\n{"prompt": "3", "label": "3"}\n',
+    });
+    const stale = worker(workerCheckout, '--concurrency', '2');
+    await stale.waitFor(/serving runs of/);
+    const outputDir = tmp('mismatch');
+    const run = await coordinator(coordinatorCheckout, outputDir);
+    expect(run.exitCode, String(run.all)).toBe(1);
+    const report = readReport(path.join(outputDir, 'report.json'));
+    const byId = (suite: string) => report.suites.find((s) => s.name === suite)!.records.sort((x, y) => x.row - y.row);
+    for (const r of byId('a')) {
+      expect(r.status).toBe('errored');
+      expect(r.error.message).toMatch(/refused rollout a-\w+\.r\d\.n1: its checkout differs from the coordinator's: rollouts\/a\.rollout\.ts/);
+    }
+    expect(byId('b').map((r) => r.status)).toEqual(['passed', 'errored', 'passed']);
+    expect(byId('b')[1]!.error.message).toMatch(/checkout differs from the coordinator's: the dataset row of suite "b"/);
+    expect(run.stdout).toMatch(/ERROR {2}a › row 1 › run 1 AGENT_ERROR in setup\n {3}worker \S+ refused rollout/);
+    expect(stale.output()).not.toMatch(/✓ .* a-/);
+    await stopWorkers([stale]);
+  });
+
+  it('runs a Harbor suite in the sandbox across 2 workers', { timeout: 240_000 }, async () => {
+    const two = [worker(REPO, '--concurrency', '2'), worker(REPO, '--concurrency', '2')];
+    await Promise.all(two.map((w) => w.waitFor(/serving runs of/)));
+    const outputDir = tmp('harbor');
+    const run = await coordinator(REPO, outputDir, ['rollouts/harbor', '--runs', '2']);
+    expect(run.exitCode, String(run.all)).toBe(0);
+    const report = readReport(path.join(outputDir, 'report.json'));
+    expect(report.suites.map((s) => [s.name, s.records.map((r) => r.status)])).toEqual([
+      ['harbor: hello-file', ['passed', 'passed']],
+      ['harbor: word-count', ['passed', 'passed']],
+      ['harbor: hello-file (oracle)', ['passed', 'passed']],
+    ]);
+    // Each trial left Harbor's layout where the run's outputs are.
+    expect(readdirSync(path.join(outputDir, 'trials'))).toHaveLength(6);
+    expect(two.map((w) => (w.output().match(/✓ reward 1/g) ?? []).length).reduce((a, b) => a + b)).toBe(6);
+    expect(two.filter((w) => /✓ reward 1/.test(w.output()))).toHaveLength(2);
+    await stopWorkers(two);
+  });
+});
+
+describe('stopping', () => {
+  it('a worker sent SIGTERM finishes its jobs; sent it twice, hands them back; either way it exits 0', { timeout: 180_000 }, async () => {
+    const project = slowProject(6, 4_000);
+    const [finisher, handsBack] = [worker(project, '--concurrency', '2'), worker(project, '--concurrency', '2')];
+    await Promise.all([finisher, handsBack].map((w) => w.waitFor(/serving runs of/)));
+    const outputDir = tmp('sigterm');
+    const run = coordinator(project, outputDir);
+    await Promise.all([finisher, handsBack].map((w) => w!.waitFor(/▶ .*\n(.|\n)*▶ /)));
+    finisher!.process.kill('SIGTERM');
+    handsBack!.process.kill('SIGTERM');
+    await handsBack!.waitFor(/finishing the active jobs/);
+    handsBack!.process.kill('SIGTERM');
+    expect((await handsBack!.process).exitCode).toBe(0);
+    expect(handsBack!.output().match(/↩ \S+ handed back/g)).toHaveLength(2);
+    expect((await finisher!.process).exitCode).toBe(0);
+    expect(finisher!.output().match(/[✓✗] /g)).toHaveLength(2);
+
+    const rest = worker(project, '--concurrency', '4');
+    const result = await run;
+    expect(result.exitCode, String(result.all)).toBe(1);
+    const records = readReport(path.join(outputDir, 'report.json')).suites[0]!.records;
+    expect(records).toHaveLength(6);
+    for (const r of records) expect({ id: r.id, status: r.status }).toEqual({ id: r.id, status: expectedStatus(r) });
+    expect(ranLog(project).ends.sort()).toEqual(records.map((r) => r.id).sort());
+    expect(rest.output().match(/▶ /g)).toHaveLength(4);
+  });
+});
+
+describe('cancelling', () => {
+  it('Ctrl-C on the coordinator removes the waiting jobs, cancels the running ones and still writes the report', { timeout: 180_000 }, async () => {
+    const project = slowProject(12, 120_000);
+    const two = [worker(project, '--concurrency', '3'), worker(project, '--concurrency', '3')];
+    await Promise.all(two.map((w) => w.waitFor(/serving runs of/)));
+    const outputDir = tmp('cancel');
+    const run = coordinator(project, outputDir);
+    await waitUntil(() => ranLog(project).starts.length >= 6, 120_000, 'six running rollouts');
+    run.kill('SIGINT');
+    const result = await run;
+    expect(result.exitCode, String(result.all)).toBe(130);
+    const records = readReport(path.join(outputDir, 'report.json')).suites[0]!.records;
+    expect(records.length).toBeGreaterThan(0);
+    expect(records.every((r) => r.status === 'skipped')).toBe(true);
+    // A few seconds on, no job runs on any worker: each one started was cancelled, none ran to its end.
+    const started = () => two.reduce((n, w) => n + (w.output().match(/▶ /g) ?? []).length, 0);
+    const cancelled = () => two.reduce((n, w) => n + (w.output().match(/⊘ cancelled/g) ?? []).length, 0);
+    await waitUntil(() => started() === cancelled(), 10_000, 'every started job to be cancelled');
+    expect(started()).toBe(6);
+    expect(ranLog(project).ends).toEqual([]);
+    expect(await redis.cli('-n', String(db), '--scan', '--pattern', 'rollout-test:*')).toBe('');
+    await stopWorkers(two);
+  });
+});

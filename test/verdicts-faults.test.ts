@@ -2,6 +2,8 @@
  * Deadlines and faults land on the rollout that caused them, through the CLI: a workflow that blocks past its
  * deadline, a thread blocked by one rollout among many, throws from timers, results that cannot be stored.
  */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { COMMON, makeProject, runCli } from './helpers/project.ts';
 
@@ -108,5 +110,40 @@ defineRollout({ name: 'late', dataset: ${JSON.stringify(rows)}, workflow: LateTh
         }
       }
     }
+  });
+});
+
+describe('echoed user values', () => {
+  it('a grader returning, throwing or logging 10 MB puts a few KB, with the full size, into console, journal and reports', async () => {
+    const dir = makeProject({
+      'huge.rollout.ts': `${COMMON}
+const HUGE = 'x'.repeat(10_000_000);
+export class Huge extends Exact {
+  grade(ctx) {
+    if (ctx.metadata.how === 'return') return { reward: HUGE };
+    if (ctx.metadata.how === 'throw') throw new Error(HUGE);
+    ctx.logger.info(HUGE);
+    return 0;
+  }
+}
+defineRollout({ name: 'huge', dataset: ['return', 'throw', 'log'].map((how) => ({ prompt: how, label: how, metadata: { how } })), workflow: Echo, grader: Huge });`,
+    });
+    const outputs: Record<string, string> = {};
+    for (const reporter of ['default', 'json', 'junit']) {
+      const run = await runCli(dir, ['run', '--reporter', reporter]);
+      expect(run.exitCode).toBe(1);
+      outputs[reporter] = String(run.all);
+    }
+    outputs.journal = readFileSync(path.join(dir, '.rollouts/journal.jsonl'), 'utf8');
+    outputs.summary = readFileSync(path.join(dir, '.rollouts/summary.json'), 'utf8');
+    for (const [where, text] of Object.entries(outputs)) {
+      expect({ where, small: text.length < 64_000 }).toEqual({ where, small: true });
+    }
+    expect(outputs.json).toMatch(/10,000,000 characters in all/);
+    const records = JSON.parse(outputs.json!).suites[0].records.sort((a: { row: number }, b: { row: number }) => a.row - b.row);
+    expect(records[0].error).toMatchObject({ category: 'VALIDATION_ERROR', phase: 'grader' });
+    expect(records[1].error).toMatchObject({ category: 'AGENT_ERROR', phase: 'grader' });
+    expect(records[1].error.message).toMatch(/^x{4096}… \(cut: 10,000,000 characters in all\)$/);
+    expect(records[2].logs.join('\n')).toMatch(/cut: 10,000,000 characters in all/);
   });
 });

@@ -50,14 +50,25 @@ function isHttpStatusError(error: unknown): boolean {
   return typeof status === 'number' && status >= 400 && /Error$/.test(name) && /API|Http|Call/i.test(name);
 }
 
+/** Characters of a user's value (an error message, a log line) kept for the console, journal and reports. */
+export const ECHO_LIMIT = 4096;
+
+/**
+ * A user's text cut to {@link ECHO_LIMIT} characters, saying how long it was: a grader that returns or throws
+ * 10 MB must not put 10 MB into every report.
+ */
+export function bounded(text: string, limit = ECHO_LIMIT): string {
+  return text.length <= limit ? text : `${text.slice(0, limit)}… (cut: ${text.length.toLocaleString('en-US')} characters in all)`;
+}
+
 /** Builds the structured error of a result from a thrown value. */
 export function toRolloutError(error: unknown, phase: Phase, category = categorizeError(error)): RolloutError {
   if (error instanceof Error || (typeof error === 'object' && error !== null && 'message' in error)) {
     const e = error as Error;
-    const message = String(e.message || e.name || 'error without a message');
-    return e.stack ? { category, phase, message, stack: String(e.stack) } : { category, phase, message };
+    const message = bounded(String(e.message || e.name || 'error without a message'));
+    return e.stack ? { category, phase, message, stack: bounded(String(e.stack)) } : { category, phase, message };
   }
-  return { category, phase, message: `non-Error value thrown: ${describeThrown(error)}` };
+  return { category, phase, message: `non-Error value thrown: ${bounded(describeThrown(error))}` };
 }
 
 function describeThrown(value: unknown): string {

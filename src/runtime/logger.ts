@@ -1,4 +1,5 @@
 import { format } from 'node:util';
+import { bounded } from './errors.ts';
 import type { RolloutLogger } from './workflow.ts';
 
 const MAX_LINES = 500;
@@ -7,7 +8,7 @@ const MAX_LINES = 500;
 export function createCapturingLogger(): { logger: RolloutLogger; lines: string[] } {
   const lines: string[] = [];
   const write = (level: string) => (...args: unknown[]) => {
-    if (lines.length < MAX_LINES) lines.push(`[${level}] ${format(...args)}`);
+    if (lines.length < MAX_LINES) lines.push(`[${level}] ${bounded(format(...args))}`);
     else if (lines.length === MAX_LINES) lines.push(`[warn] log truncated after ${MAX_LINES} lines`);
   };
   return { logger: { debug: write('debug'), info: write('info'), warn: write('warn'), error: write('error') }, lines };

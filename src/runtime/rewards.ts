@@ -1,10 +1,10 @@
 import type { RolloutSample } from '../model/sample.ts';
-import { ValidationError } from './errors.ts';
+import { bounded, ValidationError } from './errors.ts';
 import type { GradeResult, SetRewardOptions } from './workflow.ts';
 
 function requireFinite(name: string, value: unknown): number {
   if (typeof value !== 'number' || !Number.isFinite(value)) {
-    throw new ValidationError(`reward "${name}" must be a finite number, got ${String(value)}`);
+    throw new ValidationError(`reward "${bounded(name, 200)}" must be a finite number, got ${typeof value === 'string' ? 'a string: ' : ''}${bounded(String(value), 200)}`);
   }
   return value;
 }

@@ -34,12 +34,27 @@ export class RolloutContext {
   /** Set when the run records or replays model calls; integrations key entries by request body and rollout id. */
   readonly modelCache: ModelCacheSettings | undefined;
   readonly #sources = new Map<string, SampleSource>();
+  readonly #pending = new Set<Promise<unknown>>();
 
   constructor(init: RolloutContextInit) {
     this.rolloutId = init.rolloutId;
     this.chatCompletionsUrl = init.chatCompletionsUrl ?? process.env.ROLLOUT_CHAT_COMPLETIONS_URL;
     this.apiKey = init.apiKey ?? process.env.ROLLOUT_API_KEY;
     this.modelCache = init.modelCache;
+  }
+
+  /**
+   * Keeps work that must be done before the rollout is reported, whichever way its phase ends (a model-cache
+   * entry being written after a success, an HTTP error, a throw, a timeout or a cancel).
+   */
+  track(work: Promise<unknown>): void {
+    this.#pending.add(work);
+    void work.finally(() => this.#pending.delete(work)).catch(() => undefined);
+  }
+
+  /** Resolves when the tracked work is done (failures included: they are the work's own to report). */
+  async settled(): Promise<void> {
+    while (this.#pending.size) await Promise.allSettled(this.#pending);
   }
 
   /** Registers a source of samples; a second source under the same name replaces the first. */

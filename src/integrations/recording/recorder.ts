@@ -34,9 +34,13 @@ export class CallRecorder {
     this.#calls.push(call);
   }
 
-  /** Keeps work that must finish before the samples are final (a cache entry being written). */
+  /**
+   * Keeps work that must finish before the samples are final (a cache entry being written), and before the
+   * rollout is reported however it ends (the rollout context tracks it too).
+   */
   track(work: Promise<unknown>): void {
     this.#pending.add(work);
+    this.rollout.track(work);
     void work.finally(() => this.#pending.delete(work)).catch(() => undefined);
   }
 

@@ -1,3 +1,4 @@
+import { redactError } from '../../runtime/redact.ts';
 import type { RolloutError } from '../../model/result.ts';
 import { type RolloutOutcome, summarizeOutcomes } from '../stats/index.ts';
 import type { RolloutRecord } from './rollout-record.ts';
@@ -20,5 +21,5 @@ export function statsOf(records: RolloutRecord[], passThreshold: number, rowKey?
 /** A suite's report from its records: the same whether they were just run, resumed or merged from shards. */
 export function buildSuiteReport(meta: SuiteMeta, records: RolloutRecord[], durationMs: number, error?: RolloutError): SuiteReport {
   const stats = statsOf(records, meta.passThreshold);
-  return { ...meta, records, stats, durationMs, error, thresholdMissed: missedThresholds(stats, meta.thresholds) };
+  return { ...meta, records, stats, durationMs, error: error && redactError(error), thresholdMissed: missedThresholds(stats, meta.thresholds) };
 }

@@ -34,7 +34,7 @@ describe.each([
     expect(harbor!.records).toEqual([]);
     expect(local!.records.map((r) => r.status)).toEqual(['passed', 'passed']);
     // Once for the suite, not per rollout: on its suite line and in the list of failures, as a load error is.
-    expect(run.stdout.split(message).length - 1, run.stdout).toBe(2);
+    expect(String(run.stdout).split(message).length - 1, String(run.stdout)).toBe(2);
     expect(run.all).not.toMatch(/node:internal/);
   });
 });

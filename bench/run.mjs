@@ -3,7 +3,7 @@
 // prints workload, rollout-test figure, peer figure, ratio, goal, PASS/MISS (issue #8). See bench/README.md.
 //
 //   node bench/run.mjs [--only B1,B3] [--reps 3] [--no-build] [--json out.json] [--keep]
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -119,6 +119,55 @@ async function benchB2(root) {
       );
     }
   } finally {
+    await server.close();
+  }
+}
+
+/** The run's report, whatever its exit code (a run with errored rollouts exits 1). */
+const reportOf = (cwd) => JSON.parse(readFileSync(path.join(cwd, 'report.json'), 'utf8'));
+
+/** The two pools on B1 and B2: worker threads (the default) against child processes (`--pool forks`). */
+async function benchP1(root) {
+  log('P1: worker threads vs child processes (--pool forks) on B1 and B2 …');
+  mkdirSync(path.join(root, 'p1'));
+  const b1dirs = b1(path.join(root, 'p1'), B1_COUNT);
+  const b2dirs = b2(path.join(root, 'p1'), B2_COUNT, B2_CONCURRENCY, B2_DELAY_MS);
+  const { startModelServer } = await import(path.join(REPO, 'dist/index.js'));
+  const server = await startModelServer({ script: () => ({ content: 'ok', latencyMs: B2_DELAY_MS }) });
+  const env = { ROLLOUT_CHAT_COMPLETIONS_URL: server.chatCompletionsUrl, ROLLOUT_API_KEY: 'bench' };
+  try {
+    for (const [what, dir, args] of [[`B1 ${B1_COUNT} no-op`, b1dirs.rollout, []], [`B2 ${B2_COUNT} model calls`, b2dirs.rollout, ['model']]]) {
+      const { ours, peer } = await sideBySide(() => rolloutTest(dir, [...args, '--pool', 'threads'], env), () => rolloutTest(dir, [...args, '--pool', 'forks'], env));
+      const [threads, forks] = [pick(ours, 'wallMs'), pick(peer, 'wallMs')];
+      row(`P1 ${what}: threads vs forks, wall`, ms(threads), ms(forks), (threads / forks).toFixed(2), 'the faster is the default', undefined);
+      const [threadsRss, forksRss] = [ours, peer].map((runs) => Math.max(...runs.map((r) => r.treeRssMb)));
+      row(`P1 ${what}: threads vs forks, peak RSS`, mb(threadsRss), mb(forksRss), (threadsRss / forksRss).toFixed(2), '–', undefined);
+    }
+  } finally {
+    await server.close();
+  }
+}
+
+/** B2's model calls on a loaded machine: two busy-looping processes beside the run. No call may error. */
+async function benchB2Load(root) {
+  log('B2L: B2 model calls beside two busy-looping processes …');
+  mkdirSync(path.join(root, 'b2l'));
+  const dirs = b2(path.join(root, 'b2l'), B2_COUNT, B2_CONCURRENCY, B2_DELAY_MS);
+  const { startModelServer } = await import(path.join(REPO, 'dist/index.js'));
+  const server = await startModelServer({ script: () => ({ content: 'ok', latencyMs: B2_DELAY_MS }) });
+  const env = { ROLLOUT_CHAT_COMPLETIONS_URL: server.chatCompletionsUrl, ROLLOUT_API_KEY: 'bench' };
+  const hogs = [0, 1].map(() => spawn(process.execPath, ['-e', 'for (;;) {}'], { stdio: 'ignore' }));
+  try {
+    const runs = [];
+    for (let i = 0; i < REPS; i++) {
+      const result = await measure(process.execPath, [BIN, 'run', 'model', '--reporter', 'json', '--outputFile', 'report.json'], { cwd: dirs.rollout, env });
+      runs.push({ ...result, errored: reportOf(dirs.rollout).overall.counts.errored });
+    }
+    const errored = Math.max(...runs.map((r) => r.errored));
+    row(`B2 under load (2 CPU hogs), errored of ${B2_COUNT}`, `${errored} (worst of ${REPS})`, '–', '–', '0', errored === 0);
+    notes.push(`B2 under load: wall ${ms(pick(runs, 'wallMs'))} (median of ${REPS})`);
+  } finally {
+    for (const hog of hogs) hog.kill('SIGKILL');
     await server.close();
   }
 }
@@ -320,7 +369,7 @@ if (!opts['no-build']) {
 const root = benchRoot();
 try {
   const benchQ = (dir) => benchQueue(dir, { reps: REPS, row, notes, log, ms });
-  const benches = { B1: benchB1, B2: benchB2, B3: benchB3, B4: benchB4, B5: benchB5, B6: benchB6, W1: benchW1, S1: benchS1, Q: benchQ };
+  const benches = { B1: benchB1, B2: benchB2, B2L: benchB2Load, P1: benchP1, B3: benchB3, B4: benchB4, B5: benchB5, B6: benchB6, W1: benchW1, S1: benchS1, Q: benchQ };
   for (const [id, bench] of Object.entries(benches)) {
     if (!wanted(id)) continue;
     try {

@@ -91,18 +91,18 @@ describe('recording OpenAI client in a LocalBackend rollout', () => {
     }
   });
 
-  it('fails on a dropped connection with a clear AGENT_ERROR', async () => {
+  it('fails on a connection dropped on every retry with a clear HTTP_ERROR', async () => {
     for (const stream of [false, true]) {
       const { workflow } = await runOne({ stream }, 'Compute 1+1. [drop]');
-      expect(workflow.error).toMatchObject({ category: 'AGENT_ERROR', phase: 'workflow' });
-      expect(workflow.error!.message).toMatch(/^model call #0 of rollout "r" .*: cannot reach the model endpoint http:\/\/127\.0\.0\.1:\d+\/v1\/chat\/completions: other side closed$/);
+      expect(workflow.error).toMatchObject({ category: 'HTTP_ERROR', phase: 'workflow' });
+      expect(workflow.error!.message).toMatch(/^model call #0 of rollout "r" .*: cannot reach the model endpoint http:\/\/127\.0\.0\.1:\d+\/v1\/chat\/completions \(4 attempts\): other side closed$/);
     }
   });
 
-  it('fails on a connection cut halfway through the answer with a clear AGENT_ERROR', async () => {
+  it('fails on a connection cut halfway through the answer with a clear HTTP_ERROR', async () => {
     for (const stream of [false, true]) {
       const { workflow } = await runOne({ stream }, 'Compute 1+1. [cut@2]');
-      expect(workflow.error).toMatchObject({ category: 'AGENT_ERROR', phase: 'workflow' });
+      expect(workflow.error).toMatchObject({ category: 'HTTP_ERROR', phase: 'workflow' });
       expect(workflow.error!.message).toMatch(/^model call #1 of rollout "r" .*: the model endpoint dropped the connection while answering: other side closed$/);
     }
   });

@@ -22,6 +22,8 @@ export class HttpError extends Error {
 }
 
 const VALIDATION_NAMES = new Set(['TypeError', 'RangeError', 'AssertionError', 'ZodError', 'ValidationError']);
+/** Error answers of the model endpoint, and a connection to it that failed for good (`ModelConnectionError`). */
+const HTTP_NAMES = new Set(['HttpError', 'APIError', 'ModelConnectionError']);
 
 function errorName(error: unknown): string | undefined {
   if (typeof error !== 'object' || error === null) return undefined;
@@ -38,8 +40,13 @@ export function categorizeError(error: unknown): ErrorCategory {
   if (name === undefined) return 'AGENT_ERROR';
   if (name === 'TimeoutError') return 'TIMEOUT';
   if (VALIDATION_NAMES.has(name) || name.startsWith('AssertionError')) return 'VALIDATION_ERROR';
-  if (name === 'HttpError' || name === 'APIError' || isHttpStatusError(error)) return 'HTTP_ERROR';
+  if (HTTP_NAMES.has(name) || isHttpStatusError(error) || wrapsConnectionError(error)) return 'HTTP_ERROR';
   return 'AGENT_ERROR';
+}
+
+/** openai's stream helpers re-raise what their fetch threw as a plain error, with the original as its cause. */
+function wrapsConnectionError(error: unknown): boolean {
+  return errorName((error as { cause?: unknown }).cause) === 'ModelConnectionError';
 }
 
 /** The OpenAI and AI SDKs raise their own classes for 4xx/5xx; they all carry a numeric status. */

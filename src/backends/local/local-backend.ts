@@ -13,7 +13,7 @@ import type { PhaseExecutor } from './phase-executor.ts';
 import { Slots } from './slots.ts';
 import { agentDeadlineMessage, deadlineOf, resolveLimit } from './limits.ts';
 import { PoolExecutor } from './pool-executor.ts';
-import { WorkerPool } from './worker-pool.ts';
+import { type PoolKind, WorkerPool } from './worker-pool.ts';
 
 /** Options of {@link LocalBackend}. */
 export interface LocalBackendOptions<TW = AgentWorkflowConfig, TG = GraderConfig> {
@@ -28,8 +28,12 @@ export interface LocalBackendOptions<TW = AgentWorkflowConfig, TG = GraderConfig
   artifactsRoot?: string;
   /** Directory that `"module:export"` paths resolve from; the process's cwd by default. */
   cwd?: string;
-  /** Worker threads of the pool; the machine's parallelism by default. */
+  /** Workers of the pool; the machine's parallelism by default. */
   threads?: number;
+  /** `threads` (the default) or `forks`: child processes, which also survive a rollout that kills its process. */
+  poolKind?: PoolKind;
+  /** Heap limit of each worker in MB (2048 by default); a rollout past it fails alone. */
+  workerMemoryLimitMb?: number;
   /** A pool shared with other backends (e.g. one per CLI run); it is left open by {@link LocalBackend.close}. */
   pool?: WorkerPool;
   /** Model endpoint and key handed to each rollout's RolloutContext (env fallbacks apply). */
@@ -82,7 +86,7 @@ export class LocalBackend<TW = AgentWorkflowConfig, TG = GraderConfig> implement
     }
     const shared = this.#options.pool;
     const threads = this.#options.threads ?? WorkerPool.defaultThreads(this.#slots.limit);
-    const pool = shared ?? new WorkerPool({ threads });
+    const pool = shared ?? new WorkerPool({ threads, pool: this.#options.poolKind, memoryLimitMb: this.#options.workerMemoryLimitMb });
     return new PoolExecutor({ workflow, grader: grader as ImplementationRef | undefined, cwd, pool, ownsPool: !shared });
   }
 

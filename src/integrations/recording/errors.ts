@@ -16,7 +16,10 @@ export function unwrapRecorderError(error: unknown): unknown {
   return cause instanceof Error && raised.has(cause) ? cause : error;
 }
 
-/** The model endpoint could not be reached, or dropped the connection before the answer was complete. */
+/**
+ * The model endpoint could not be reached (after retries), or dropped the connection before the answer was
+ * complete: an infrastructure failure, categorized HTTP_ERROR and kept out of reward means.
+ */
 export class ModelConnectionError extends Error {
   override name = 'ModelConnectionError';
 }

@@ -2,6 +2,8 @@ import { HttpError } from '../../runtime/errors.ts';
 import { ModelCacheMissError, ModelConnectionError, raisedByRecorder, rootMessage } from './errors.ts';
 import { cacheKey, type CacheEntry, readCacheEntry, writeCacheEntry } from './model-cache.ts';
 import { parseCompletion } from './parse.ts';
+import { type AttemptsFailed, withConnectionRetries } from './retry.ts';
+import { redactUrlCredentials } from '../../runtime/redact.ts';
 import type { CallRecorder, ChatRequest } from './recorder.ts';
 
 const EXCERPT = 80;
@@ -57,17 +59,21 @@ export class ModelCall {
     return `${where} (model ${String(this.request.model)}, last user message "${lastUserMessage(this.request)}")`;
   }
 
-  /** Sends the request, or in replay mode answers from the store and never touches the network. */
-  async send(fetchFromNetwork: () => Promise<Response>): Promise<Response> {
+  /**
+   * Sends the request, again when it fails before any answer (see {@link withConnectionRetries}), or in replay
+   * mode answers from the store and never touches the network.
+   */
+  async send(fetchFromNetwork: () => Promise<Response>, signal?: AbortSignal | null): Promise<Response> {
     const cache = this.#cache;
     if (cache?.mode === 'replay') return this.#replay(cache.dir);
     try {
-      return await fetchFromNetwork();
-    } catch (error) {
-      this.#record({ error: `connection failed: ${rootMessage(error)}` });
-      throw raisedByRecorder(
-        new ModelConnectionError(`${this.#describe}: cannot reach the model endpoint ${this.url}: ${rootMessage(error)}`, { cause: error }),
-      );
+      return await withConnectionRetries(fetchFromNetwork, signal);
+    } catch (failed) {
+      const { last, attempts } = failed as AttemptsFailed;
+      this.#record({ error: `connection failed: ${rootMessage(last)}` });
+      const tries = attempts > 1 ? ` (${attempts} attempts)` : '';
+      const message = `${this.#describe}: cannot reach the model endpoint ${this.url}${tries}: ${rootMessage(last)}`;
+      throw raisedByRecorder(new ModelConnectionError(redactUrlCredentials(message), { cause: last }));
     }
   }
 
@@ -123,7 +129,8 @@ export class ModelCall {
   }
 
   #record(outcome: { completion?: ReturnType<typeof parseCompletion>; error?: string }, latencyMs = this.#latencyMs()): void {
-    this.recorder?.add({ ordinal: this.ordinal, request: this.request, latencyMs, ...outcome });
+    const error = outcome.error === undefined ? {} : { error: redactUrlCredentials(outcome.error) };
+    this.recorder?.add({ ordinal: this.ordinal, request: this.request, latencyMs, ...outcome, ...error });
   }
 
   #entry(response: CacheEntry['response'], latencyMs: number): CacheEntry {

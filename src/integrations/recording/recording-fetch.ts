@@ -84,7 +84,7 @@ export function createRecordingFetch(options: RecordingFetchOptions): typeof fet
     const request = { ...parsed, ...extraBody };
     const requestInit = extraBody ? { ...aimed.init, body: JSON.stringify(request) } : aimed.init;
     const call = new ModelCall(request, aimed.url, rollout && recorderFor(rollout, options.source));
-    const response = await call.send(() => send(target, requestInit));
+    const response = await call.send(() => send(target, requestInit), requestInit?.signal);
     if (response.ok) return observeBody(response, call);
     const body = await call.readError(response);
     if (options.httpErrors !== 'return') throw call.httpError(response.status, body);

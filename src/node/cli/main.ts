@@ -11,6 +11,7 @@ import { OPTIONS } from './options.ts';
 import { parseServeOptions, SERVE_OPTIONS } from '../serve/serve-options.ts';
 import { parseCliOptions } from './cli-options.ts';
 import { UsageError } from './usage-error.ts';
+import { redactUrlCredentials } from '../../runtime/redact.ts';
 import { interruptOnSignals } from './signals.ts';
 
 const VERSION = '0.1.0';
@@ -86,10 +87,10 @@ function buildCli(): { cli: CAC; exit: Promise<number> } {
 
 function reportError(error: unknown): number {
   if (error instanceof UsageError || (error as Error)?.name === 'CACError') {
-    process.stderr.write(`rollout-test: ${(error as Error).message}\nRun rollout-test --help for the options.\n`);
+    process.stderr.write(`rollout-test: ${redactUrlCredentials((error as Error).message)}\nRun rollout-test --help for the options.\n`);
     return 2;
   }
-  process.stderr.write(`rollout-test: internal error: ${(error as Error)?.stack ?? String(error)}\n`);
+  process.stderr.write(`rollout-test: internal error: ${redactUrlCredentials((error as Error)?.stack ?? String(error))}\n`);
   return 1;
 }
 

@@ -1,6 +1,7 @@
 import type { ExecutionResult, RolloutError, Timings } from '../../model/result.ts';
 import { type TokenUsage, usageOfSamples } from '../cost/usage.ts';
 import { type RolloutDetails, rolloutDetails } from './rollout-details.ts';
+import { redactError, redactUrlCredentials } from '../../runtime/redact.ts';
 
 /**
  * How a rollout ended, as a test does. `completed` is a rollout of an ungraded suite (no Grader, no verifier):
@@ -74,7 +75,8 @@ type Outcome = Pick<RolloutRecord, 'status' | 'reward' | 'rewards' | 'error' | '
 /**
  * One object literal with every field written out (no spread): all records then share one hidden class.
  * Spreading the key gave each record of a long run a hidden class of its own (V8's object clone went
- * megamorphic), some 450 bytes per rollout kept until the run ends.
+ * megamorphic), some 450 bytes per rollout kept until the run ends. Credentials in URLs are hidden here, where
+ * every report and the journal take their rollouts from.
  */
 function record(key: RolloutKey, outcome: Outcome, logs: string[] | undefined): RolloutRecord {
   return {
@@ -88,10 +90,10 @@ function record(key: RolloutKey, outcome: Outcome, logs: string[] | undefined): 
     status: outcome.status,
     reward: outcome.reward,
     rewards: outcome.rewards,
-    error: outcome.error,
+    error: outcome.error && redactError(outcome.error),
     durationMs: outcome.durationMs,
     timings: outcome.timings,
-    logs,
+    logs: logs?.map(redactUrlCredentials),
     trialDir: outcome.trialDir,
     details: outcome.details,
     usage: outcome.usage,

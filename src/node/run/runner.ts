@@ -14,6 +14,7 @@ import type { RolloutRecord } from './rollout-record.ts';
 import type { RunReport, SuiteReport } from './run-report.ts';
 import { finishRun } from './finish-run.ts';
 import { preflight } from './preflight.ts';
+import { toRolloutError } from '../../runtime/errors.ts';
 import { type RemoteBackends, type RunContext, runSuite } from './run-suite.ts';
 import { buildSuiteReport } from './suite-report.ts';
 import { suiteSettings } from './suite-settings.ts';
@@ -63,10 +64,22 @@ async function countRun(files: CollectedFile[], config: ResolvedConfig): Promise
   return { files, counts };
 }
 
-function fileErrorReport(file: CollectedFile, config: ResolvedConfig): SuiteReport {
+/** The report of a file that failed to load (`suite` undefined), or of a suite that failed past its own handling. */
+function failedReport(file: string, suite: string | undefined, error: SuiteReport['error'], config: ResolvedConfig): SuiteReport {
   const passThreshold = config.cli.passThreshold ?? config.user.passThreshold ?? 1;
-  const meta = { name: file.file, file: file.file, key: suiteIdPrefix(config.root, file.file, ''), backend: 'none', runs: 0, passThreshold, thresholds: {} };
-  return buildSuiteReport(meta, [], 0, file.loadError);
+  const meta = { name: suite ?? file, file, key: suiteIdPrefix(config.root, file, suite ?? ''), backend: 'none', runs: 0, passThreshold, thresholds: {} };
+  return buildSuiteReport(meta, [], 0, error);
+}
+
+/**
+ * A suite's report, also when running or reporting it failed unexpectedly: that suite fails (its rollouts stay in
+ * the journal), and every other suite's report is still written.
+ */
+function reportOf(running: Promise<SuiteReport>, file: string, suite: string, config: ResolvedConfig): Promise<SuiteReport> {
+  return running.catch((error: unknown) => {
+    const failure = toRolloutError(error, 'setup', 'AGENT_ERROR');
+    return failedReport(file, suite, { ...failure, message: `the suite could not be reported: ${failure.message}` }, config);
+  });
 }
 
 /** How long the run waits after its last rollout for late faults of rollouts' timers (a 1 ms timer, say). */
@@ -184,13 +197,13 @@ export async function runRollouts(config: ResolvedConfig, reporters: Reporter[],
     // the order of the files and of the suites in them.
     suites = await Promise.all(
       files.flatMap((file) => [
-        ...(file.loadError ? [Promise.resolve(finishSuite(fileErrorReport(file, config)))] : []),
+        ...(file.loadError ? [Promise.resolve(finishSuite(failedReport(file.file, undefined, file.loadError, config)))] : []),
         ...file.suites.map((suite) => {
           const planned = counts.get(suiteKey(file.file, suite.name));
           const key = suiteIdPrefix(config.root, file.file, suite.name);
           const event = { name: suite.name, file: file.file, key, rollouts: planned instanceof Error ? undefined : planned?.rollouts };
           reporters.forEach((r) => r.onSuiteStart?.(event));
-          return runOne(file.file, suite, ctx).then(finishSuite);
+          return reportOf(runOne(file.file, suite, ctx), file.file, suite.name, config).then(finishSuite);
         }),
       ]),
     );

@@ -6,6 +6,7 @@ import type { ModelCacheSettings } from '../../runtime/rollout-context.ts';
 import type { RolloutSuite } from '../../runtime/suite.ts';
 import type { ResolvedConfig } from '../config/resolve-config.ts';
 import type { SuiteSettings } from './suite-settings.ts';
+import { checkEnvironment } from './environment-check.ts';
 
 export interface SuiteBackendInput {
   file: string;
@@ -23,7 +24,8 @@ export interface SuiteBackendInput {
 /**
  * The backend a suite runs on. Workers and trials find the workflow through the suite's file and name (so a
  * class declared in the rollout file works); `--inline` hands the loaded classes over directly. A harbor
- * suite runs each rollout as a trial of its task, with the project root as the user code.
+ * suite runs each rollout as a trial of its task, with the project root as the user code, once its environment
+ * was found to run here (else the suite fails in setup, once).
  */
 export async function createSuiteBackend(input: SuiteBackendInput): Promise<ExecutionBackend> {
   const { file, suite, settings, config, pool, chatCompletionsUrl, modelCache, runDir } = input;
@@ -32,9 +34,11 @@ export async function createSuiteBackend(input: SuiteBackendInput): Promise<Exec
   if (backend.type === 'harbor') {
     // Loaded on demand: runs without harbor suites do not load the trial machinery (execa, TOML, environments).
     const { createHarborBackend, ORACLE_AGENT } = await import('../../backends/harbor/index.ts');
+    const environment = config.environment ?? backend.environment ?? 'sandbox';
+    await checkEnvironment(environment);
     return createHarborBackend({
       taskDir: path.resolve(path.dirname(file), backend.taskDir),
-      environment: config.environment ?? backend.environment ?? 'sandbox',
+      environment,
       nConcurrent: backend.nConcurrent ?? settings.concurrency ?? undefined,
       imageMap: backend.imageMap,
       prebuildLocalImage: backend.prebuildLocalImage,

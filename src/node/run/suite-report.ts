@@ -1,3 +1,4 @@
+import { redactError } from '../../runtime/redact.ts';
 import type { RolloutError } from '../../model/result.ts';
 import { type RolloutOutcome, summarizeOutcomes } from '../stats/index.ts';
 import type { RolloutRecord } from './rollout-record.ts';
@@ -21,5 +22,5 @@ export function statsOf(records: RolloutRecord[], passThreshold: number, rowKey?
 export function buildSuiteReport(meta: SuiteMeta, records: RolloutRecord[], durationMs: number, error?: RolloutError): SuiteReport {
   const outcomes = outcomesOf(records);
   const stats = summarizeOutcomes(outcomes, { passThreshold: meta.passThreshold });
-  return { ...meta, records, stats, durationMs, error, thresholdMissed: missedThresholds(stats, outcomes, meta.thresholds, meta.passThreshold) };
+  return { ...meta, records, stats, durationMs, error: error && redactError(error), thresholdMissed: missedThresholds(stats, outcomes, meta.thresholds, meta.passThreshold) };
 }

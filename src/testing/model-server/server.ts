@@ -35,6 +35,14 @@ export interface ModelServer {
   close(): Promise<void>;
 }
 
+/**
+ * Idle keep-alive sockets are closed by the client first: the server keeps them this long, and tells clients a
+ * shorter time ({@link ADVERTISED_KEEP_ALIVE_SEC}), so that no request is ever sent on a socket the server is
+ * closing ("other side closed" under load).
+ */
+const KEEP_ALIVE_MS = 30_000;
+const ADVERTISED_KEEP_ALIVE_SEC = 5;
+
 const ERROR_TYPES: Record<number, string> = { 400: 'invalid_request_error', 404: 'not_found_error', 429: 'rate_limit_error' };
 
 function sendJson(res: ServerResponse, status: number, body: unknown): number {
@@ -123,11 +131,13 @@ async function route(options: ModelServerOptions, req: IncomingMessage, res: Ser
 export async function startModelServer(options: ModelServerOptions): Promise<ModelServer> {
   const log: LoggedRequest[] = [];
   const server = createServer((req, res) => {
+    res.setHeader('keep-alive', `timeout=${ADVERTISED_KEEP_ALIVE_SEC}`);
     route(options, req, res, log).catch((error: unknown) => {
       if (!res.headersSent) sendError(res, 500, `script failed: ${error instanceof Error ? error.message : String(error)}`);
       else res.destroy();
     });
   });
+  server.keepAliveTimeout = KEEP_ALIVE_MS;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject).listen(options.port ?? 0, options.host ?? '127.0.0.1', resolve);
   });

@@ -1,0 +1,44 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+
+/** Retries of a model call that failed before any response byte arrived (reset, closed or refused connection). */
+export const CONNECTION_RETRIES = 3;
+const FIRST_DELAY_MS = 100;
+const MAX_DELAY_MS = 2_000;
+
+/**
+ * Sends a request again while it fails on its connection before an answer began (the promise of `fetch` rejects
+ * only then: reset, closed or refused), as the `openai` package does: up to {@link CONNECTION_RETRIES} times, after 100, 200, 400 ms (± jitter, at most 2 s).
+ * A call that was aborted is not retried. Resolves with the response, or rejects with the last error and the
+ * number of attempts made.
+ */
+export async function withConnectionRetries(send: () => Promise<Response>, signal: AbortSignal | null | undefined): Promise<Response> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await send();
+    } catch (error) {
+      if (attempt > CONNECTION_RETRIES || signal?.aborted || !isConnectionFailure(error)) throw new AttemptsFailed(error, attempt);
+      const delay = Math.min(MAX_DELAY_MS, FIRST_DELAY_MS * 2 ** (attempt - 1)) * (0.75 + Math.random() / 2);
+      await sleep(delay, undefined, { signal: signal ?? undefined }).catch(() => undefined);
+    }
+  }
+}
+
+/** Socket-level failures (undici's `fetch failed` carries them as its cause); not a bad URL or an abort. */
+const CONNECTION_CODES = new Set(['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT', 'ECONNABORTED', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED', 'UND_ERR_CONNECT_TIMEOUT']);
+
+function isConnectionFailure(error: unknown): boolean {
+  for (let current = error; current instanceof Error; current = current.cause) {
+    if (CONNECTION_CODES.has(String((current as NodeJS.ErrnoException).code))) return true;
+  }
+  return false;
+}
+
+/** The last error of a call that failed on every attempt. */
+export class AttemptsFailed extends Error {
+  constructor(
+    readonly last: unknown,
+    readonly attempts: number,
+  ) {
+    super('every attempt failed', { cause: last });
+  }
+}

@@ -1,0 +1,20 @@
+import type { RolloutError } from '../model/result.ts';
+
+/** `scheme://user:password@` (or a token as the user): everything between `//` and `@` of a URL. */
+const URL_CREDENTIALS = /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/?#@'"`<>]+@/gi;
+
+/**
+ * Hides the credentials of every URL in `text` (`http://user:pass@host/…` → `http://***@host/…`), as the API key
+ * is never shown: error messages, stacks and logs name endpoints, and they end up in the console, the journal
+ * and the reports.
+ */
+export function redactUrlCredentials(text: string): string {
+  return text.includes('@') ? text.replace(URL_CREDENTIALS, '$1***@') : text;
+}
+
+/** A rollout error with the credentials of the URLs in its message and stack hidden. */
+export function redactError(error: RolloutError): RolloutError {
+  const message = redactUrlCredentials(error.message);
+  const stack = error.stack === undefined ? undefined : redactUrlCredentials(error.stack);
+  return message === error.message && stack === error.stack ? error : { ...error, message, ...(stack === undefined ? {} : { stack }) };
+}

@@ -1,0 +1,29 @@
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, test } from 'vitest';
+import { COMMON, makeProject, runCli } from '../helpers/project.ts';
+
+const ROLLOUT = `${COMMON}
+const rows = [{ prompt: 'a', label: 'a' }];
+defineRollout({ name: 'invalid', dataset: rows, workflow: Echo, grader: Exact, passThreshold: NaN });
+defineRollout({ name: 'valid', dataset: rows, workflow: Echo, grader: Exact });
+`;
+
+describe('a suite with invalid settings (passThreshold: NaN)', () => {
+  test('never ends the run in an internal error that drops every report', async () => {
+    const dir = makeProject({ 'settings.rollout.ts': ROLLOUT });
+    const run = await runCli(dir, ['run', '--reporter', 'default', '--reporter', 'json', '--outputFile', 'report.json']);
+    expect(run.all).not.toMatch(/internal error/);
+    if (run.exitCode === 2) {
+      // Rejected before running, by the validation of suite settings.
+      expect(run.stderr).toMatch(/passThreshold/);
+      return;
+    }
+    expect(run.exitCode, String(run.all)).toBe(1);
+    expect(existsSync(path.join(dir, 'report.json'))).toBe(true);
+    const report = JSON.parse(readFileSync(path.join(dir, 'report.json'), 'utf8'));
+    const [invalid, valid] = report.suites;
+    expect(invalid.error.message).toMatch(/passThreshold must be finite/);
+    expect(valid.records.map((r: { status: string }) => r.status)).toEqual(['passed']);
+  });
+});

@@ -38,11 +38,13 @@ describe('the HTML report in a real browser', async () => {
   }, 60_000);
   afterAll(() => browser?.close());
 
+  const expectedMeans = () => report.suites.map((s: any) => `mean reward ${num(s.stats.meanReward.mean)} [${num(s.stats.meanReward.low)}, ${num(s.stats.meanReward.high)}]`);
+
   it('shows each suite\'s mean reward and interval as the JSON report has them', async () => {
     expect(run.exitCode).toBe(1);
     expect(String(run.stdout)).toContain(`HTML report: ${path.join(out, 'html', 'index.html')}`);
     const means = await page.locator('.card .mean').allTextContents();
-    expect(means).toEqual(report.suites.map((s: any) => `mean reward ${num(s.stats.meanReward.mean)} [${num(s.stats.meanReward.low)}, ${num(s.stats.meanReward.high)}]`));
+    expect(means).toEqual(expectedMeans());
     expect(await page.locator('#count').textContent()).toBe(`${report.overall.counts.total} of ${report.overall.counts.total} rollouts`);
     expect(await page.locator('.card .errors').allTextContents()).toContain('errors: AGENT_ERROR 1, VALIDATION_ERROR 1');
     expect(await page.locator('.card canvas').count()).toBeGreaterThan(0);
@@ -72,5 +74,18 @@ describe('the HTML report in a real browser', async () => {
     await page.screenshot({ path: shot, fullPage: true });
     expect(statSync(shot).size).toBeGreaterThan(10_000);
     expect(errors).toEqual([]);
+  });
+
+  it('is written again for a stored run by `rollout-test report latest`', async () => {
+    const file = path.join(out, 'again', 'index.html');
+    const again = await runCli(REPO, ['report', 'latest', '--outputDir', path.join(out, 'runs-dir'), '--outputFile.html', file]);
+    expect(again.exitCode, String(again.all)).toBe(0);
+    const second = await browser.newPage();
+    await second.goto(`file://${file}`);
+    await second.waitForSelector('.card');
+    expect(await second.locator('.card .mean').allTextContents()).toEqual(expectedMeans());
+    expect(await second.locator('#count').textContent()).toBe(`${report.overall.counts.total} of ${report.overall.counts.total} rollouts`);
+    const missing = await runCli(REPO, ['report', 'nope', '--outputDir', path.join(out, 'runs-dir')]);
+    expect(missing.exitCode).toBe(2);
   });
 });

@@ -6,6 +6,7 @@ import { stdoutTerminal } from '../reporters/terminal.ts';
 import { runRollouts } from '../run/runner.ts';
 import { listSuites } from './list.ts';
 import { mergeReports } from './merge-reports.ts';
+import { reportCommand } from './report-command.ts';
 import { OPTIONS } from './options.ts';
 import { UsageError } from './usage-error.ts';
 import { interruptOnSigint } from './sigint.ts';
@@ -45,6 +46,9 @@ function buildCli(): { cli: CAC; exit: Promise<number> } {
     cli.command('watch [...filters]', 'Run, then rerun what each change affects (keys: a f p t h q)').action(action(watch)),
     cli.command('list [...filters]', 'List suites and their row counts without running them').action(
       action(async (filters, options) => listSuites(await resolve(filters, options), stdoutTerminal())),
+    ),
+    cli.command('report [run]', 'Write the HTML report of a stored run (latest, a run id or a run folder)').action(
+      action(async (run, options) => reportCommand(run as unknown as string | undefined, await resolve([], options), stdoutTerminal())),
     ),
     cli.command('merge-reports [...dirs]', 'Join the output dirs of shards (--shard i/n) into one set of reports').action(
       action(async (dirs, options) => mergeReports(dirs, await resolve([], options), stdoutTerminal())),

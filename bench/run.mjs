@@ -10,6 +10,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { measure, median } from './lib/measure.mjs';
 import { BIN, REPO, VITEST_BIN, b1, b2, b3, b6, benchRoot, harbor } from './lib/workloads.mjs';
+import { measureHtmlReport } from './html-report.mjs';
 import { measureWatchLatency } from './watch-latency.mjs';
 
 const { values: opts } = parseArgs({
@@ -249,6 +250,14 @@ async function benchW1() {
   notes.push(`W1: save → rerun start per save ${samplesMs.map((v) => ms(v)).join(', ')} (100 ms of it is the debounce)`);
 }
 
+/** H1: the HTML report of 100,000 rollouts opened in chromium: open time and JS heap. No peer is measured. */
+async function benchH1() {
+  log('H1: HTML report of 100,000 rollouts …');
+  const r = await measureHtmlReport(100_000);
+  row('H1 HTML report, 100,000 rollouts: open in chromium', ms(r.openMs), 'n/a', '', 'opens', r.shown.endsWith('of 100000 rollouts'));
+  notes.push(`H1: written in ${ms(r.writeMs)}, ${mb(r.fileMB)} file, JS heap after opening and filtering ${mb(r.heapMB)}`);
+}
+
 function table() {
   const head = ['Workload', 'rollout-test', 'Peer', 'Ratio', 'Goal', 'Result'];
   const body = rows.map((r) => [r.workload, r.ours, r.peer, r.ratio, r.goal, r.verdict]);
@@ -269,7 +278,7 @@ if (!opts['no-build']) {
 }
 const root = benchRoot();
 try {
-  const benches = { B1: benchB1, B2: benchB2, B3: benchB3, B4: benchB4, B5: benchB5, B6: benchB6, W1: benchW1 };
+  const benches = { B1: benchB1, B2: benchB2, B3: benchB3, B4: benchB4, B5: benchB5, B6: benchB6, W1: benchW1, H1: benchH1 };
   for (const [id, bench] of Object.entries(benches)) {
     if (!wanted(id)) continue;
     try {

@@ -10,6 +10,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { measure, median } from './lib/measure.mjs';
 import { BIN, REPO, VITEST_BIN, b1, b2, b3, b6, benchRoot, harbor } from './lib/workloads.mjs';
+import { measureHtmlReport } from './html-report.mjs';
 import { measureWatchLatency } from './watch-latency.mjs';
 import { measureServeThroughput } from './serve-throughput.mjs';
 import { benchQueue } from './queue.mjs';
@@ -348,6 +349,14 @@ async function benchS1(root) {
   );
 }
 
+/** H1: the HTML report of 100,000 rollouts opened in chromium: open time and JS heap. No peer is measured. */
+async function benchH1() {
+  log('H1: HTML report of 100,000 rollouts …');
+  const r = await measureHtmlReport(100_000);
+  row('H1 HTML report, 100,000 rollouts: open in chromium', ms(r.openMs), 'n/a', '', 'opens', r.shown.endsWith('of 100000 rollouts'));
+  notes.push(`H1: written in ${ms(r.writeMs)}, ${mb(r.fileMB)} file, JS heap after opening and filtering ${mb(r.heapMB)}`);
+}
+
 function table() {
   const head = ['Workload', 'rollout-test', 'Peer', 'Ratio', 'Goal', 'Result'];
   const body = rows.map((r) => [r.workload, r.ours, r.peer, r.ratio, r.goal, r.verdict]);
@@ -369,7 +378,7 @@ if (!opts['no-build']) {
 const root = benchRoot();
 try {
   const benchQ = (dir) => benchQueue(dir, { reps: REPS, row, notes, log, ms });
-  const benches = { B1: benchB1, B2: benchB2, B2L: benchB2Load, P1: benchP1, B3: benchB3, B4: benchB4, B5: benchB5, B6: benchB6, W1: benchW1, S1: benchS1, Q: benchQ };
+  const benches = { B1: benchB1, B2: benchB2, B2L: benchB2Load, P1: benchP1, B3: benchB3, B4: benchB4, B5: benchB5, B6: benchB6, W1: benchW1, S1: benchS1, Q: benchQ, H1: benchH1 };
   for (const [id, bench] of Object.entries(benches)) {
     if (!wanted(id)) continue;
     try {

@@ -7,6 +7,7 @@ import { stdoutTerminal } from '../reporters/terminal.ts';
 import { runRollouts } from '../run/runner.ts';
 import { listSuites } from './list.ts';
 import { mergeReports } from './merge-reports.ts';
+import { reportCommand } from './report-command.ts';
 import { OPTIONS } from './options.ts';
 import { parseServeOptions, SERVE_OPTIONS } from '../serve/serve-options.ts';
 import { parseCliOptions } from './cli-options.ts';
@@ -74,6 +75,9 @@ function buildCli(): { cli: CAC; exit: Promise<number> } {
       action(async (filters, options) => listSuites(await resolve(filters, options), stdoutTerminal())),
     ),
     cli.command('serve [...filters]', 'Serve the suites\' backends to a trainer over the osmosis v0.3 HTTP rollout protocol').action(action(serve)),
+    cli.command('report [run]', 'Write the HTML report of a stored run (latest, a run id or a run folder)').action(
+      action(async (run, options) => reportCommand(run as unknown as string | undefined, await resolve([], options), stdoutTerminal())),
+    ),
     cli.command('merge-reports [...dirs]', 'Join the output dirs of shards (--shard i/n) into one set of reports').action(
       action(async (dirs, options) => mergeReports(dirs, await resolve([], options), stdoutTerminal())),
     ),

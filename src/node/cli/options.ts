@@ -16,7 +16,7 @@ export const OPTIONS: OptionSpec[] = [
   { flags: '--max-concurrency <n>', description: 'Rollouts in flight at once per suite (default 4)' },
   { flags: '--backend <type>', description: 'Run every suite on this backend: local | harbor (harbor takes the taskDir of the config)' },
   { flags: '--env <type>', description: 'Harbor trial environment: docker | sandbox | process' },
-  { flags: '--reporter <name>', description: 'default | verbose | json | junit | github-actions, or a module path or package; repeat for several' },
+  { flags: '--reporter <name>', description: 'default | verbose | json | junit | github-actions | html, or a module path or package; repeat for several' },
   { flags: '--outputFile <path>', description: 'Report file of json/junit; --outputFile.<reporter> <path> for one' },
   { flags: '--outputDir <dir>', description: 'Directory of the journal, samples and summary (default .rollouts)' },
   { flags: '--bail <n>', description: 'Stop after n failed or errored rollouts' },

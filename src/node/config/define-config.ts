@@ -3,7 +3,7 @@ import type { ModelPrice } from '../cost/prices.ts';
 import type { Reporter } from '../reporters/reporter.ts';
 
 /** The built-in reporters. */
-export type ReporterName = 'default' | 'verbose' | 'json' | 'junit' | 'github-actions';
+export type ReporterName = 'default' | 'verbose' | 'json' | 'junit' | 'github-actions' | 'html';
 
 /** Options of a reporter in the config; a custom reporter's class is constructed with them. */
 export interface ReporterOptions {

@@ -24,6 +24,15 @@ export function latestRun(outputDir: string, before?: string): string | undefine
   return listRuns(outputDir).filter((dir) => before === undefined || path.basename(dir) < path.basename(before)).at(-1);
 }
 
+/** A stored run by id (its folder's name), `latest`, or the path of a run folder. */
+export function findRun(outputDir: string, root: string, run: string): string | undefined {
+  if (run === 'latest') return latestRun(outputDir);
+  const byId = path.join(runsDir(outputDir), run);
+  if (RUN_NAME.test(run) && existsSync(byId)) return byId;
+  const byPath = path.resolve(root, run);
+  return existsSync(path.join(byPath, 'journal.jsonl')) ? byPath : undefined;
+}
+
 /** Points `runs/latest` at a run: a relative symlink, or a text file naming it where links cannot be made. */
 function pointLatest(outputDir: string, dir: string): void {
   const link = path.join(runsDir(outputDir), 'latest');

@@ -1,6 +1,7 @@
 import type { ReporterChoice } from '../config/resolve-config.ts';
 import { DefaultReporter } from './default/default-reporter.ts';
 import { GithubActionsReporter } from './github-actions/github-actions-reporter.ts';
+import { HtmlReporter } from './html/html-reporter.ts';
 import { reportJson } from './json/json-reporter.ts';
 import { junitXml } from './junit/junit-reporter.ts';
 import { loadReporter } from './load-reporter.ts';
@@ -21,6 +22,8 @@ function builtIn({ name, outputFile }: ReporterChoice, terminal: Terminal, root:
       return new DocumentReporter(terminal, outputFile, junitXml);
     case 'github-actions':
       return new GithubActionsReporter(terminal);
+    case 'html':
+      return new HtmlReporter(terminal, outputFile);
   }
   return undefined;
 }

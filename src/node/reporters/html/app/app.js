@@ -1,0 +1,139 @@
+// The HTML report's page script, bundled with uPlot into index.html by the html reporter (see page.ts).
+// Data comes from <script type="application/json"> blocks: the run once, each transcript only when opened.
+import uPlot from 'uplot';
+
+const ROW_HEIGHT = 28;
+const run = JSON.parse(document.getElementById('run-data').textContent);
+const { suites, records } = run;
+const $ = (selector) => document.querySelector(selector);
+const el = (tag, props = {}, ...children) => {
+  const node = Object.assign(document.createElement(tag), props);
+  node.append(...children.filter((c) => c !== undefined && c !== null));
+  return node;
+};
+const num = (v, digits = 3) => (v === null || v === undefined ? '–' : Number(v).toFixed(digits));
+const duration = (ms) => (ms < 1000 ? `${Math.round(ms)}ms` : ms < 60000 ? `${(ms / 1000).toFixed(2)}s` : `${Math.floor(ms / 60000)}m ${Math.round((ms % 60000) / 1000)}s`);
+
+// Records are columns in arrays (compact for 100,000 rollouts): index → field.
+const field = (name) => run.columns.indexOf(name);
+const COL = Object.fromEntries(run.columns.map((name) => [name, field(name)]));
+
+function kChart(target, stats) {
+  const ks = Object.keys(stats.passAtK).map(Number);
+  if (ks.length < 2) return target.append(el('p', { className: 'muted', textContent: `pass@1 ${num(stats.passAtK['1'])} (one run per row: no curve)` }));
+  const data = [ks, ks.map((k) => stats.passAtK[k]), ks.map((k) => stats.passHatK[k])];
+  new uPlot({ width: 290, height: 160, legend: { live: false }, scales: { x: { time: false }, y: { range: [0, 1] } }, axes: [{ label: 'k' }, {}],
+    series: [{ label: 'k' }, { label: 'pass@k', stroke: '#2563eb', width: 2 }, { label: 'pass^k', stroke: '#dc2626', width: 2 }] }, data, target);
+}
+
+function histogram(target, suiteIndex) {
+  const bins = 10;
+  const counts = new Array(bins).fill(0);
+  for (const r of records) {
+    const reward = r[COL.reward];
+    if (r[COL.suite] !== suiteIndex || reward === null) continue;
+    counts[Math.min(bins - 1, Math.max(0, Math.floor(reward * bins)))]++;
+  }
+  const xs = counts.map((_, i) => i / bins + 0.05);
+  new uPlot({ width: 290, height: 140, scales: { x: { time: false, range: [0, 1] } }, legend: { show: false },
+    series: [{}, { label: 'rollouts', fill: '#93c5fd', stroke: '#2563eb', paths: uPlot.paths.bars({ size: [0.9] }) }] }, [xs, counts], target);
+}
+
+function suiteCard(suite, index) {
+  const s = suite.stats;
+  const c = s.counts;
+  const errors = Object.entries(s.errorsByCategory).map(([cat, n]) => `${cat} ${n}`).join(', ') || 'none';
+  const baseline = suite.baseline ? `${suite.baseline.verdict}${suite.baseline.delta === null ? '' : ` Δ ${num(suite.baseline.delta)}`}` : undefined;
+  const charts = el('div', { className: 'charts' });
+  const card = el('section', { className: 'card' },
+    el('h2', { textContent: suite.name }),
+    el('p', { className: 'mean', textContent: `mean reward ${num(s.meanReward.mean)} [${num(s.meanReward.low)}, ${num(s.meanReward.high)}]` }),
+    el('p', { textContent: `${c.total} rollouts · ${c.passed} passed · ${c.failed} failed · ${c.errored} errored · ${c.skipped} skipped · ${duration(suite.durationMs)}` }),
+    el('p', { className: 'errors', textContent: `errors: ${errors}` }),
+    suite.cost ? el('p', { textContent: `cost ${num(suite.cost.total, 4)}` }) : undefined,
+    baseline ? el('p', { className: 'baseline', textContent: `vs baseline: ${baseline}` }) : undefined,
+    charts);
+  $('#suites').append(card);
+  if (!suite.error) {
+    kChart(charts, s);
+    histogram(charts, index);
+  }
+}
+
+// The table: only the visible rows are in the DOM, so 100,000 rollouts scroll like 100.
+let shown = records.map((_, i) => i);
+const body = $('#rows');
+const viewport = $('#viewport');
+function renderRows() {
+  const first = Math.floor(viewport.scrollTop / ROW_HEIGHT);
+  const count = Math.ceil(viewport.clientHeight / ROW_HEIGHT) + 2;
+  body.style.height = `${shown.length * ROW_HEIGHT}px`;
+  body.replaceChildren(...shown.slice(first, first + count).map((index, offset) => {
+    const r = records[index];
+    const row = el('div', { className: `row ${r[COL.status]}`, onclick: () => openTranscript(index) },
+      ...[suites[r[COL.suite]].name, r[COL.rowId] ?? r[COL.row], r[COL.run], r[COL.status], num(r[COL.reward]), r[COL.category] ?? '', r[COL.message] ?? ''].map((text) => el('span', { textContent: String(text) })));
+    row.style.top = `${(first + offset) * ROW_HEIGHT}px`;
+    row.dataset.index = String(index);
+    return row;
+  }));
+  $('#count').textContent = `${shown.length} of ${records.length} rollouts`;
+}
+viewport.addEventListener('scroll', () => requestAnimationFrame(renderRows));
+
+function applyFilters() {
+  const suite = $('#f-suite').value;
+  const status = $('#f-status').value;
+  const category = $('#f-category').value;
+  const row = $('#f-row').value.trim();
+  const search = $('#f-search').value.trim().toLowerCase();
+  shown = [];
+  records.forEach((r, i) => {
+    if (suite !== '' && r[COL.suite] !== Number(suite)) return;
+    if (status && r[COL.status] !== status) return;
+    if (category && r[COL.category] !== category) return;
+    if (row && String(r[COL.row]) !== row && r[COL.rowId] !== row) return;
+    if (search && !`${r[COL.id]} ${r[COL.rowId] ?? ''} ${r[COL.message] ?? ''}`.toLowerCase().includes(search)) return;
+    shown.push(i);
+  });
+  viewport.scrollTop = 0;
+  renderRows();
+}
+
+function options(select, values) {
+  select.append(...values.map(([value, label]) => el('option', { value, textContent: label })));
+  select.addEventListener('change', applyFilters);
+}
+
+function messageView(message) {
+  const calls = (message.tool_calls ?? []).map((c) => el('pre', { className: 'tool-call', textContent: `${c.function.name}(${c.function.arguments})` }));
+  const content = typeof message.content === 'string' ? message.content : JSON.stringify(message.content, null, 2);
+  return el('div', { className: `message ${message.role}` }, el('b', { textContent: message.role }), content ? el('pre', { textContent: content }) : undefined, ...calls);
+}
+
+function openTranscript(index) {
+  const r = records[index];
+  const block = document.getElementById(`t-${index}`);
+  const t = block ? JSON.parse(block.textContent) : {};
+  const panel = $('#transcript');
+  const usage = Object.entries(t.usage ?? {}).map(([model, u]) => `${model}: ${u.prompt} prompt (${u.cached} cached) · ${u.completion} completion`).join('; ');
+  panel.replaceChildren(
+    el('h2', { textContent: `${suites[r[COL.suite]].name} › row ${r[COL.rowId] ?? r[COL.row]} › run ${r[COL.run]}` }),
+    el('p', { className: 'status', textContent: `${r[COL.status]} · reward ${num(r[COL.reward])}` }),
+    t.rewards ? el('p', { className: 'components', textContent: `rewards: ${Object.entries(t.rewards).map(([k, v]) => `${k} ${num(v)}`).join(' · ')}` }) : undefined,
+    usage ? el('p', { className: 'usage', textContent: `tokens: ${usage}` }) : undefined,
+    t.error ? el('pre', { className: 'error', textContent: `${t.error.category} in ${t.error.phase}: ${t.error.message}\n${t.error.stack ?? ''}` }) : undefined,
+    t.label !== undefined ? el('p', { textContent: `label: ${t.label}` }) : undefined,
+    t.trialDir ? el('p', { textContent: `trial: ${t.trialDir}` }) : undefined,
+    ...(t.messages ?? []).map(messageView),
+  );
+  panel.hidden = false;
+}
+
+$('#title').textContent = `rollout-test · ${run.startedAt} · ${run.overall.counts.total} rollouts · exit ${run.exitCode}`;
+suites.forEach(suiteCard);
+options($('#f-suite'), suites.map((s, i) => [String(i), s.name]));
+options($('#f-status'), ['passed', 'failed', 'errored', 'skipped'].map((s) => [s, s]));
+options($('#f-category'), run.categories.map((c) => [c, c]));
+$('#f-row').addEventListener('input', applyFilters);
+$('#f-search').addEventListener('input', applyFilters);
+renderRows();

@@ -1,0 +1,80 @@
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { buildSync } from 'esbuild';
+import type { RolloutRecord } from '../../run/rollout-record.ts';
+import type { RunReport } from '../../run/run-report.ts';
+import { readLines } from './read-lines.ts';
+
+const APP = fileURLToPath(new URL('./app/app.js', import.meta.url));
+const STYLE = `
+body{font:14px system-ui,sans-serif;margin:0;color:#111}header{padding:12px 20px;background:#111;color:#fff}
+#suites{display:flex;flex-wrap:wrap;gap:12px;padding:12px 20px}.card{border:1px solid #ddd;border-radius:8px;padding:8px 12px;width:580px}
+.card h2{margin:4px 0;font-size:16px}.charts{display:flex;gap:8px}.muted{color:#666}
+#filters{display:flex;gap:8px;padding:8px 20px}#viewport{height:420px;overflow:auto;position:relative;margin:0 20px;border:1px solid #ddd}
+#rows{position:relative}.row{position:absolute;left:0;right:0;height:28px;display:grid;grid-template-columns:2fr 1fr .5fr 1fr .7fr 1.3fr 4fr;gap:6px;align-items:center;padding:0 6px;cursor:pointer;white-space:nowrap;overflow:hidden;border-bottom:1px solid #f0f0f0}
+.row span{overflow:hidden;text-overflow:ellipsis}.row.failed{background:#fff7ed}.row.errored{background:#fef2f2}
+#transcript{margin:12px 20px;padding:8px 12px;border:1px solid #ddd;border-radius:8px}.message{margin:6px 0}.message pre,.error{white-space:pre-wrap;background:#f6f6f6;padding:6px;margin:2px 0}
+.tool-call{background:#eef2ff!important}`;
+
+let script: string | undefined;
+
+/** The page script with uPlot, bundled once per process. */
+function pageScript(): string {
+  script ??= buildSync({ entryPoints: [APP], bundle: true, format: 'iife', minify: true, write: false, platform: 'browser' }).outputFiles[0]!.text;
+  return script;
+}
+
+function uplotCss(): string {
+  return readFileSync(createRequire(import.meta.url).resolve('uplot/dist/uPlot.min.css'), 'utf8');
+}
+
+/** JSON that is safe inside a `<script>` element. */
+const embed = (value: unknown) => JSON.stringify(value).replace(/</g, '\\u003c');
+
+const COLUMNS = ['id', 'suite', 'row', 'rowId', 'run', 'status', 'reward', 'category', 'message'] as const;
+
+/** The run for the page: suites without their records, and the records as compact arrays of `COLUMNS`. */
+function runData(report: RunReport): object {
+  const suiteIndex = new Map(report.suites.map((s, i) => [s, i]));
+  const records = report.suites.flatMap((suite) =>
+    suite.records.map((r) => [r.id, suiteIndex.get(suite), r.row, r.rowId ?? null, r.run, r.status, r.reward, r.error?.category ?? null, r.error?.message.split('\n')[0] ?? null]),
+  );
+  const categories = [...new Set(report.suites.flatMap((s) => s.records.map((r) => r.error?.category)).filter(Boolean))];
+  const { suites, ...rest } = report;
+  return { ...rest, suites: suites.map(({ records: _, ...suite }) => suite), columns: COLUMNS, records, categories };
+}
+
+/** What a transcript shows beside the messages: rewards, tokens, error, label, trial. */
+function transcriptOf(record: RolloutRecord, messages: unknown[] | undefined): object {
+  return { messages, rewards: record.rewards, usage: record.usage, error: record.error, label: record.details?.label?.text, trialDir: record.trialDir };
+}
+
+/**
+ * The HTML report: one self-contained page (no server, no network), the run's data embedded once and each
+ * rollout's transcript in its own block, parsed only when opened. Produced a piece at a time.
+ */
+export function* htmlPage(report: RunReport): Generator<string> {
+  yield `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>rollout-test report</title><style>${uplotCss()}${STYLE}</style></head><body>`;
+  yield '<header><h1 id="title">rollout-test</h1></header><div id="suites"></div>';
+  yield '<div id="filters"><select id="f-suite"><option value="">all suites</option></select><select id="f-status"><option value="">any status</option></select>';
+  yield '<select id="f-category"><option value="">any category</option></select><input id="f-row" placeholder="row"><input id="f-search" placeholder="search"><span id="count"></span></div>';
+  yield '<div id="viewport"><div id="rows"></div></div><section id="transcript" hidden></section>';
+  yield `<script type="application/json" id="run-data">${embed(runData(report))}</script>`;
+  const records = report.suites.flatMap((s) => s.records);
+  const indexOf = new Map(records.map((r, i) => [r.id, i]));
+  const written = new Set<number>();
+  for (const line of report.runDir ? readLines(path.join(report.runDir, 'samples.jsonl')) : []) {
+    if (!line) continue;
+    const { id, samples } = JSON.parse(line) as { id: string; samples: Array<{ messages: unknown[] }> };
+    const index = indexOf.get(id);
+    if (index === undefined) continue;
+    written.add(index);
+    yield `<script type="application/json" id="t-${index}">${embed(transcriptOf(records[index]!, samples.at(-1)?.messages))}</script>`;
+  }
+  for (const [index, record] of records.entries()) {
+    if (!written.has(index)) yield `<script type="application/json" id="t-${index}">${embed(transcriptOf(record, undefined))}</script>`;
+  }
+  yield `<script>${pageScript()}</script></body></html>\n`;
+}

@@ -156,7 +156,7 @@ function ranLog(project: string): { starts: string[]; ends: string[] } {
 
 /** The journal's rollout lines; a line being written is skipped. */
 const journalRollouts = (dir: string) =>
-  readFileSync(path.join(dir, 'journal.jsonl'), 'utf8')
+  readFileSync(path.join(dir, 'runs', 'latest', 'journal.jsonl'), 'utf8')
     .split('\n')
     .flatMap((line) => {
       try {
@@ -209,7 +209,7 @@ describe('exactly one result per rollout', () => {
     await one.waitFor(/serving runs of/);
     const outputDir = tmp('coordinator-kill');
     const first = coordinator(project, outputDir);
-    await waitUntil(() => existsSync(path.join(outputDir, 'journal.jsonl')) && journalRollouts(outputDir).length >= 2, 120_000, 'two journaled rollouts');
+    await waitUntil(() => existsSync(path.join(outputDir, 'runs', 'latest', 'journal.jsonl')) && journalRollouts(outputDir).length >= 2, 120_000, 'two journaled rollouts');
     first.kill('SIGKILL');
     await first;
     const journaledBefore = journalRollouts(outputDir).length;

@@ -66,7 +66,9 @@ function buildCli(): { cli: CAC; exit: Promise<number> } {
   const exit = new Promise<number>((resolve) => (done = resolve));
   const action = (fn: (filters: string[], options: Record<string, unknown>) => Promise<number>) =>
     (filters: string[], options: Record<string, unknown>) => fn(filters, options).then(done, (error) => done(reportError(error)));
+  const serveCommand = cli.command('serve [...filters]', 'Serve the suites\' backends to a trainer over the osmosis v0.3 HTTP rollout protocol').action(action(serve));
   const commands = [
+    serveCommand,
     cli.command('[...filters]', 'Watch on an interactive terminal, else run once').action(action(watchOrRun)),
     cli.command('run [...filters]', 'Run the rollouts once').action(action(run)),
     cli.command('watch [...filters]', 'Run, then rerun what each change affects (keys: a f p t h q)').action(action(watch)),
@@ -74,7 +76,6 @@ function buildCli(): { cli: CAC; exit: Promise<number> } {
     cli.command('list [...filters]', 'List suites and their row counts without running them').action(
       action(async (filters, options) => listSuites(await resolve(filters, options), stdoutTerminal())),
     ),
-    cli.command('serve [...filters]', 'Serve the suites\' backends to a trainer over the osmosis v0.3 HTTP rollout protocol').action(action(serve)),
     cli.command('report [run]', 'Write the HTML report of a stored run (latest, a run id or a run folder)').action(
       action(async (run, options) => reportCommand(run as unknown as string | undefined, await resolve([], options), stdoutTerminal())),
     ),
@@ -83,7 +84,7 @@ function buildCli(): { cli: CAC; exit: Promise<number> } {
     ),
   ];
   for (const command of commands) for (const option of OPTIONS) command.option(option.flags, option.description);
-  for (const option of SERVE_OPTIONS) commands[4]!.option(option.flags, option.description);
+  for (const option of SERVE_OPTIONS) serveCommand.option(option.flags, option.description);
   cli.help();
   cli.version(VERSION);
   return { cli, exit };

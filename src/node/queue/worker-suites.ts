@@ -123,8 +123,8 @@ export class WorkerSuites {
           pool: this.pool,
           chatCompletionsUrl,
           modelCache: resolveModelCache(this.config.cli.modelCache, { outputDir: this.config.outputDir, cwd: this.config.root }),
-          // A worker's trials and artifacts stay on its machine, beside each other across runs.
-          runDir: path.join(this.config.outputDir, 'worker'),
+          // A worker's trials and artifacts go under the run's output dir as the coordinator names it, on the worker's machine.
+          runDir: this.config.outputDir,
         }),
       ),
     ]);

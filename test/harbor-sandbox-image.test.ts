@@ -128,7 +128,8 @@ describe('the sandbox on the task image', () => {
     const limits: Record<string, string> = {};
     const readLimits = async ({ trialDir }: { trialDir: string }) => {
       // Each line is `id:controllers:path` (v1) or `0::path` (v2); the trial's cgroup still exists at agent end.
-      for (const line of (await readFile(path.join(trialDir, 'artifacts', 'cgroup'), 'utf8')).trim().split('\n')) {
+      // Harbor's layout: `/logs/artifacts` is `artifacts/logs/artifacts` of the trial directory.
+      for (const line of (await readFile(path.join(trialDir, 'artifacts', 'logs', 'artifacts', 'cgroup'), 'utf8')).trim().split('\n')) {
         const [, controllers, where] = line.split(':');
         const base = controllers ? `/sys/fs/cgroup/${controllers}${where}` : `/sys/fs/cgroup${where}`;
         for (const file of ['cpu.cfs_quota_us', 'cpu.max', 'memory.limit_in_bytes', 'memory.max', 'pids.max']) {

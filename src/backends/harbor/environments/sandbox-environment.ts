@@ -8,6 +8,7 @@ import { DockerCli } from './docker/docker-cli.ts';
 import { resolveImage } from './docker/docker-image.ts';
 import { DEFAULT_PIDS_LIMIT, type EndpointRoute, type EnvironmentInit, type ExecOptions, type ExecResult, pathVariables } from './environment.ts';
 import { loadExeca } from './exec.ts';
+import { copyTrialTree } from '../trial/trial-files.ts';
 import { HostBackedEnvironment, type WrappedCommand } from './host-environment.ts';
 import { TrialCgroup } from './limits/trial-cgroup.ts';
 import { defaultRootfsCache, imageRootfs, type ImageRootfs } from './sandbox/image-rootfs.ts';
@@ -96,9 +97,9 @@ export class SandboxEnvironment extends HostBackedEnvironment {
     await requireBubblewrap();
     this.#root = await this.#chooseRoot(signal);
     if (this.#root.kind === 'host') this.#checkMountPoints();
-    else this.paths.workspace = this.init.workdir ?? (this.#root.rootfs.config.workingDir || this.paths.workspace);
+    else this.paths.workspace = this.#imageWorkspace(this.#root.rootfs.config.workingDir);
     await super.start();
-    if (this.#root.kind === 'image') await this.#prepareLayer(this.#root.user);
+    if (this.#root.kind === 'image') await this.#prepareLayer(this.#root.rootfs.dir, this.#root.user);
     this.#cgroup = await this.#createCgroup();
     if (this.#root.kind === 'image') await this.#runEntrypoint(this.#root.rootfs, signal);
   }
@@ -143,11 +144,23 @@ export class SandboxEnvironment extends HostBackedEnvironment {
    * followed (a directory in the upper layer hides whatever the image has at that path). A non-root image
    * user must also be able to reach these folders and write its logs.
    */
-  async #prepareLayer(user: ResolvedUser): Promise<void> {
+  /** As in docker: the task's workdir, else the image's WORKDIR, but a workflow's code never lands in the image's root. */
+  #imageWorkspace(workingDir: string | undefined): string {
+    const workdir = this.init.workdir ?? (workingDir || '/');
+    return workdir === '/' ? (this.init.rootWorkdirFallback ?? workdir) : workdir;
+  }
+
+  async #prepareLayer(rootfs: string, user: ResolvedUser): Promise<void> {
     await mkdir(path.join(this.root, 'merged'));
     await mkdir(this.#layer);
     await this.#limitStorage();
     for (const dir of ['upper', 'work']) await mkdir(path.join(this.#layer, dir));
+    // Commands start in the workspace: one the image lacks is made in the layer, the image user's as in docker.
+    if (!existsSync(path.join(rootfs, this.paths.workspace))) {
+      const workspace = path.join(this.#layer, 'upper', this.paths.workspace);
+      await mkdir(workspace, { recursive: true });
+      await chown(workspace, user.uid, user.gid);
+    }
     for (const [host, inside, , lazy] of this.#bindPoints()) {
       if (lazy) continue;
       const point = path.join(this.#layer, 'upper', inside);
@@ -220,6 +233,25 @@ export class SandboxEnvironment extends HostBackedEnvironment {
    * the layer: straight from the host while no command has run on it, else copied inside the sandbox, as root,
    * from a stage in the ipc folder, since from the host the harness would follow links the trial made.
    */
+  /**
+   * Downloads from a host-backed directory are bounded copies; anything else is in the layer, copied out inside
+   * the sandbox (links kept as links) to a stage in the ipc folder, then from the stage without following links.
+   */
+  override async download(envPath: string, hostPath: string): Promise<void> {
+    const backed = this.mounts().some(([inside]) => envPath === inside || envPath.startsWith(`${inside}/`));
+    if (backed) return super.download(envPath, hostPath);
+    const name = `download-${randomUUID()}`;
+    const stage = path.join(this.root, 'ipc', name);
+    try {
+      const to = path.posix.join(this.paths.ipc, name);
+      const result = await this.exec(['cp', '-R', '-P', '--', envPath, to], { cwd: '/', user: 0 });
+      if (result.exitCode !== 0) throw new Error(`copying ${envPath} out of the sandbox failed: ${result.stderr.trim()}`);
+      await copyTrialTree(stage, hostPath);
+    } finally {
+      await rm(stage, { recursive: true, force: true });
+    }
+  }
+
   override async upload(hostPath: string, envPath: string, exclude?: (hostPath: string) => boolean): Promise<void> {
     const backed = this.mounts().find(([inside]) => envPath === inside || envPath.startsWith(`${inside}/`));
     if (backed) {

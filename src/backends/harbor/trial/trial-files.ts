@@ -113,6 +113,7 @@ export async function copyTrialTree(from: string, to: string, maxBytes = MAX_TRI
     if (!stats.isFile() || stats.nlink > 1) return;
     budget -= stats.size;
     if (budget < 0) throw new UnsafeTrialFileError(from, `it holds more than the ${maxBytes} bytes a download may copy`);
+    await mkdir(path.dirname(target), { recursive: true });
     await removeTrialEntry(target);
     // COPYFILE_EXCL: a target that reappeared in between is not overwritten through.
     await copyFile(source, target, constants.COPYFILE_EXCL);

@@ -134,8 +134,8 @@ defineRollout({ name: 'huge', dataset: ['return', 'throw', 'log'].map((how) => (
       expect(run.exitCode).toBe(1);
       outputs[reporter] = String(run.all);
     }
-    outputs.journal = readFileSync(path.join(dir, '.rollouts/journal.jsonl'), 'utf8');
-    outputs.summary = readFileSync(path.join(dir, '.rollouts/summary.json'), 'utf8');
+    outputs.journal = readFileSync(path.join(dir, '.rollouts/runs/latest/journal.jsonl'), 'utf8');
+    outputs.summary = readFileSync(path.join(dir, '.rollouts/runs/latest/summary.json'), 'utf8');
     for (const [where, text] of Object.entries(outputs)) {
       expect({ where, small: text.length < 64_000 }).toEqual({ where, small: true });
     }

@@ -12,6 +12,7 @@ import { copyTrialTree } from '../trial/trial-files.ts';
 import { HostBackedEnvironment, type WrappedCommand } from './host-environment.ts';
 import { TrialCgroup } from './limits/trial-cgroup.ts';
 import { defaultRootfsCache, imageRootfs, type ImageRootfs } from './sandbox/image-rootfs.ts';
+import { makeLayerDirs } from './sandbox/layer-dirs.ts';
 import { layerFull, mountLayerStorage, unmountLayerStorage } from './sandbox/layer-storage.ts';
 import { resolveUser, type ResolvedUser } from './sandbox/image-user.ts';
 
@@ -156,16 +157,16 @@ export class SandboxEnvironment extends HostBackedEnvironment {
     await this.#limitStorage();
     for (const dir of ['upper', 'work']) await mkdir(path.join(this.#layer, dir));
     // Commands start in the workspace: one the image lacks is made in the layer, the image user's as in docker.
+    const upper = path.join(this.#layer, 'upper');
     if (!existsSync(path.join(rootfs, this.paths.workspace))) {
-      const workspace = path.join(this.#layer, 'upper', this.paths.workspace);
-      await mkdir(workspace, { recursive: true });
-      await chown(workspace, user.uid, user.gid);
+      await makeLayerDirs(upper, rootfs, this.paths.workspace);
+      await chown(path.join(upper, this.paths.workspace), user.uid, user.gid);
     }
     for (const [host, inside, , lazy] of this.#bindPoints()) {
       if (lazy) continue;
-      const point = path.join(this.#layer, 'upper', inside);
-      if (statSync(host).isDirectory()) await mkdir(point, { recursive: true });
-      else await mkdir(path.dirname(point), { recursive: true }).then(() => writeFile(point, ''));
+      const point = path.join(upper, inside);
+      if (statSync(host).isDirectory()) await makeLayerDirs(upper, rootfs, inside);
+      else await makeLayerDirs(upper, rootfs, path.posix.dirname(inside)).then(() => writeFile(point, ''));
     }
     if (user.uid === 0) return;
     await chmod(this.root, 0o711);

@@ -1,6 +1,5 @@
 import { loadRunConfig } from '../config/load-run-config.ts';
 import { createReporters } from '../reporters/create-reporters.ts';
-import { ReporterSet } from '../reporters/reporter-set.ts';
 import { stdoutTerminal } from '../reporters/terminal.ts';
 import type { RunReport } from '../run/run-report.ts';
 import { runRollouts } from '../run/runner.ts';
@@ -10,6 +9,5 @@ import type { RunRolloutsOptions } from './run-rollouts.ts';
 export async function startRun(options: RunRolloutsOptions): Promise<RunReport> {
   const { filters = [], reporters = [], signal = new AbortController().signal, ...flags } = options;
   const config = await loadRunConfig(filters, flags, 0, { reporters });
-  const reporterSet = new ReporterSet(await createReporters(config.reporters, stdoutTerminal(), config.root));
-  return runRollouts(config, [reporterSet], signal);
+  return runRollouts(config, await createReporters(config.reporters, stdoutTerminal(), config.root), signal);
 }

@@ -2,7 +2,6 @@ import path from 'node:path';
 import { cac, type CAC } from 'cac';
 import { loadRunConfig as resolve } from '../config/load-run-config.ts';
 import { createReporters } from '../reporters/create-reporters.ts';
-import { ReporterSet } from '../reporters/reporter-set.ts';
 import { stdoutTerminal } from '../reporters/terminal.ts';
 import { runRollouts } from '../run/runner.ts';
 import { listSuites } from './list.ts';
@@ -37,12 +36,12 @@ async function run(filters: string[], rawOptions: Record<string, unknown>): Prom
   if (config.cli.concurrency) throw new UsageError('--concurrency is for rollout-test worker; a run takes --max-concurrency');
   // The handlers stay until the process exits: a second Ctrl-C while the run winds down must still exit at once.
   const interrupt = interruptOnSignals(terminal);
-  const reporters = new ReporterSet(await createReporters(config.reporters, terminal, config.root));
+  const reporters = await createReporters(config.reporters, terminal, config.root);
   // Loaded on demand: local runs never load BullMQ and the Redis client.
   const report = queue
-    ? await (await import('../queue/coordinator.ts')).runOnQueue(config, [reporters], interrupt.signal, terminal, queue)
-    : await runRollouts(config, [reporters], interrupt.signal);
-  return reporters.failed && report.exitCode === 0 ? 1 : report.exitCode;
+    ? await (await import('../queue/coordinator.ts')).runOnQueue(config, reporters, interrupt.signal, terminal, queue)
+    : await runRollouts(config, reporters, interrupt.signal);
+  return report.exitCode;
 }
 
 async function serve(filters: string[], rawOptions: Record<string, unknown>): Promise<number> {

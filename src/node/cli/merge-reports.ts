@@ -6,6 +6,7 @@ import { type JournalSuite, readJournal } from '../output/journal-reader.ts';
 import { latestRun } from '../output/run-history.ts';
 import { writeSummary } from '../output/run-outputs.ts';
 import { createReporters } from '../reporters/create-reporters.ts';
+import { ReporterSet } from '../reporters/reporter-set.ts';
 import type { Terminal } from '../reporters/terminal.ts';
 import { finishRun, type RunFacts } from '../run/finish-run.ts';
 import type { RolloutRecord } from '../run/rollout-record.ts';
@@ -57,9 +58,9 @@ export async function mergeReports(dirs: string[], config: ResolvedConfig, termi
     return records.size ? report : { ...report, noRollouts };
   });
   const report = finishRun(suites, factsOf(runDirs), config);
-  const reporters = await createReporters(config.reporters, terminal, config.root);
-  for (const suite of report.suites) reporters.forEach((r) => r.onSuiteEnd?.(suite));
+  const reporters = new ReporterSet(await createReporters(config.reporters, terminal, config.root));
+  for (const suite of report.suites) reporters.onSuiteEnd(suite);
   writeSummary(config.outputDir, report);
-  for (const reporter of reporters) await reporter.onRunEnd?.(report);
-  return report.exitCode;
+  await reporters.onRunEnd(report);
+  return reporters.verdict(report).exitCode;
 }

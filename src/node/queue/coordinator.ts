@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { CliOptions } from '../cli/cli-options.ts';
 import type { ResolvedConfig } from '../config/resolve-config.ts';
 import type { Reporter } from '../reporters/reporter.ts';
+import { ReporterSet } from '../reporters/reporter-set.ts';
 import type { Terminal } from '../reporters/terminal.ts';
 import type { RunReport } from '../run/run-report.ts';
 import { runRollouts } from '../run/runner.ts';
@@ -40,12 +41,12 @@ const loadText = (load: WorkerLoad) =>
   load.workers === 0 ? 'waiting for workers' : `${load.workers} worker${load.workers === 1 ? '' : 's'} · ${load.active}/${load.slots} busy`;
 
 /** Tells the reporters who serves the run, every second; prints a line when the number of workers changes. */
-function watchLoad(queues: CoordinatorQueues, reporters: Reporter[], terminal: Terminal): () => void {
+function watchLoad(queues: CoordinatorQueues, reporters: ReporterSet, terminal: Terminal): () => void {
   let lastWorkers = -1;
   const poll = async () => {
     const load = await queues.load().catch(() => undefined);
     if (!load) return;
-    reporters.forEach((r) => r.onStatus?.(loadText(load)));
+    reporters.onStatus(loadText(load));
     if (!terminal.interactive && load.workers !== lastWorkers) terminal.write(`queue: ${loadText(load)}\n`);
     lastWorkers = load.workers;
   };
@@ -67,6 +68,8 @@ export async function runOnQueue(config: ResolvedConfig, reporters: Reporter[], 
   const resumed = previous !== undefined && (await registry.get(previous)) !== undefined;
   const announcement: RunAnnouncement = { id: resumed ? previous : newRunId(), project: projectName(config.root), cli: flagsForWorkers(config), state: 'running', startedAt: new Date().toISOString() };
   const queues = new CoordinatorQueues(parseRedisUrl(url), announcement.id, resumed);
+  // One set hears every event, the queue's status included: a reporter that throws fails the run, never ends it.
+  const told = new ReporterSet(reporters);
   let ended = false;
   let stopWatching = () => {};
   try {
@@ -76,7 +79,7 @@ export async function runOnQueue(config: ResolvedConfig, reporters: Reporter[], 
     writeFileSync(runFile(config.outputDir), `${JSON.stringify({ id: announcement.id, queue: redactRedisUrl(url) })}\n`);
     const how = `rollout-test worker --queue ${redactRedisUrl(url)} in a checkout of ${announcement.project}`;
     terminal.write(`queue: ${redactRedisUrl(url)} · run ${announcement.id}${resumed ? ' (resumed)' : ''} · workers: ${how}\n`);
-    stopWatching = watchLoad(queues, reporters, terminal);
+    stopWatching = watchLoad(queues, told, terminal);
     const cancel = () => {
       if (announcement.state === 'cancelled') return;
       announcement.state = 'cancelled';
@@ -87,9 +90,9 @@ export async function runOnQueue(config: ResolvedConfig, reporters: Reporter[], 
       create: async ({ file, suite, settings }) =>
         new QueueBackend(queues, { file, suite: suite.name, root: config.root, code: await suiteCodeHash(file, suite, settings, config) }, cancel),
     };
-    const report = await runRollouts(config, reporters, interrupt, { remote });
+    const report = await runRollouts(config, [told], interrupt, { remote });
     ended = true;
-    return report;
+    return told.verdict(report);
   } finally {
     stopWatching();
     if (ended) await registry.remove(announcement.id);

@@ -1,3 +1,4 @@
+import type { RunReport } from '../run/run-report.ts';
 import type { Reporter } from './reporter.ts';
 
 type Events = { [K in keyof Reporter]-?: NonNullable<Reporter[K]> };
@@ -39,6 +40,11 @@ export class ReporterSet implements Events {
         this.#failed(reporter, 'onRunEnd', error);
       }
     }
+  }
+
+  /** The report as the run ends it: a reporter that failed fails the run too (exit 1 at least). */
+  verdict(report: RunReport): RunReport {
+    return this.failed && report.exitCode === 0 ? { ...report, exitCode: 1 } : report;
   }
 
   #each(event: keyof Reporter, call: (reporter: Reporter) => void): void {

@@ -38,11 +38,6 @@ function compareWithBaseline(suites: SuiteReport[], config: ResolvedConfig, fact
   });
 }
 
-/**
- * The run's report from its suites: baseline comparisons, overall statistics (rows kept apart per suite) and the
- * exit code. The same for a run, a resumed run and merged shards. Saves a baseline when asked. `baseline` is the one
- * `--baseline` names, when read already (before the run).
- */
 /** Each suite's token usage and its cost by the config's price table. */
 function withCost(suites: SuiteReport[], config: ResolvedConfig): SuiteReport[] {
   return suites.map((suite) => {
@@ -51,6 +46,11 @@ function withCost(suites: SuiteReport[], config: ResolvedConfig): SuiteReport[] 
   });
 }
 
+/**
+ * The run's report from its suites: baseline comparisons, overall statistics (rows kept apart per suite) and the
+ * exit code. The same for a run, a resumed run and merged shards. Saves a baseline when asked. `baseline` is the one
+ * `--baseline` names, when read already (before the run).
+ */
 export function finishRun(suiteReports: SuiteReport[], facts: RunFacts, config: ResolvedConfig, baseline?: Baseline): RunReport {
   const options = verdictOptions(config);
   const compared = compareWithBaseline(suiteReports, config, facts, baseline).map((suite) => ({ ...suite, passed: suitePasses(suite, options) }));

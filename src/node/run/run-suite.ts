@@ -95,7 +95,7 @@ const dispatch: RolloutDispatcher = async (planned, backend, settings, graded, c
  * Whether a suite's rollouts get a reward: from its Grader, or, on Harbor, from the task's verifier (its
  * tests/test.sh; a task with neither fails verification). Only ungraded suites may end without a reward.
  */
-export const isGraded = (suite: RolloutSuite<any, any>, settings: SuiteSettings) => suite.grader !== undefined || settings.backend.type === 'harbor';
+const isGraded = (suite: RolloutSuite<any, any>, settings: SuiteSettings) => suite.grader !== undefined || settings.backend.type === 'harbor';
 
 /** Runs every rollout of one suite, streaming its dataset, and reports each as it finishes. */
 export async function runSuite(file: string, suite: RolloutSuite<any, any>, ctx: RunContext, run: RolloutDispatcher = dispatch): Promise<SuiteReport> {

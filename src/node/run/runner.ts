@@ -8,6 +8,7 @@ import { RunOutputs } from '../output/run-outputs.ts';
 import { finishedRollouts, readJournal } from '../output/journal-reader.ts';
 import { createRunDir, DEFAULT_KEEP_RUNS, latestRun, pruneRuns } from '../output/run-history.ts';
 import type { Reporter } from '../reporters/reporter.ts';
+import { ReporterSet } from '../reporters/reporter-set.ts';
 import { countPlanned } from './plan-suite.ts';
 import { suiteIdPrefix } from './request-id.ts';
 import type { RolloutRecord } from './rollout-record.ts';
@@ -141,8 +142,12 @@ export interface RunOptions {
   remote?: RemoteBackends;
 }
 
-/** Runs every discovered suite, telling the reporters as rollouts and suites end. */
-export async function runRollouts(config: ResolvedConfig, reporters: Reporter[], interrupt: AbortSignal, options: RunOptions = {}): Promise<RunReport> {
+/**
+ * Runs every discovered suite, telling the reporters as rollouts and suites end. A reporter that throws is named
+ * on stderr and skipped for that event; the others go on, and the run exits 1 at least.
+ */
+export async function runRollouts(config: ResolvedConfig, given: Reporter[], interrupt: AbortSignal, options: RunOptions = {}): Promise<RunReport> {
+  const reporters = new ReporterSet(given);
   const startedAt = new Date();
   const started = performance.now();
   const { baseline } = preflight(config);
@@ -153,7 +158,7 @@ export async function runRollouts(config: ResolvedConfig, reporters: Reporter[],
   const runOne = options.runSuite ?? runSuite;
   const total = [...counts.values()].reduce((sum, c) => sum + (c instanceof Error ? 0 : c.rollouts), 0);
   const suiteCount = files.reduce((sum, f) => sum + (f.loadError ? 1 : f.suites.length), 0);
-  reporters.forEach((r) => r.onRunStart?.({ total, suites: suiteCount, files: files.length, root: config.root, startedAt: startedAt.toISOString() }));
+  reporters.onRunStart({ total, suites: suiteCount, files: files.length, root: config.root, startedAt: startedAt.toISOString() });
   const control = runController(config, interrupt);
   // A resumed run goes on in the directory of the run it resumes; any other run gets a new one in the history.
   const resumed = config.cli.resume ? latestRun(config.outputDir) : undefined;
@@ -184,11 +189,11 @@ export async function runRollouts(config: ResolvedConfig, reporters: Reporter[],
     remote: options.remote,
     onRecord: (record) => {
       control.onRecord(record);
-      reporters.forEach((r) => r.onRolloutResult?.(record));
+      reporters.onRolloutResult(record);
     },
   };
   const finishSuite = (report: SuiteReport) => {
-    reporters.forEach((r) => r.onSuiteEnd?.(report));
+    reporters.onSuiteEnd(report);
     return report;
   };
   let suites: SuiteReport[];
@@ -202,7 +207,7 @@ export async function runRollouts(config: ResolvedConfig, reporters: Reporter[],
           const planned = counts.get(suiteKey(file.file, suite.name));
           const key = suiteIdPrefix(config.root, file.file, suite.name);
           const event = { name: suite.name, file: file.file, key, rollouts: planned instanceof Error ? undefined : planned?.rollouts };
-          reporters.forEach((r) => r.onSuiteStart?.(event));
+          reporters.onSuiteStart(event);
           return reportOf(runOne(file.file, suite, ctx), file.file, suite.name, config).then(finishSuite);
         }),
       ]),
@@ -220,6 +225,6 @@ export async function runRollouts(config: ResolvedConfig, reporters: Reporter[],
   const facts = { startedAt: startedAt.toISOString(), durationMs: performance.now() - started, interrupted: control.reason(), noRollouts: nothingMatched, lateFaults: lateFaults.late, runDir };
   const report = finishRun(suites, facts, config, baseline);
   outputs.finish(report);
-  for (const reporter of reporters) await reporter.onRunEnd?.(report);
-  return report;
+  await reporters.onRunEnd(report);
+  return reporters.verdict(report);
 }

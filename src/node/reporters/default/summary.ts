@@ -22,7 +22,8 @@ function row(name: string, stats: SuiteStatistics, durationMs: number): string[]
   return [name, String(c.total), String(c.passed), String(c.failed), String(c.errored), String(c.skipped), interval(stats), passAtKCell(stats), formatDuration(durationMs)];
 }
 
-const INTERRUPTED: Record<NonNullable<RunReport['interrupted']>, string> = {
+/** Why a run ended early, as the summaries say it. */
+export const INTERRUPTED: Record<NonNullable<RunReport['interrupted']>, string> = {
   sigint: 'Run cancelled (Ctrl-C): the reports cover the rollouts that finished. To finish it, run the same command with --resume.',
   sigterm: 'Run cancelled (SIGTERM): the reports cover the rollouts that finished. To finish it, run the same command with --resume.',
   sighup: 'Run cancelled (SIGHUP): the reports cover the rollouts that finished. To finish it, run the same command with --resume.',

@@ -3,6 +3,7 @@ import { formatCost } from '../../cost/format-usage.ts';
 import type { Cost } from '../../cost/prices.ts';
 import { type TokenUsage, totalTokens } from '../../cost/usage.ts';
 import type { SuiteStatistics } from '../../stats/index.ts';
+import { INTERRUPTED } from '../default/summary.ts';
 import { formatDuration, formatNumber } from '../format.ts';
 
 const cell = (text: string) => text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
@@ -27,11 +28,6 @@ function usageCell(usage: TokenUsage | undefined, cost: Cost | undefined): strin
   return `${t.prompt.toLocaleString('en-US')} / ${t.completion.toLocaleString('en-US')}${cost ? ` · ${formatCost(cost)}` : ''}`;
 }
 
-function bad(suite: SuiteReport): boolean {
-  const { failed, errored } = suite.stats.counts;
-  return Boolean(suite.error || suite.thresholdMissed || failed + errored > 0 || suite.baseline?.verdict === 'regressed');
-}
-
 function row(name: string, stats: SuiteStatistics, durationMs: number, extra: string[]): string {
   const c = stats.counts;
   return `| ${[name, c.total, c.passed, c.failed, c.errored, c.skipped, interval(stats), passAtK(stats), ...extra, formatDuration(durationMs)].join(' | ')} |`;
@@ -42,7 +38,7 @@ function row(name: string, stats: SuiteStatistics, durationMs: number, extra: st
  * mean reward and 95% interval, pass@k, the change against the baseline and the duration.
  */
 export function jobSummary(report: RunReport): string {
-  const failing = report.suites.filter(bad).length;
+  const failing = report.suites.filter((s) => !s.passed).length;
   const headline = failing ? `❌ ${failing} of ${report.suites.length} suites failed` : `✅ ${report.suites.length} suites passed`;
   const withBaseline = report.suites.some((s) => s.baseline);
   const withUsage = report.usage !== undefined;
@@ -56,9 +52,9 @@ export function jobSummary(report: RunReport): string {
     '',
     `| ${head.join(' | ')} |`,
     `|${head.map(() => '---').join('|')}|`,
-    ...report.suites.map((s) => row(`${bad(s) ? '❌' : '✅'} ${cell(s.name === s.file ? 'load error' : s.name)}`, s.stats, s.durationMs, extra(s))),
+    ...report.suites.map((s) => row(`${s.passed ? '✅' : '❌'} ${cell(s.name === s.file ? 'load error' : s.name)}`, s.stats, s.durationMs, extra(s))),
     row('**All**', report.overall, report.durationMs, extra({ usage: report.usage, cost: report.cost, baseline: undefined }, true)),
   ];
-  if (report.interrupted) lines.push('', `Run ${report.interrupted === 'sigint' ? 'cancelled' : 'stopped by --bail'}: the table covers the rollouts that finished.`);
+  if (report.interrupted) lines.push('', INTERRUPTED[report.interrupted]);
   return `${lines.join('\n')}\n\n`;
 }

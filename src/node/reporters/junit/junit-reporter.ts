@@ -33,8 +33,9 @@ function testcaseBody(record: RolloutRecord, passThreshold: number, root: string
   const parts = [properties(props)];
   if (record.status === 'skipped') parts.push(element('skipped', { message: record.error?.message ?? 'not run' }));
   if (record.status === 'failed') {
-    const body = [failureMessage(record, passThreshold), ...detailLines(record, root)].join('\n');
-    parts.push(element('failure', { message: failureMessage(record, passThreshold), type: 'RewardBelowThreshold' }, escapeXml(body)));
+    const message = failureMessage(record, passThreshold);
+    const body = [message, ...detailLines(record, root)].join('\n');
+    parts.push(element('failure', { message, type: 'RewardBelowThreshold' }, escapeXml(body)));
   }
   if (record.status === 'errored' && record.error) {
     const { category, message, stack } = record.error;

@@ -11,6 +11,7 @@ import type { StepOutcomes, TrialContext } from './run-trial.ts';
 import { TrialError } from './trial-error.ts';
 import { agentContextOf, exceptionInfoOf, type StepResult } from './trial-record.ts';
 import type { TrialRun } from './trial-run.ts';
+import { withLimitError } from './limit-error.ts';
 import { runVerifier } from './verifier.ts';
 
 /**
@@ -61,7 +62,7 @@ async function runStep(run: TrialRun, context: TrialContext, step: TaskStep, set
     return failed(error);
   }
   await context.emit('agent-started');
-  const agent = await recorder.step('agent_execution', () => runAgent(run, phases.agent), result);
+  const agent = await recorder.step('agent_execution', async () => withLimitError(run, 'workflow', await runAgent(run, phases.agent)), result);
   samples.push(...agent.samples);
   result.agent_result = agentContextOf(agent);
   await context.emit('agent-ended');
@@ -70,7 +71,7 @@ async function runStep(run: TrialRun, context: TrialContext, step: TaskStep, set
   await collectArtifacts(run, artifacts, [...task.config.verifier.collect, ...settings.verifier.collect]);
   if (agent.error?.type === 'CancelledError') return;
   await context.emit('verification-started');
-  const verifier = await recorder.step('verifier', () => runVerifier(run, agent, phases.verifier, artifacts), result);
+  const verifier = await recorder.step('verifier', async () => withLimitError(run, 'grader', await runVerifier(run, agent, phases.verifier, artifacts)), result);
   if (verifier.error) {
     if (!result.exception_info) await failed(verifier.error);
   } else result.verifier_result = { rewards: verifier.rewards };

@@ -16,6 +16,7 @@ import { TrialError, type TrialErrorType } from './trial-error.ts';
 import { TrialPaths, trialDirOf } from './trial-paths.ts';
 import { agentContextOf, TrialRecorder, type TrialResultFile } from './trial-record.ts';
 import type { TrialRun } from './trial-run.ts';
+import { withLimitError } from './limit-error.ts';
 import { type VerifierOutcome, runVerifier } from './verifier.ts';
 import { installUserCode, userNodeModules } from './workspace.ts';
 
@@ -198,17 +199,6 @@ async function runSingleStep(run: TrialRun, context: TrialContext, outcome: Step
   outcome.verifier = verifier;
   if (verifier.error) await recorder.fail(verifier.error);
   else recorder.result.verifier_result = { rewards: verifier.rewards };
-}
-
-/**
- * A phase that made the trial reach a limit of task.toml fails with that limit named, whatever it returned:
- * a fork bomb's failed forks or an OOM-killed child need not fail the command that started them.
- */
-async function withLimitError<T extends { error?: TrialError | undefined }>(run: TrialRun, phase: 'workflow' | 'grader', outcome: T): Promise<T> {
-  const reached = (await run.env.limitsReached?.()) ?? [];
-  if (!reached.length || outcome.error?.type === 'ResourceLimitError') return outcome;
-  const message = `the trial reached ${reached.join(' and ')}${outcome.error ? ` (then: ${outcome.error.message})` : ''}`;
-  return { ...outcome, error: TrialError.of('ResourceLimitError', 'AGENT_ERROR', phase, message) };
 }
 
 /** A setup step: its failures become the given (retryable) exception type; a cancel stops it first. */

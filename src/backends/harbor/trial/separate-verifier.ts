@@ -21,9 +21,6 @@ export async function runSeparateVerifier<T>(
   artifacts: ArtifactEntry[],
   verify: (env: TrialEnvironment) => Promise<T>,
 ): Promise<T> {
-  if (run.config.environment.type !== 'docker') {
-    throw TrialError.of('ValueError', 'VALIDATION_ERROR', 'grader', `environment_mode = "separate" needs the docker environment, not ${run.config.environment.type}`);
-  }
   const env = createTaskEnvironment(run.config.environment, separate.environment, {
     trialDir: run.paths.dir,
     logDirs: { verifier: run.paths.verifierDir },

@@ -1,4 +1,4 @@
-import { type Job, WaitingError, Worker } from 'bullmq';
+import { type Job, Queue, WaitingError, Worker } from 'bullmq';
 import type { ExecutionResult } from '../../model/result.ts';
 import { formatDuration } from '../reporters/format.ts';
 import { PREFIX, type RolloutJob, rolloutQueueName } from './queue-names.ts';
@@ -80,6 +80,16 @@ export class RunWorker {
     if (handBack) this.handBack();
     await closing;
     await this.options.suites.close();
+  }
+
+  /**
+   * Deletes what is left of an ended run's queue. The coordinator deletes it when the run ends, but a worker's
+   * stalled-job check that ran in between writes its keys again; once closed, the worker takes them away.
+   */
+  async forget(): Promise<void> {
+    const queue = new Queue(rolloutQueueName(this.options.runId), { connection: this.options.connection, prefix: PREFIX });
+    await queue.obliterate({ force: true }).catch(() => undefined);
+    await queue.close();
   }
 
   handBack(): void {

@@ -31,6 +31,8 @@ export async function runWorkerCommand(options: WorkerCommandOptions): Promise<n
   const name = workerName(os.hostname(), process.pid, concurrency);
   const project = projectName(root);
   const runs = new Map<string, Promise<RunWorker | undefined>>();
+  /** Runs that ended, while this worker closes its part of them. */
+  const ending = new Set<Promise<void>>();
   const stopped = new AbortController();
   let signals = 0;
   const onSignal = () => {
@@ -65,7 +67,12 @@ export async function runWorkerCommand(options: WorkerCommandOptions): Promise<n
       if (announced.has(id)) continue;
       runs.delete(id);
       log(`run ${id}: ended`);
-      void run.then((worker) => worker && (worker.cancel(), worker.close()));
+      const ended = run.then(async (worker) => {
+        worker?.cancel();
+        await worker?.close();
+        await worker?.forget();
+      });
+      ending.add(ended);
     }
   };
 
@@ -74,7 +81,14 @@ export async function runWorkerCommand(options: WorkerCommandOptions): Promise<n
     await poll().catch((error: Error) => log(`worker ${name}: ${error.message}`));
     await sleep(POLL_MS, undefined, { signal: stopped.signal }).catch(() => undefined);
   }
-  await Promise.all([...runs.values()].map((run) => run.then((worker) => worker?.close())));
+  // A run that ended meanwhile leaves nothing of its queue behind; a live one keeps it for the other workers.
+  const closing = [...runs].map(([id, run]) =>
+    run.then(async (worker) => {
+      await worker?.close();
+      if (worker && !(await registry.get(id))) await worker.forget();
+    }),
+  );
+  await Promise.all([...ending, ...closing]);
   await Promise.all([pool.close(), registry.close()]);
   log(`worker ${name}: stopped`);
   return 0;

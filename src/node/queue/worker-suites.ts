@@ -15,7 +15,7 @@ import { planSuite } from '../run/plan-suite.ts';
 import { suiteIdPrefix } from '../run/request-id.ts';
 import { executeFinal } from '../run/run-suite.ts';
 import { createSuiteBackend } from '../run/suite-backend.ts';
-import { suiteSettings } from '../run/suite-settings.ts';
+import { type SuiteSettings, suiteSettings } from '../run/suite-settings.ts';
 import { rowHash, suiteCodeHash } from './content-hash.ts';
 import type { RolloutJob } from './queue-names.ts';
 
@@ -113,7 +113,7 @@ export class WorkerSuites {
     const settings = suiteSettings(suite, this.config);
     const [code, rows, backend] = await Promise.all([
       suiteCodeHash(file, suite, settings, this.config),
-      this.#rows(file, suite),
+      this.#rows(file, suite, settings),
       this.#models.urlFor(suite, file).then((chatCompletionsUrl) =>
         createSuiteBackend({
           file,
@@ -131,9 +131,9 @@ export class WorkerSuites {
     return { backend, code, rows };
   }
 
-  async #rows(file: string, suite: RolloutSuite<any, any>): Promise<Map<string, string>> {
+  async #rows(file: string, suite: RolloutSuite<any, any>, settings: SuiteSettings): Promise<Map<string, string>> {
     const rows = new Map<string, string>();
-    const input = { file, suite, settings: suiteSettings(suite, this.config), config: this.config, idPrefix: suiteIdPrefix(this.config.root, file, suite.name) };
+    const input = { file, suite, settings, config: this.config, idPrefix: suiteIdPrefix(this.config.root, file, suite.name) };
     for await (const planned of planSuite(input)) if (planned.kind === 'request') rows.set(planned.request.id, rowHash(planned.request));
     return rows;
   }

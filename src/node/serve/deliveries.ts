@@ -1,6 +1,6 @@
 import type { CallbackSender } from './callback-sender.ts';
 import type { GraderCompleteBody, RolloutCompleteBody } from './protocol.ts';
-import type { CallbackKind, ServeJournal } from './serve-journal.ts';
+import { type CallbackKind, keyOf, type ServeJournal } from './serve-journal.ts';
 
 /** Where a rollout's callbacks go, and the bearer they carry (the controller's key, kept only in memory). */
 export interface CallbackTarget {
@@ -32,8 +32,8 @@ export class Deliveries {
     if (url === null) return;
     const payload = JSON.stringify(body);
     this.journal.owe(target.suite, target.id, kind, payload);
-    const key = `${target.suite}\0${target.id}`;
-    const previous = this.#chains.get(key) ?? this.journal.flushed();
+    const key = keyOf(target.suite, target.id);
+    const previous = this.#chains.get(key) ?? Promise.resolve();
     const next = previous.then(() => this.#deliver(target, kind, url, payload));
     this.#chains.set(key, next);
     this.#pending.add(next);

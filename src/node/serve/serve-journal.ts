@@ -38,7 +38,8 @@ export interface OwedRollout extends AdmittedEntry {
   settled: Set<CallbackKind>;
 }
 
-const keyOf = (suite: string, id: string) => `${suite}\0${id}`;
+/** A rollout's key in the journal and the deliveries: its suite and id. */
+export const keyOf = (suite: string, id: string) => `${suite}\0${id}`;
 
 /**
  * The rollout server's journal (`<outputDir>/serve/journal.jsonl`): each admitted rollout, each callback body

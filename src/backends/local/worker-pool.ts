@@ -238,7 +238,12 @@ export class WorkerPool {
       if (signal?.aborted || this.#closed) return cancelledOutcome(body.kind);
       const deadline = body.input.deadline && { ...body.input.deadline, atEpochMs: Date.now() + budgetMs! };
       const alone = { ...body, input: { ...body.input, deadline } } as PoolTask;
-      const isolated = await this.#attempt(alone, signal, (task) => this.#runIsolated(task));
+      let isolated = await this.#attempt(alone, signal, (task) => this.#runIsolated(task));
+      // A worker still loading its modules can miss a ping sent for another rollout's deadline: terminated as
+      // blocked before this rollout's own deadline, it blocked nothing, and the rollout runs once more.
+      if ('lost' in isolated && isolated.lost instanceof WorkerLost && !pastDeadline(alone)) {
+        isolated = await this.#attempt(alone, signal, (task) => this.#runIsolated(task));
+      }
       if ('outcome' in isolated) return isolated.outcome;
       return await this.#lostWorkerOutcome(alone, isolated.lost, isolated.durationMs);
     } finally {
@@ -278,7 +283,7 @@ export class WorkerPool {
   async #lostWorkerOutcome(task: PoolTask, error: unknown, durationMs: number): Promise<Outcome> {
     const deadline = task.input.deadline;
     const failed = (category: 'TIMEOUT' | 'AGENT_ERROR', message: string): Outcome => ({ ok: false, error: { category, phase: task.kind, message }, logs: [], durationMs });
-    if (deadline && Date.now() >= deadline.atEpochMs) {
+    if (deadline && pastDeadline(task)) {
       return failed('TIMEOUT', `${deadline.message}; it kept its thread busy past the deadline, so the thread was terminated`);
     }
     const death = error instanceof Error ? this.#deaths.get(error) : undefined;
@@ -356,4 +361,9 @@ function forwardCancel(send: (message: ControlMessage) => void, taskId: number, 
 
 function cancelledOutcome(kind: PoolTask['kind'], durationMs = 0): Outcome {
   return { ok: false, error: { category: 'AGENT_ERROR', phase: kind, message: 'cancelled before it finished' }, logs: [], durationMs, cancelled: true };
+}
+
+function pastDeadline(task: PoolTask): boolean {
+  const { deadline } = task.input;
+  return deadline != null && Date.now() >= deadline.atEpochMs;
 }

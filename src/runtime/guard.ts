@@ -6,6 +6,17 @@ import { type RolloutContext, runInRolloutScope } from './rollout-context.ts';
 export interface Deadline {
   atEpochMs: number;
   message: string;
+  /**
+   * When the budget started, for a phase that may wait for a slot before it runs: the message then says how much
+   * of the budget the wait took.
+   */
+  queuedSinceEpochMs?: number | undefined;
+}
+
+/** What a deadline says when it fires, with the part of its budget spent waiting to start, if any. */
+function deadlineMessage({ message, queuedSinceEpochMs }: Deadline): string {
+  const queuedMs = queuedSinceEpochMs === undefined ? 0 : Date.now() - queuedSinceEpochMs;
+  return queuedMs >= 1 ? `${message} (${(queuedMs / 1000).toFixed(2)}s of it spent queued)` : message;
 }
 
 /**
@@ -50,7 +61,7 @@ export function runGuarded<T>(options: GuardOptions, body: (signal: AbortSignal)
       settle({ ok: false, error: toRolloutError(error, options.phase, category), durationMs: elapsed(), cancelled });
 
     const deadline = options.deadline;
-    const timeout = deadline ? new TimeoutError(deadline.message) : undefined;
+    const timeout = deadline ? new TimeoutError(deadlineMessage(deadline)) : undefined;
     if (deadline && timeout) {
       const remaining = deadline.atEpochMs - Date.now();
       if (remaining <= 0) return fail(timeout, 'TIMEOUT');

@@ -34,6 +34,8 @@ export interface GraderPhaseInput {
 interface PhaseReport {
   logs: string[];
   durationMs: number;
+  /** How long the phase waited for a slot on its worker thread before it started (see `Lane`). */
+  waitedMs?: number;
 }
 type Failed = PhaseReport & { ok: false; error: RolloutError; cancelled?: boolean };
 
@@ -122,6 +124,11 @@ export async function runGraderPhase(
 function ensureDir(dir: string): string {
   mkdirSync(dir, { recursive: true });
   return dir;
+}
+
+/** The outcome of a phase cancelled before it finished (or started). */
+export function cancelledOutcome(phase: 'workflow' | 'grader', durationMs = 0): Failed {
+  return { ok: false, error: { category: 'AGENT_ERROR', phase, message: 'cancelled before it finished' }, logs: [], durationMs, cancelled: true };
 }
 
 /** The outcome of a phase whose workflow or grader could not even be loaded. */

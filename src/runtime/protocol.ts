@@ -18,22 +18,44 @@ interface TaskBase {
   implementation: ImplementationRef;
   /** Name of the BroadcastChannel that carries {@link ControlMessage}s for this pool. */
   controlChannel: string;
+  /** The backend's share of a thread, when the thread (not the main thread) holds the backend's tasks back. */
+  lane?: Lane | undefined;
+}
+
+/**
+ * The tasks of one backend on one thread: at most `limit` of them run at once (this thread's share of the
+ * backend's concurrency), the others wait on the thread, graders first, so that no round trip to the main thread
+ * is needed to start the next.
+ */
+export interface Lane {
+  id: string;
+  limit: number;
 }
 
 export type WorkerTask =
   | (TaskBase & { kind: 'workflow'; input: WorkflowPhaseInput })
   | (TaskBase & { kind: 'grader'; input: GraderPhaseInput });
 
-/** Tasks sent together to one thread, and the port on which each outcome comes back as soon as it is ready. */
-export interface WorkerBatch {
-  tasks: WorkerTask[];
+/**
+ * Opens a session on a worker thread: tasks arrive on `port` in batches ({@link SessionRequest}), their outcomes
+ * leave on it in batches ({@link SessionOutcomes}). The session's pool task lasts until it is closed.
+ */
+export interface WorkerSession {
   port: import('node:worker_threads').MessagePort;
 }
 
-/** One task's outcome, on its batch's port. */
-export interface BatchOutcome {
+/** Main thread to worker on a session's port: tasks to run side by side, or the end of the session. */
+export type SessionRequest = { tasks: WorkerTask[] } | { close: true };
+
+/** One task's outcome. */
+export interface TaskOutcome {
   taskId: number;
-  outcome: unknown;
+  outcome: WorkflowPhaseOutcome | GraderPhaseOutcome;
+}
+
+/** Worker to main thread on a session's port: the outcomes that were ready in one turn of the worker's event loop. */
+export interface SessionOutcomes {
+  outcomes: TaskOutcome[];
 }
 
 export type WorkerTaskOutcome<T extends WorkerTask> = T['kind'] extends 'workflow'

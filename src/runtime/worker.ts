@@ -1,5 +1,5 @@
 /**
- * The tinypool worker entry: runs many rollouts concurrently on one thread. Faults of user code are traced
+ * The tinypool worker entry: runs many rollouts concurrently on one thread, streamed to it over sessions. Faults of user code are traced
  * to their rollout here; deadlines that code ignores are enforced by the guard; a thread blocked past its
  * deadline is terminated from the main thread (see `backends/local/worker-pool.ts`).
  */
@@ -8,7 +8,8 @@ import { type ControlLink, inChildProcess, openControlLink } from './control-lin
 import { installFaultHandlers, interceptProcessExit, onLateFault } from './faults.ts';
 import type { Invoke } from './implementation.ts';
 import { runGraderPhase, runWorkflowPhase, setupFailure, type GraderPhaseOutcome, type WorkflowPhaseOutcome } from './phases.ts';
-import type { BatchOutcome, ControlMessage, WorkerBatch, WorkerTask } from './protocol.ts';
+import type { ControlMessage, WorkerSession, WorkerTask } from './protocol.ts';
+import { serveSession } from './session.ts';
 import { resolveImplementation } from './resolve-implementation.ts';
 import { loadSuites } from './suite-registry.ts';
 
@@ -60,11 +61,17 @@ function implementationOf(task: WorkerTask): Promise<Invoke<any, any>> {
   return found;
 }
 
-/** Runs one phase of one rollout; always resolves with an outcome, never throws the rollout's error. */
-export async function runTask(task: WorkerTask): Promise<WorkflowPhaseOutcome | GraderPhaseOutcome> {
+/** Makes a task cancellable from the moment it arrives on this thread, waiting or running. */
+function accept(task: WorkerTask): AbortSignal {
   listen(task.controlChannel);
   const canceller = new AbortController();
   cancellers.set(task.taskId, canceller);
+  return canceller.signal;
+}
+
+/** Runs an accepted task; always resolves with an outcome, never throws the rollout's error. */
+async function run(task: WorkerTask): Promise<WorkflowPhaseOutcome | GraderPhaseOutcome> {
+  const signal = cancellers.get(task.taskId)?.signal;
   try {
     let invoke: Invoke<any, any>;
     try {
@@ -72,20 +79,21 @@ export async function runTask(task: WorkerTask): Promise<WorkflowPhaseOutcome | 
     } catch (error) {
       return setupFailure(error);
     }
-    return task.kind === 'workflow'
-      ? await runWorkflowPhase(invoke, task.input, canceller.signal)
-      : await runGraderPhase(invoke, task.input, canceller.signal);
+    return task.kind === 'workflow' ? await runWorkflowPhase(invoke, task.input, signal) : await runGraderPhase(invoke, task.input, signal);
   } finally {
     cancellers.delete(task.taskId);
   }
 }
 
-/** Runs a batch of tasks side by side, sending each outcome as soon as it is ready; then closes the port. */
-export async function runBatch({ tasks, port }: WorkerBatch): Promise<void> {
-  await Promise.all(
-    tasks.map(async (task) => port.postMessage({ taskId: task.taskId, outcome: await runTask(task) } satisfies BatchOutcome)),
-  );
-  port.close();
+/** Runs one phase of one rollout, as a pool task of its own (forks, and rollouts re-run alone). */
+export function runTask(task: WorkerTask): Promise<WorkflowPhaseOutcome | GraderPhaseOutcome> {
+  accept(task);
+  return run(task);
+}
+
+/** Serves a session of tasks streamed over a port (see `session.ts`); the pool task lasts until it is closed. */
+export function runSession({ port }: WorkerSession): Promise<void> {
+  return serveSession(port, { accept, run });
 }
 
 /**

@@ -18,15 +18,11 @@ export function resolveLimit(workflowConfig: AgentWorkflowConfig | undefined): n
   return limit;
 }
 
-/** A deadline `seconds` after `startEpochMs`; `null` or undefined seconds mean none. */
-export function deadlineOf(startEpochMs: number, seconds: number | null | undefined, describe: (waitedMs: number) => string): Deadline | null {
+/**
+ * A deadline `seconds` after `startEpochMs`; `null` or undefined seconds mean none. A `queued` budget started at
+ * `startEpochMs` even if the phase waits for a slot, and the message says how long it waited.
+ */
+export function deadlineOf(startEpochMs: number, seconds: number | null | undefined, message: string, queued = false): Deadline | null {
   if (seconds === null || seconds === undefined) return null;
-  return { atEpochMs: startEpochMs + seconds * 1000, message: describe(Date.now() - startEpochMs) };
+  return { atEpochMs: startEpochMs + seconds * 1000, message, ...(queued ? { queuedSinceEpochMs: startEpochMs } : {}) };
 }
-
-/** Says how much of the agent's deadline was spent waiting for a slot. */
-export function agentDeadlineMessage(seconds: number, queuedMs: number): string {
-  const queued = queuedMs >= 1 ? ` (${(queuedMs / 1000).toFixed(2)}s of it spent queued)` : '';
-  return `agent deadline of ${seconds}s exceeded${queued}`;
-}
-

@@ -11,7 +11,7 @@ import { buildResult, deliver, deliverBoth, parseRequest, reasonNotGraded } from
 import { InlineExecutor } from './inline-executor.ts';
 import type { PhaseExecutor } from './phase-executor.ts';
 import { Slots } from './slots.ts';
-import { agentDeadlineMessage, deadlineOf, resolveLimit } from './limits.ts';
+import { deadlineOf, resolveLimit } from './limits.ts';
 import { PoolExecutor } from './pool-executor.ts';
 import { type PoolKind, WorkerPool } from './worker-pool.ts';
 
@@ -43,6 +43,18 @@ export interface LocalBackendOptions<TW = AgentWorkflowConfig, TG = GraderConfig
   modelCache?: ModelCacheSettings;
 }
 
+let backendCount = 0;
+
+/**
+ * How many rollouts a backend hands to worker threads that hold them back to its limit: twice the limit, and at
+ * least {@link MIN_HANDED_OUT} beyond it, so that a thread starts the next rollout as one ends, while the main
+ * thread reports those before (short rollouts would otherwise wait for a round trip each).
+ */
+function handedOutAhead(limit: number): number {
+  return limit + Math.max(limit, MIN_HANDED_OUT);
+}
+const MIN_HANDED_OUT = 32;
+
 function isRef(spec: unknown): spec is ImplementationRef {
   return typeof spec === 'string' || (typeof spec === 'object' && spec !== null && 'file' in spec);
 }
@@ -60,15 +72,19 @@ function isRef(spec: unknown): spec is ImplementationRef {
  */
 export class LocalBackend<TW = AgentWorkflowConfig, TG = GraderConfig> implements ExecutionBackend {
   readonly #options: LocalBackendOptions<TW, TG>;
+  /** Rollouts that may run at once (`Infinity`: no limit). */
+  readonly #limit: number;
+  /** Rollouts handed to the executor: up to {@link #limit}, or more when the worker threads hold them back. */
   readonly #slots: Slots;
   readonly #executor: PhaseExecutor;
   readonly #artifactsRoot: string;
 
   constructor(options: LocalBackendOptions<TW, TG>) {
     this.#options = options;
-    this.#slots = new Slots(resolveLimit(options.workflowConfig as AgentWorkflowConfig | undefined));
+    this.#limit = resolveLimit(options.workflowConfig as AgentWorkflowConfig | undefined);
     this.#artifactsRoot = options.artifactsRoot ?? path.join(os.tmpdir(), `rollout-test-artifacts-${process.pid}`);
     this.#executor = this.#createExecutor();
+    this.#slots = new Slots(this.#executor.lane ? handedOutAhead(this.#limit) : this.#limit);
   }
 
   #createExecutor(): PhaseExecutor {
@@ -85,21 +101,22 @@ export class LocalBackend<TW = AgentWorkflowConfig, TG = GraderConfig> implement
       return new InlineExecutor(workflow, grader as GraderSpec | undefined, cwd);
     }
     const shared = this.#options.pool;
-    const threads = this.#options.threads ?? WorkerPool.defaultThreads(this.#slots.limit);
+    const threads = this.#options.threads ?? WorkerPool.defaultThreads(this.#limit);
     const pool = shared ?? new WorkerPool({ threads, pool: this.#options.poolKind, memoryLimitMb: this.#options.workerMemoryLimitMb });
-    return new PoolExecutor({ workflow, grader: grader as ImplementationRef | undefined, cwd, pool, ownsPool: !shared });
+    const lane = pool.holdsBackLanes ? { id: `backend-${++backendCount}`, limit: this.#limit } : undefined;
+    return new PoolExecutor({ workflow, grader: grader as ImplementationRef | undefined, cwd, pool, ownsPool: !shared, lane });
   }
 
   /** Rollouts that may run at once; 0 means no limit. */
   get maxConcurrency(): number {
-    return Number.isFinite(this.#slots.limit) ? this.#slots.limit : 0;
+    return Number.isFinite(this.#limit) ? this.#limit : 0;
   }
 
   health(): Record<string, unknown> {
-    return {
-      status: 'ok',
-      concurrency: { maxConcurrent: this.maxConcurrency, queued: this.#slots.queued, running: this.#slots.running },
-    };
+    // Rollouts handed out beyond the limit wait on a worker thread: queued, as those waiting here.
+    const running = Math.min(this.#slots.running, this.#limit);
+    const queued = this.#slots.queued + this.#slots.running - running;
+    return { status: 'ok', concurrency: { maxConcurrent: this.maxConcurrency, queued, running } };
   }
 
   /** The directory a rollout's artifacts go to. */
@@ -167,14 +184,14 @@ export class LocalBackend<TW = AgentWorkflowConfig, TG = GraderConfig> implement
         request,
         config: this.#options.workflowConfig,
         artifactsDir,
-        deadline: deadlineOf(startEpochMs, seconds, (waited) => agentDeadlineMessage(seconds!, waited)),
+        deadline: deadlineOf(startEpochMs, seconds, `agent deadline of ${seconds}s exceeded`, true),
         chatCompletionsUrl: model?.chatCompletionsUrl ?? this.#options.chatCompletionsUrl,
         apiKey: model?.apiKey ?? this.#options.apiKey,
         modelCache: this.#options.modelCache,
       },
       signal,
     );
-    const timings: Timings = { queuedMs, workflowMs: workflowOutcome.durationMs, graderMs: 0 };
+    const timings: Timings = { queuedMs: queuedMs + (workflowOutcome.waitedMs ?? 0), workflowMs: workflowOutcome.durationMs, graderMs: 0 };
     const workflowResult = buildResult({
       requestId: request.id,
       ...(workflowOutcome.ok ? { samples: workflowOutcome.samples } : workflowOutcome),
@@ -220,7 +237,7 @@ export class LocalBackend<TW = AgentWorkflowConfig, TG = GraderConfig> implement
         config: this.#options.graderConfig,
         samples: workflowResult.samples,
         artifactsDir,
-        deadline: deadlineOf(Date.now(), seconds, () => `grader deadline of ${seconds}s exceeded`),
+        deadline: deadlineOf(Date.now(), seconds, `grader deadline of ${seconds}s exceeded`),
       },
       signal,
     );

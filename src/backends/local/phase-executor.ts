@@ -1,3 +1,4 @@
+import type { Lane } from '../../runtime/protocol.ts';
 import type { GraderPhaseInput, GraderPhaseOutcome, WorkflowPhaseInput, WorkflowPhaseOutcome } from '../../runtime/phases.ts';
 
 /** Runs the phases of rollouts somewhere: on the calling thread, or in a worker pool. */
@@ -5,4 +6,6 @@ export interface PhaseExecutor {
   workflow(input: WorkflowPhaseInput, signal?: AbortSignal): Promise<WorkflowPhaseOutcome>;
   grader(input: GraderPhaseInput, signal?: AbortSignal): Promise<GraderPhaseOutcome>;
   close(): Promise<void>;
+  /** Set when the executor's worker threads hold rollouts back to the backend's limit, so more may be handed out. */
+  readonly lane?: Lane | undefined;
 }

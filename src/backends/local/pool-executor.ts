@@ -1,5 +1,5 @@
 import type { GraderPhaseInput, WorkflowPhaseInput } from '../../runtime/phases.ts';
-import type { ImplementationRef } from '../../runtime/protocol.ts';
+import type { ImplementationRef, Lane } from '../../runtime/protocol.ts';
 import type { PhaseExecutor } from './phase-executor.ts';
 import type { WorkerPool } from './worker-pool.ts';
 
@@ -10,21 +10,27 @@ export interface PoolExecutorOptions {
   pool: WorkerPool;
   /** Whether closing the executor closes the pool (false when the pool is shared). */
   ownsPool: boolean;
+  /** The backend's lane, when the pool's threads hold its rollouts back to its limit. */
+  lane?: Lane | undefined;
 }
 
 /** Runs one backend's workflow and grader, by reference, in a worker pool. */
 export class PoolExecutor implements PhaseExecutor {
   constructor(readonly options: PoolExecutorOptions) {}
 
+  get lane(): Lane | undefined {
+    return this.options.lane;
+  }
+
   workflow(input: WorkflowPhaseInput, signal?: AbortSignal) {
-    const { workflow, cwd, pool } = this.options;
-    return pool.run({ kind: 'workflow', input, cwd, implementation: workflow }, signal);
+    const { workflow, cwd, pool, lane } = this.options;
+    return pool.run({ kind: 'workflow', input, cwd, implementation: workflow, lane }, signal);
   }
 
   grader(input: GraderPhaseInput, signal?: AbortSignal) {
-    const { grader, cwd, pool } = this.options;
+    const { grader, cwd, pool, lane } = this.options;
     if (grader === undefined) throw new Error('grader() called on a backend without a grader');
-    return pool.run({ kind: 'grader', input, cwd, implementation: grader }, signal);
+    return pool.run({ kind: 'grader', input, cwd, implementation: grader, lane }, signal);
   }
 
   async close(): Promise<void> {

@@ -1,13 +1,12 @@
 import { availableParallelism } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { MessagePort } from 'node:worker_threads';
 import { Tinypool, type Options as TinypoolOptions } from 'tinypool';
 import type { LateFault } from '../../runtime/faults.ts';
-import type { GraderPhaseOutcome, WorkflowPhaseOutcome } from '../../runtime/phases.ts';
-import type { ControlMessage, ImplementationRef, WorkerTask } from '../../runtime/protocol.ts';
+import { cancelledOutcome, type GraderPhaseOutcome, type WorkflowPhaseOutcome } from '../../runtime/phases.ts';
+import type { ControlMessage, ImplementationRef, WorkerSession, WorkerTask } from '../../runtime/protocol.ts';
 import { type ControlHub, processControlHub, threadControlHub } from './control-hub.ts';
 import { Slots } from './slots.ts';
-import { TaskBatcher } from './task-batcher.ts';
+import { ThreadSessions } from './thread-sessions.ts';
 import { cgroupOomKills, type DeathContext, type PoolWorkerHandle, watchWorker } from './worker-death.ts';
 
 /** How long past its deadline a task may stay unsettled before its thread is suspected of being blocked. */
@@ -48,7 +47,7 @@ export interface WorkerPoolOptions {
 type Outcome = WorkflowPhaseOutcome | GraderPhaseOutcome;
 type Attempt = { outcome: Outcome } | { lost: unknown; durationMs: number };
 /** One phase to run: what, with which implementation, resolved from which directory. */
-export type PoolTask = Pick<WorkerTask, 'kind' | 'input' | 'cwd'> & { implementation: ImplementationRef };
+export type PoolTask = Pick<WorkerTask, 'kind' | 'input' | 'cwd' | 'lane'> & { implementation: ImplementationRef };
 
 let poolCount = 0;
 
@@ -79,27 +78,37 @@ export class WorkerPool {
   /** Bounds the rollouts re-run alone at once to the number of isolation workers. */
   readonly #isolationSlots: Slots;
   #blockedCheck: Promise<void> | undefined;
-  readonly #batcher: TaskBatcher;
+  /** Sends a task to a pooled worker; resolves with its outcome, rejects if the worker is lost. */
+  readonly #send: (task: WorkerTask) => Promise<Outcome>;
   #closed = false;
 
   constructor(options: WorkerPoolOptions) {
     this.#options = options;
     this.#deathContext = { memoryLimitMb: this.memoryLimitMb, oomKillsAtStart: cgroupOomKills() };
-    // A MessagePort cannot reach a child process: forks get their tasks one by one.
-    const sendBatch = this.kind === 'threads'
-      ? (tasks: WorkerTask[], port: MessagePort) => this.#openPool().then((pool) => this.#afterStarting(pool, pool.run({ tasks, port }, { name: 'runBatch', transferList: [port] })))
-      : undefined;
-    this.#batcher = new TaskBatcher(
-      sendBatch,
-      (task) => this.#openPool().then((pool) => this.#afterStarting(pool, pool.run(task) as Promise<Outcome>)),
-      options.threads,
-    );
+    // A MessagePort cannot reach a child process: forks get their tasks one by one, as pool tasks.
+    if (this.kind === 'threads') {
+      const sessions = new ThreadSessions(
+        (port) => this.#openPool().then((pool) => this.#afterStarting(pool, pool.run({ port } satisfies WorkerSession, { name: 'runSession', transferList: [port] }))),
+        options.threads,
+      );
+      this.#send = (task) => sessions.submit(task);
+    } else {
+      this.#send = (task) => this.#openPool().then((pool) => this.#afterStarting(pool, pool.run(task) as Promise<Outcome>));
+    }
     this.#isolationSlots = new Slots(options.threads);
   }
 
   /** Threads or forks. */
   get kind(): PoolKind {
     return this.#options.pool ?? 'threads';
+  }
+
+  /**
+   * Whether tasks with a lane wait on their thread for a slot of the lane (threads), so that a backend can hand
+   * tasks out ahead of its free slots; forks run each task as soon as it arrives.
+   */
+  get holdsBackLanes(): boolean {
+    return this.kind === 'threads';
   }
 
   /** The heap limit of each worker, in MB. */
@@ -227,7 +236,7 @@ export class WorkerPool {
   /** Runs a task among others on a pooled worker; when that worker is lost, runs it again alone. */
   async #run(body: PoolTask, signal?: AbortSignal): Promise<Outcome> {
     const budgetMs = body.input.deadline ? body.input.deadline.atEpochMs - Date.now() : undefined;
-    const pooled = await this.#attempt(body, signal, (task) => this.#batcher.submit(task));
+    const pooled = await this.#attempt(body, signal, this.#send);
     if ('outcome' in pooled) return pooled.outcome;
     try {
       await this.#isolationSlots.acquire(signal);
@@ -237,7 +246,7 @@ export class WorkerPool {
     try {
       if (signal?.aborted || this.#closed) return cancelledOutcome(body.kind);
       const deadline = body.input.deadline && { ...body.input.deadline, atEpochMs: Date.now() + budgetMs! };
-      const alone = { ...body, input: { ...body.input, deadline } } as PoolTask;
+      const alone = { ...body, lane: undefined, input: { ...body.input, deadline } } as PoolTask;
       let isolated = await this.#attempt(alone, signal, (task) => this.#runIsolated(task));
       // A worker still loading its modules can miss a ping sent for another rollout's deadline: terminated as
       // blocked before this rollout's own deadline, it blocked nothing, and the rollout runs once more.
@@ -259,18 +268,34 @@ export class WorkerPool {
     const deadline = body.input.deadline;
     const started = performance.now();
     const stopCancelling = forwardCancel((message) => this.#channel?.post(message), taskId, signal);
-    const watchdog = deadline
-      ? setTimeout(() => this.#checkForBlockedThreads(), Math.max(0, deadline.atEpochMs - Date.now()) + BLOCKED_GRACE_MS)
-      : undefined;
+    const stopWatching = deadline ? this.#watchDeadline(deadline.atEpochMs) : () => undefined;
     try {
       return { outcome: await send(task) };
     } catch (error) {
       const durationMs = performance.now() - started;
       return signal?.aborted || !this.#pool ? { outcome: cancelledOutcome(body.kind, durationMs) } : { lost: error, durationMs };
     } finally {
-      clearTimeout(watchdog);
+      stopWatching();
       stopCancelling();
     }
+  }
+
+  /**
+   * Looks for blocked threads once a task is past its deadline (and a grace), then again every grace while it is
+   * unsettled: a task may start after the deadline the main thread knows (a grader waiting on its thread for a
+   * slot gets its budget from when it starts), and a thread may block after the first look.
+   */
+  #watchDeadline(atEpochMs: number): () => void {
+    let timer: NodeJS.Timeout | undefined;
+    let watching = true;
+    const arm = (delayMs: number) => {
+      if (watching) timer = setTimeout(() => void this.#checkForBlockedThreads().then(() => arm(BLOCKED_GRACE_MS)), delayMs);
+    };
+    arm(Math.max(0, atEpochMs - Date.now()) + BLOCKED_GRACE_MS);
+    return () => {
+      watching = false;
+      clearTimeout(timer);
+    };
   }
 
   #runIsolated(task: WorkerTask): Promise<Outcome> {
@@ -357,10 +382,6 @@ function forwardCancel(send: (message: ControlMessage) => void, taskId: number, 
     clearInterval(resend);
     signal?.removeEventListener('abort', onCancel);
   };
-}
-
-function cancelledOutcome(kind: PoolTask['kind'], durationMs = 0): Outcome {
-  return { ok: false, error: { category: 'AGENT_ERROR', phase: kind, message: 'cancelled before it finished' }, logs: [], durationMs, cancelled: true };
 }
 
 function pastDeadline(task: PoolTask): boolean {

@@ -1,0 +1,172 @@
+import { MessageChannel, type MessagePort } from 'node:worker_threads';
+import type { GraderPhaseOutcome, WorkflowPhaseOutcome } from '../../runtime/phases.ts';
+import type { SessionOutcomes, SessionRequest, WorkerTask } from '../../runtime/protocol.ts';
+
+type Outcome = WorkflowPhaseOutcome | GraderPhaseOutcome;
+
+interface Waiting {
+  task: WorkerTask;
+  resolve(outcome: Outcome): void;
+  reject(error: unknown): void;
+}
+
+/**
+ * Opens a session on a worker thread over `port` (`runSession` in `runtime/worker.ts`): a pool task that lasts
+ * until the session is closed, and rejects with how the thread was lost if it is.
+ */
+export type OpenSession = (port: MessagePort) => Promise<unknown>;
+
+/**
+ * How long a session with nothing due stays open. An open session is a pending pool task, which keeps the process
+ * alive; one closed at once would be reopened for the next rollout, which usually follows within a millisecond.
+ */
+const SESSION_IDLE_MS = 200;
+
+/** One thread's session: the main thread's end of its port, and the tasks sent on it whose outcomes are due. */
+class Session {
+  readonly pending = new Map<number, Waiting>();
+  /** Tasks due per lane, to spread a backend's tasks by each thread's share of its limit. */
+  readonly lanes = new Map<string, number>();
+  readonly #port: MessagePort;
+  #idle: NodeJS.Timeout | undefined;
+
+  constructor(
+    readonly index: number,
+    open: OpenSession,
+    private readonly onEnd: (session: Session) => void,
+  ) {
+    const { port1, port2 } = new MessageChannel();
+    this.#port = port1;
+    port1.on('message', ({ outcomes }: SessionOutcomes) => {
+      for (const { taskId, outcome } of outcomes) {
+        const entry = this.pending.get(taskId);
+        if (!entry) continue;
+        this.pending.delete(taskId);
+        this.#leaveLane(entry.task);
+        entry.resolve(outcome);
+      }
+      if (this.pending.size === 0) this.#closeWhenIdle();
+    });
+    // While the session is open, its pool task keeps the process alive; the port itself never does.
+    port1.unref();
+    open(port2).then(
+      () => this.#end(new Error('the worker thread closed its session without answering')),
+      (error: unknown) => this.#end(error),
+    );
+  }
+
+  add(entry: Waiting): void {
+    this.pending.set(entry.task.taskId, entry);
+    const lane = entry.task.lane;
+    if (lane) this.lanes.set(lane.id, (this.lanes.get(lane.id) ?? 0) + 1);
+  }
+
+  #leaveLane({ lane }: WorkerTask): void {
+    if (!lane) return;
+    const due = this.lanes.get(lane.id)! - 1;
+    if (due === 0) this.lanes.delete(lane.id);
+    else this.lanes.set(lane.id, due);
+  }
+
+  send(batch: Waiting[]): void {
+    clearTimeout(this.#idle);
+    this.#port.postMessage({ tasks: batch.map((entry) => entry.task) } satisfies SessionRequest);
+  }
+
+  #closeWhenIdle(): void {
+    clearTimeout(this.#idle);
+    this.#idle = setTimeout(() => {
+      if (this.pending.size > 0) return;
+      this.onEnd(this);
+      this.#port.postMessage({ close: true } satisfies SessionRequest);
+    }, SESSION_IDLE_MS).unref();
+  }
+
+  /** The thread was lost (or the pool destroyed): every task still due fails with why. */
+  #end(error: unknown): void {
+    clearTimeout(this.#idle);
+    this.#port.close();
+    this.onEnd(this);
+    for (const entry of this.pending.values()) entry.reject(error);
+    this.pending.clear();
+  }
+}
+
+/**
+ * Streams tasks to the pool's threads over one long-lived session per thread instead of one pool task each: a
+ * pool task costs the thread a memory probe and a round of bookkeeping, which no-op rollouts spent most of their
+ * time on. Tasks submitted together (in one run of microtasks, as when many slots free up at once) go to a thread
+ * in one message; the thread runs them side by side and sends the outcomes that are ready in one turn of its
+ * event loop back in one message, so a slow rollout never holds back the others. A lost thread (blocked, dead)
+ * fails every task of its session with how it was lost; the next task opens a session on its replacement.
+ */
+export class ThreadSessions {
+  #waiting: Waiting[] = [];
+  #scheduled = false;
+  /** One per thread, by index; a lost thread's is opened again on its replacement. */
+  readonly #sessions: Array<Session | undefined>;
+
+  constructor(
+    private readonly open: OpenSession,
+    private readonly threads: number,
+  ) {
+    this.#sessions = Array.from({ length: threads }, () => undefined);
+  }
+
+  /** Runs a task; one with a lane waits on its thread for a slot of the thread's share of the lane's limit. */
+  submit(task: WorkerTask): Promise<Outcome> {
+    return new Promise<Outcome>((resolve, reject) => {
+      this.#waiting.push({ task, resolve, reject });
+      if (this.#scheduled) return;
+      this.#scheduled = true;
+      queueMicrotask(() => this.#flush());
+    });
+  }
+
+  #flush(): void {
+    this.#scheduled = false;
+    const waiting = this.#waiting;
+    this.#waiting = [];
+    const batches = new Map<Session, Waiting[]>();
+    for (const entry of waiting) {
+      const { session, share } = this.#place(entry.task);
+      const placed = entry.task.lane ? { ...entry, task: { ...entry.task, lane: { ...entry.task.lane, limit: share } } } : entry;
+      session.add(placed);
+      const batch = batches.get(session);
+      if (batch) batch.push(placed);
+      else batches.set(session, [placed]);
+    }
+    for (const [session, batch] of batches) session.send(batch);
+  }
+
+  /**
+   * The thread for a task: of those with a share of its lane's limit, the one with the fewest of the lane's tasks
+   * due per slot (the fewest tasks due, for a task without a lane).
+   */
+  #place(task: WorkerTask): { session: Session; share: number } {
+    let best: { session: Session; share: number; load: number } | undefined;
+    for (let index = 0; index < this.threads; index++) {
+      const share = task.lane ? shareOf(task.lane.limit, this.threads, index) : Infinity;
+      if (share === 0) continue;
+      const session = this.#sessions[index] ?? this.#openSession(index);
+      const due = task.lane ? (session.lanes.get(task.lane.id) ?? 0) : session.pending.size;
+      const load = Number.isFinite(share) ? due / share : due;
+      if (!best || load < best.load) best = { session, share, load };
+    }
+    return best!;
+  }
+
+  #openSession(index: number): Session {
+    const session = new Session(index, this.open, (ended) => {
+      if (this.#sessions[ended.index] === ended) this.#sessions[ended.index] = undefined;
+    });
+    this.#sessions[index] = session;
+    return session;
+  }
+}
+
+/** Thread `index`'s share of a lane's `limit` over `threads` threads: the shares add up to the limit. */
+function shareOf(limit: number, threads: number, index: number): number {
+  if (!Number.isFinite(limit)) return limit;
+  return Math.floor(limit / threads) + (index < limit % threads ? 1 : 0);
+}

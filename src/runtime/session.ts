@@ -1,0 +1,111 @@
+import type { MessagePort } from 'node:worker_threads';
+import type { GraderPhaseOutcome, WorkflowPhaseOutcome } from './phases.ts';
+import type { Lane, SessionOutcomes, SessionRequest, TaskOutcome, WorkerTask } from './protocol.ts';
+
+type Outcome = WorkflowPhaseOutcome | GraderPhaseOutcome;
+
+/** How a session's thread runs tasks: `accept` when a task arrives (it can be cancelled from then on), `run` when it starts. */
+export interface TaskRunner {
+  accept(task: WorkerTask): AbortSignal;
+  run(task: WorkerTask): Promise<Outcome>;
+}
+
+interface Waiting {
+  task: WorkerTask;
+  arrivedAt: number;
+}
+
+/** A backend's tasks on this thread: how many run, and those waiting for one of its `limit` slots. */
+class LaneState {
+  running = 0;
+  readonly graders: Waiting[] = [];
+  readonly workflows: Waiting[] = [];
+
+  constructor(public limit: number) {}
+
+  get idle(): boolean {
+    return this.running === 0 && this.graders.length === 0 && this.workflows.length === 0;
+  }
+
+  /** A grader finishes a rollout that already holds the user's attention: it goes before any new workflow. */
+  next(): Waiting | undefined {
+    return this.graders.shift() ?? this.workflows.shift();
+  }
+
+  /** Takes a waiting task out (it was cancelled); false if it is no longer waiting. */
+  remove(waiting: Waiting): boolean {
+    const queue = waiting.task.kind === 'grader' ? this.graders : this.workflows;
+    const at = queue.indexOf(waiting);
+    if (at >= 0) queue.splice(at, 1);
+    return at >= 0;
+  }
+}
+
+/**
+ * Serves one session on `port`: runs the tasks that arrive side by side, each backend's within its lane's limit,
+ * and sends the outcomes that are ready in one turn of the event loop back in one message. Resolves when the main
+ * thread closes the session.
+ */
+export function serveSession(port: MessagePort, runner: TaskRunner): Promise<void> {
+  const lanes = new Map<string, LaneState>();
+  let ready: TaskOutcome[] = [];
+  const flush = () => {
+    port.postMessage({ outcomes: ready } satisfies SessionOutcomes);
+    ready = [];
+  };
+  const settle = (taskId: number, outcome: Outcome) => {
+    if (ready.length === 0) setImmediate(flush);
+    ready.push({ taskId, outcome });
+  };
+
+  const start = (task: WorkerTask, lane: LaneState | undefined, waitedMs: number) => {
+    if (lane) lane.running++;
+    void runner.run(waitedMs > 0 ? rebaseGrader(task, waitedMs) : task).then((outcome) => {
+      settle(task.taskId, waitedMs > 0 ? { ...outcome, waitedMs } : outcome);
+      if (!lane) return;
+      lane.running--;
+      const next = lane.next();
+      if (next) start(next.task, lane, Date.now() - next.arrivedAt);
+      else if (lane.idle) lanes.delete(task.lane!.id);
+    });
+  };
+
+  const arrive = (task: WorkerTask) => {
+    const signal = runner.accept(task);
+    const lane = task.lane && laneState(lanes, task.lane);
+    if (!lane || lane.running < lane.limit) return start(task, lane, 0);
+    const waiting = { task, arrivedAt: Date.now() };
+    (task.kind === 'grader' ? lane.graders : lane.workflows).push(waiting);
+    // Cancelled while waiting: it runs at once outside the lane, and settles as cancelled without calling user code.
+    signal.addEventListener('abort', () => lane.remove(waiting) && start(task, undefined, 0), { once: true });
+  };
+
+  return new Promise((resolve) => {
+    port.on('message', (request: SessionRequest) => {
+      if ('tasks' in request) {
+        for (const task of request.tasks) arrive(task);
+        return;
+      }
+      port.close();
+      resolve();
+    });
+  });
+}
+
+function laneState(lanes: Map<string, LaneState>, { id, limit }: Lane): LaneState {
+  let lane = lanes.get(id);
+  if (!lane) lanes.set(id, (lane = new LaneState(limit)));
+  // The main thread re-splits a backend's limit when a thread is replaced.
+  lane.limit = limit;
+  return lane;
+}
+
+/**
+ * A grader's budget starts when it runs: its rollout already waited for a slot once, for its workflow. (A
+ * workflow's deadline counts its wait, and says so: see `Deadline.queuedSinceEpochMs`.)
+ */
+function rebaseGrader(task: WorkerTask, waitedMs: number): WorkerTask {
+  const deadline = task.input.deadline;
+  if (task.kind !== 'grader' || !deadline) return task;
+  return { ...task, input: { ...task.input, deadline: { ...deadline, atEpochMs: deadline.atEpochMs + waitedMs } } };
+}

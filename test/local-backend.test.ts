@@ -208,6 +208,53 @@ describe('"module:export" resolution', () => {
   });
 });
 
+describe('concurrency in the worker pool (threads hold rollouts back to the limit)', () => {
+  it('never runs more phases at once than the limit, across threads, while rollouts are handed out ahead', async () => {
+    const counter = new Int32Array(new SharedArrayBuffer(8));
+    const config = { concurrency: { maxConcurrent: 3 }, counter, delayMs: 30 };
+    const b = backend({ workflow: ref('CountedWorkflow'), grader: ref('CountedGrader'), workflowConfig: config, graderConfig: config, threads: 2 });
+    let peakRunning = 0;
+    const runs = Array.from({ length: 24 }, (_, i) => runOne(b, request(`c${i}`, { label: 'x' })));
+    const watch = setInterval(() => (peakRunning = Math.max(peakRunning, (b.health().concurrency as { running: number }).running)), 5);
+    const results = await Promise.all(runs).finally(() => clearInterval(watch));
+    for (const r of results) {
+      expect(r.workflow).toHaveLength(1);
+      expect(r.grader.map((g) => g.rewards)).toEqual([{ reward: 1 }]);
+    }
+    // The limit was reached (rollouts were handed out ahead), never passed, workflows and graders counted together.
+    expect(Atomics.load(counter, 1)).toBe(3);
+    expect(peakRunning).toBeLessThanOrEqual(3);
+  });
+
+  it("keeps a rollout's slot for its grader, so the next workflow waits rather than the grader", async () => {
+    const b = backend({ workflow: ref('EchoWorkflow'), grader: ref('ContainsGrader'), workflowConfig: { concurrency: { maxConcurrent: 1 } }, threads: 1 });
+    const events: string[] = [];
+    const run = (id: string, metadata: Record<string, number>) =>
+      b.execute(request(id, { label: id, metadata }), () => void events.push(`${id} workflow`), (r) => void events.push(`${id} graded ${r.rewards.reward}`));
+    await Promise.all([run('first', {}), run('second', { delayMs: 500 })]);
+    // Had the second workflow taken the slot when the first ended, the first grade would have waited for it.
+    expect(events).toEqual(['first workflow', 'first graded 1', 'second workflow', 'second graded 1']);
+  });
+
+  it('cancels rollouts waiting on a thread for a slot at once, while the running one goes on', async () => {
+    const b = backend({ workflow: ref('EchoWorkflow'), workflowConfig: { concurrency: { maxConcurrent: 1 } }, threads: 1 });
+    const cancel = new AbortController();
+    let busyDone = false;
+    const busy = runOne(b, request('busy', { metadata: { delayMs: 5000 } })).finally(() => (busyDone = true));
+    const waiting = Array.from({ length: 5 }, (_, i) => runOne(b, request(`w${i}`), cancel.signal));
+    // All six are on the thread (the limit is 1, but up to 33 are handed out): one runs, five wait there.
+    await new Promise((r) => setTimeout(r, 300));
+    expect(b.health()).toMatchObject({ concurrency: { running: 1, queued: 5 } });
+    cancel.abort();
+    for (const r of await Promise.all(waiting)) {
+      expect(r.workflow[0]!.status).toBe('cancelled');
+      expect(r.workflow[0]!.error!.message).toBe('cancelled before it finished');
+    }
+    expect(busyDone).toBe(false);
+    expect((await busy).workflow[0]!.status).toBe('success');
+  });
+});
+
 describe('faults in pooled workflows', () => {
   it('fails only the faulty rollouts, with what happened, while healthy ones beside them succeed', async () => {
     const b = backend({

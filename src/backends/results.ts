@@ -53,10 +53,15 @@ export function reasonNotGraded(
   }
   if (workflowResult.status === 'cancelled') return { category: 'AGENT_ERROR', phase: 'grader', message: 'not graded: cancelled' };
   if (!hasGrader) return { category: 'VALIDATION_ERROR', phase: 'grader', message: 'not graded: no grader is configured' };
-  if (request.label == null && request.metadata == null) {
+  if (!hasLabelOrMetadata(request)) {
     return { category: 'VALIDATION_ERROR', phase: 'grader', message: 'not graded: the request has neither a label nor metadata' };
   }
   return undefined;
+}
+
+/** A grader needs something to grade against: the request's label, or its metadata. */
+export function hasLabelOrMetadata(request: { label?: string | null | undefined; metadata?: object | null | undefined }): boolean {
+  return request.label != null || request.metadata != null;
 }
 
 /** Calls both callbacks with one result: a rollout that ended before its workflow could start. */

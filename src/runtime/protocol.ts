@@ -20,6 +20,11 @@ interface TaskBase {
   controlChannel: string;
   /** The backend's share of a thread, when the thread (not the main thread) holds the backend's tasks back. */
   lane?: Lane | undefined;
+  /**
+   * A workflow whose rollout is graded next if it succeeds: its slot of the lane is then kept for the grader (sent
+   * to the same thread), as a rollout holds one slot from its workflow to its grade.
+   */
+  gradedNext?: boolean | undefined;
 }
 
 /**

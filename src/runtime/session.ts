@@ -18,13 +18,15 @@ interface Waiting {
 /** A backend's tasks on this thread: how many run, and those waiting for one of its `limit` slots. */
 class LaneState {
   running = 0;
+  /** Rollouts whose workflow succeeded and whose grader is on its way: each keeps its slot (see `gradedNext`). */
+  readonly kept = new Set<string>();
   readonly graders: Waiting[] = [];
   readonly workflows: Waiting[] = [];
 
   constructor(public limit: number) {}
 
   get idle(): boolean {
-    return this.running === 0 && this.graders.length === 0 && this.workflows.length === 0;
+    return this.running === 0 && this.kept.size === 0 && this.graders.length === 0 && this.workflows.length === 0;
   }
 
   /** A grader finishes a rollout that already holds the user's attention: it goes before any new workflow. */
@@ -58,11 +60,16 @@ export function serveSession(port: MessagePort, runner: TaskRunner): Promise<voi
     ready.push({ taskId, outcome });
   };
 
-  const start = (task: WorkerTask, lane: LaneState | undefined, waitedMs: number) => {
-    if (lane) lane.running++;
+  /** Runs a task; `holding` when it already holds a slot of its lane (kept for it, as a grader's). */
+  const start = (task: WorkerTask, lane: LaneState | undefined, waitedMs: number, holding = false) => {
+    if (lane && !holding) lane.running++;
     void runner.run(waitedMs > 0 ? rebaseGrader(task, waitedMs) : task).then((outcome) => {
       settle(task.taskId, waitedMs > 0 ? { ...outcome, waitedMs } : outcome);
       if (!lane) return;
+      if (task.gradedNext && outcome.ok) {
+        lane.kept.add(task.input.request.id);
+        return;
+      }
       lane.running--;
       const next = lane.next();
       if (next) start(next.task, lane, Date.now() - next.arrivedAt);
@@ -73,6 +80,7 @@ export function serveSession(port: MessagePort, runner: TaskRunner): Promise<voi
   const arrive = (task: WorkerTask) => {
     const signal = runner.accept(task);
     const lane = task.lane && laneState(lanes, task.lane);
+    if (lane && task.kind === 'grader' && lane.kept.delete(task.input.request.id)) return start(task, lane, 0, true);
     if (!lane || lane.running < lane.limit) return start(task, lane, 0);
     const waiting = { task, arrivedAt: Date.now() };
     (task.kind === 'grader' ? lane.graders : lane.workflows).push(waiting);

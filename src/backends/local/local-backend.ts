@@ -7,7 +7,7 @@ import type { ImplementationRef } from '../../runtime/protocol.ts';
 import type { ModelCacheSettings } from '../../runtime/rollout-context.ts';
 import type { AgentWorkflowConfig, GraderConfig, GraderSpec, WorkflowSpec } from '../../runtime/workflow.ts';
 import type { ExecuteOptions, ExecutionBackend, ModelEndpoint, ResultCallback } from '../backend.ts';
-import { buildResult, deliver, deliverBoth, parseRequest, reasonNotGraded } from '../results.ts';
+import { buildResult, deliver, deliverBoth, hasLabelOrMetadata, parseRequest, reasonNotGraded } from '../results.ts';
 import { InlineExecutor } from './inline-executor.ts';
 import type { PhaseExecutor } from './phase-executor.ts';
 import { Slots } from './slots.ts';
@@ -190,6 +190,8 @@ export class LocalBackend<TW = AgentWorkflowConfig, TG = GraderConfig> implement
         modelCache: this.#options.modelCache,
       },
       signal,
+      // A successful workflow is graded then (see reasonNotGraded).
+      onGraderComplete !== undefined && this.#options.grader !== undefined && hasLabelOrMetadata(request),
     );
     const timings: Timings = { queuedMs: queuedMs + (workflowOutcome.waitedMs ?? 0), workflowMs: workflowOutcome.durationMs, graderMs: 0 };
     const workflowResult = buildResult({

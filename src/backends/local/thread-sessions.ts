@@ -27,6 +27,8 @@ class Session {
   readonly pending = new Map<number, Waiting>();
   /** Tasks due per lane, to spread a backend's tasks by each thread's share of its limit. */
   readonly lanes = new Map<string, number>();
+  /** Rollouts whose thread keeps a slot for their grader (see `WorkerTask.gradedNext`): the grader goes there. */
+  readonly keptFor = new Set<string>();
   readonly #port: MessagePort;
   #idle: NodeJS.Timeout | undefined;
 
@@ -43,6 +45,7 @@ class Session {
         if (!entry) continue;
         this.pending.delete(taskId);
         this.#leaveLane(entry.task);
+        if (entry.task.gradedNext && outcome.ok) this.keptFor.add(entry.task.input.request.id);
         entry.resolve(outcome);
       }
       if (this.pending.size === 0) this.#closeWhenIdle();
@@ -144,6 +147,10 @@ export class ThreadSessions {
    * due per slot (the fewest tasks due, for a task without a lane).
    */
   #place(task: WorkerTask): { session: Session; share: number } {
+    if (task.kind === 'grader' && task.lane) {
+      const keeper = this.#sessions.find((session) => session?.keptFor.delete(task.input.request.id));
+      if (keeper) return { session: keeper, share: shareOf(task.lane.limit, this.threads, keeper.index) };
+    }
     let best: { session: Session; share: number; load: number } | undefined;
     for (let index = 0; index < this.threads; index++) {
       const share = task.lane ? shareOf(task.lane.limit, this.threads, index) : Infinity;

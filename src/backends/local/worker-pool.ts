@@ -47,7 +47,7 @@ export interface WorkerPoolOptions {
 type Outcome = WorkflowPhaseOutcome | GraderPhaseOutcome;
 type Attempt = { outcome: Outcome } | { lost: unknown; durationMs: number };
 /** One phase to run: what, with which implementation, resolved from which directory. */
-export type PoolTask = Pick<WorkerTask, 'kind' | 'input' | 'cwd' | 'lane'> & { implementation: ImplementationRef };
+export type PoolTask = Pick<WorkerTask, 'kind' | 'input' | 'cwd' | 'lane' | 'gradedNext'> & { implementation: ImplementationRef };
 
 let poolCount = 0;
 
@@ -246,7 +246,7 @@ export class WorkerPool {
     try {
       if (signal?.aborted || this.#closed) return cancelledOutcome(body.kind);
       const deadline = body.input.deadline && { ...body.input.deadline, atEpochMs: Date.now() + budgetMs! };
-      const alone = { ...body, lane: undefined, input: { ...body.input, deadline } } as PoolTask;
+      const alone = { ...body, lane: undefined, gradedNext: undefined, input: { ...body.input, deadline } } as PoolTask;
       let isolated = await this.#attempt(alone, signal, (task) => this.#runIsolated(task));
       // A worker still loading its modules can miss a ping sent for another rollout's deadline: terminated as
       // blocked before this rollout's own deadline, it blocked nothing, and the rollout runs once more.

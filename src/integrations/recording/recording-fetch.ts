@@ -34,15 +34,31 @@ function chatRequestOf(input: Parameters<typeof fetch>[0], init: RequestInit | u
 }
 
 /**
- * Hands the body through to the SDK as it arrives (streams stay streams) while keeping a copy; the call is
- * recorded when the body ends, and a connection dropped mid-answer becomes a clear error.
+ * An answer streamed as server-sent events is handed through to the SDK as it arrives, while a copy is kept; any
+ * other answer is read whole first (one read, no second stream to pass it through). The call is recorded when the
+ * body ends, and a connection dropped mid-answer becomes a clear error.
  */
-function observeBody(response: Response, call: ModelCall): Response {
-  const reader = response.body?.getReader();
-  if (!reader) {
+function observeBody(response: Response, call: ModelCall): Response | Promise<Response> {
+  if (!response.body) {
     call.complete(response, '');
     return response;
   }
+  return response.headers.get('content-type')?.startsWith('text/event-stream') ? passThrough(response, call) : readWhole(response, call);
+}
+
+async function readWhole(response: Response, call: ModelCall): Promise<Response> {
+  let text: string;
+  try {
+    text = await response.text();
+  } catch (error) {
+    throw call.interrupted(error);
+  }
+  call.complete(response, text);
+  return new Response(text, { status: response.status, statusText: response.statusText, headers: response.headers });
+}
+
+function passThrough(response: Response, call: ModelCall): Response {
+  const reader = response.body!.getReader();
   const decoder = new TextDecoder();
   let text = '';
   const body = new ReadableStream<Uint8Array>({

@@ -102,7 +102,7 @@ async function benchB1(root) {
 
 async function benchB2(root) {
   log(`B2: ${B2_COUNT} × ${B2_DELAY_MS} ms model calls / timers at concurrency ${B2_CONCURRENCY} …`);
-  const { startModelServer } = await import(path.join(REPO, 'dist/index.js'));
+  const { startModelServer } = await import(path.join(REPO, 'dist/public/testing.js'));
   const server = await startModelServer({ script: () => ({ content: 'ok', latencyMs: B2_DELAY_MS }) });
   const dirs = b2(root, B2_COUNT, B2_CONCURRENCY, B2_DELAY_MS);
   const env = { ROLLOUT_CHAT_COMPLETIONS_URL: server.chatCompletionsUrl, ROLLOUT_API_KEY: 'bench', BENCH_MODEL_URL: server.url };
@@ -133,7 +133,7 @@ async function benchP1(root) {
   mkdirSync(path.join(root, 'p1'));
   const b1dirs = b1(path.join(root, 'p1'), B1_COUNT);
   const b2dirs = b2(path.join(root, 'p1'), B2_COUNT, B2_CONCURRENCY, B2_DELAY_MS);
-  const { startModelServer } = await import(path.join(REPO, 'dist/index.js'));
+  const { startModelServer } = await import(path.join(REPO, 'dist/public/testing.js'));
   const server = await startModelServer({ script: () => ({ content: 'ok', latencyMs: B2_DELAY_MS }) });
   const env = { ROLLOUT_CHAT_COMPLETIONS_URL: server.chatCompletionsUrl, ROLLOUT_API_KEY: 'bench' };
   try {
@@ -154,7 +154,7 @@ async function benchB2Load(root) {
   log('B2L: B2 model calls beside two busy-looping processes …');
   mkdirSync(path.join(root, 'b2l'));
   const dirs = b2(path.join(root, 'b2l'), B2_COUNT, B2_CONCURRENCY, B2_DELAY_MS);
-  const { startModelServer } = await import(path.join(REPO, 'dist/index.js'));
+  const { startModelServer } = await import(path.join(REPO, 'dist/public/testing.js'));
   const server = await startModelServer({ script: () => ({ content: 'ok', latencyMs: B2_DELAY_MS }) });
   const env = { ROLLOUT_CHAT_COMPLETIONS_URL: server.chatCompletionsUrl, ROLLOUT_API_KEY: 'bench' };
   const hogs = [0, 1].map(() => spawn(process.execPath, ['-e', 'for (;;) {}'], { stdio: 'ignore' }));
@@ -197,7 +197,7 @@ async function primitive(command, args, n) {
 }
 
 async function trialOverheads(environment, dirs, n, extra = {}) {
-  const { createHarborBackend } = await import(path.join(REPO, 'dist/index.js'));
+  const { createHarborBackend } = await import(path.join(REPO, 'dist/public/node.js'));
   const backend = createHarborBackend({
     taskDir: dirs.task,
     environment,

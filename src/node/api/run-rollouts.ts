@@ -23,7 +23,7 @@ export interface RunRolloutsOptions extends Omit<z.input<typeof CliOptionsSchema
  *
  * @example
  * ```ts
- * import { runRollouts } from 'rollout-test';
+ * import { runRollouts } from 'rollout-test/node';
  * const report = await runRollouts({ root: '.', filters: ['greeting'], runs: 2 });
  * console.log(report.overall.meanReward.mean, report.exitCode);
  * ```

@@ -35,7 +35,7 @@ export interface SuiteStartEvent {
  *
  * @example
  * ```ts
- * import type { Reporter, RunReport } from 'rollout-test';
+ * import type { Reporter, RunReport } from 'rollout-test/node';
  * export default class CountFailures implements Reporter {
  *   onRunEnd(report: RunReport) {
  *     console.log(`${report.overall.counts.failed} rollouts failed`);

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { UsageError } from './usage-error.ts';
+import { UsageError } from '../errors.ts';
 
 const count = (name: string) =>
   z.coerce.number({ error: `${name} must be a number` }).int(`${name} must be a whole number`).positive(`${name} must be at least 1`);

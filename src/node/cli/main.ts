@@ -10,7 +10,7 @@ import { reportCommand } from './report-command.ts';
 import { OPTIONS } from './options.ts';
 import { parseServeOptions, SERVE_OPTIONS } from '../serve/serve-options.ts';
 import { parseCliOptions } from './cli-options.ts';
-import { UsageError } from './usage-error.ts';
+import { UsageError } from '../errors.ts';
 import { redactUrlCredentials } from '../../runtime/redact.ts';
 import { interruptOnSignals } from './signals.ts';
 

@@ -2,7 +2,7 @@ import { toRolloutError } from '../../runtime/errors.ts';
 import type { RolloutError } from '../../model/result.ts';
 import { loadSuites } from '../../runtime/suite-registry.ts';
 import type { RolloutSuite } from '../../runtime/suite.ts';
-import { UsageError } from '../cli/usage-error.ts';
+import { UsageError } from '../errors.ts';
 import { describeIssues } from '../config/schema-errors.ts';
 import { SuiteOptionsSchema } from './suite-schema.ts';
 

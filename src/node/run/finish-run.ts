@@ -4,7 +4,7 @@ import { costOf } from '../cost/prices.ts';
 import { sumUsage } from '../cost/usage.ts';
 import { compareToBaseline, rowMeanRewards } from '../stats/index.ts';
 import type { LateFault } from '../../runtime/faults.ts';
-import type { RunReport, SuiteReport } from './run-report.ts';
+import type { RunReport, SuiteReport } from '../types/run-report.ts';
 import { exitCodeOf, suitePasses, type VerdictOptions } from './verdict.ts';
 import { outcomesOf, statsOf } from './suite-report.ts';
 

@@ -6,7 +6,7 @@ import { normalizeRow } from '../dataset/normalize-row.ts';
 import { readRawRows } from '../dataset/raw-rows.ts';
 import { requestId } from './request-id.ts';
 import { inShard } from './shard.ts';
-import type { RolloutKey } from './rollout-record.ts';
+import type { RolloutKey } from '../types/rollout-record.ts';
 import type { SuiteSettings } from './suite-settings.ts';
 
 /** A rollout to run, or a row that cannot become one. */

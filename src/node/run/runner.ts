@@ -7,12 +7,12 @@ import { findRolloutFiles } from '../discovery/find-rollout-files.ts';
 import { RunOutputs } from '../output/run-outputs.ts';
 import { finishedRollouts, readJournal } from '../output/journal-reader.ts';
 import { createRunDir, DEFAULT_KEEP_RUNS, latestRun, pruneRuns } from '../output/run-history.ts';
-import type { Reporter } from '../reporters/reporter.ts';
+import type { Reporter } from '../types/reporter.ts';
 import { ReporterSet } from '../reporters/reporter-set.ts';
 import { countPlanned } from './plan-suite.ts';
 import { suiteIdPrefix } from './request-id.ts';
-import type { RolloutRecord } from './rollout-record.ts';
-import type { RunReport, SuiteReport } from './run-report.ts';
+import type { RolloutRecord } from '../types/rollout-record.ts';
+import type { RunReport, SuiteReport } from '../types/run-report.ts';
 import { finishRun } from './finish-run.ts';
 import { preflight } from './preflight.ts';
 import { toRolloutError } from '../../runtime/errors.ts';
@@ -24,6 +24,7 @@ import { resolveModelCache } from '../../integrations/recording/model-cache.ts';
 import { ModelEndpoints } from './model-endpoints.ts';
 import { installFaultHandlers, type LateFault, onLateFault } from '../../runtime/faults.ts';
 import { LateFaults } from './late-faults.ts';
+import { suiteKey } from '../types/suite-key.ts';
 
 /** The rollout files and suites a run would execute, with their planned rollouts. */
 export interface DiscoveredRun {
@@ -32,9 +33,6 @@ export interface DiscoveredRun {
   /** What matched nothing, when no file or no suite was found: such a run fails unless `--pass-with-no-rollouts`. */
   nothingMatched?: string;
 }
-
-/** Identifies a suite within a run. */
-export const suiteKey = (file: string, name: string) => `${file}\0${name}`;
 
 /**
  * Finds and loads the rollout files and counts what each suite would run (what `list` prints). `onFound` hears

@@ -4,7 +4,7 @@ import type { ExecutionBackend } from '../../backends/backend.ts';
 import { WorkerPool } from '../../backends/local/worker-pool.ts';
 import type { TimeoutsConfig } from '../../runtime/suite.ts';
 import type { ResolvedConfig } from '../config/resolve-config.ts';
-import { UsageError } from '../cli/usage-error.ts';
+import { UsageError } from '../errors.ts';
 import { discover } from '../run/runner.ts';
 import { createSuiteBackend } from '../run/suite-backend.ts';
 import { suiteSettings } from '../run/suite-settings.ts';

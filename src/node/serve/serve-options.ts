@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { UsageError } from '../cli/usage-error.ts';
+import { UsageError } from '../errors.ts';
 import type { OptionSpec } from '../cli/options.ts';
 
 /** The options only `rollout-test serve` takes (the shared ones select suites and set concurrency). */

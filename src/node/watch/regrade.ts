@@ -1,6 +1,7 @@
 import { LocalBackend } from '../../backends/local/local-backend.ts';
-import { type RolloutRecord, toRecord } from '../run/rollout-record.ts';
-import type { SuiteReport } from '../run/run-report.ts';
+import { toRecord } from '../run/rollout-record.ts';
+import type { RolloutRecord } from '../types/rollout-record.ts';
+import type { SuiteReport } from '../types/run-report.ts';
 import type { RolloutDispatcher } from '../run/run-suite.ts';
 import type { SampleStore } from './sample-store.ts';
 

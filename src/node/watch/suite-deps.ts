@@ -5,7 +5,7 @@ import { resolveModuleSpecifier } from '../../runtime/load-module.ts';
 import { importBesideSuites } from '../../runtime/suite-registry.ts';
 import type { RolloutSuite } from '../../runtime/suite.ts';
 import type { GraderSpec, WorkflowSpec } from '../../runtime/workflow.ts';
-import { suiteKey } from '../run/runner.ts';
+import { suiteKey } from '../types/suite-key.ts';
 import { type ImportGraph, importGraph, reachable } from './import-graph.ts';
 
 /** What a change to a file means for a suite: run it again, or only grade its stored samples again. */

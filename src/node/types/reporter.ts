@@ -1,5 +1,5 @@
-import type { RolloutRecord } from '../run/rollout-record.ts';
-import type { RunReport, SuiteReport } from '../run/run-report.ts';
+import type { RolloutRecord } from './rollout-record.ts';
+import type { RunReport, SuiteReport } from './run-report.ts';
 
 /** What a run is about to do, told before any rollout starts. */
 export interface RunStartEvent {

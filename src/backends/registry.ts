@@ -1,7 +1,8 @@
 import type { ExecutionRequest } from '../model/request.ts';
 import type { RolloutSample } from '../model/sample.ts';
 import type { ModelCacheSettings } from '../runtime/rollout-context.ts';
-import type { BackendConfig, DatasetRow, RolloutSuite } from '../runtime/suite.ts';
+import type { DatasetRow, RolloutSuite } from '../runtime/suite.ts';
+import type { BackendConfig } from '../model/suite-options.ts';
 import type { AgentWorkflowConfig } from '../runtime/workflow.ts';
 import type { ExecuteOptions, ExecutionBackend, ResultCallback } from './backend.ts';
 import type { EnvironmentType } from './harbor/environments/environment.ts';

@@ -1,5 +1,6 @@
 import path from 'node:path';
-import type { BackendConfig, DatasetRow } from '../../runtime/suite.ts';
+import type { DatasetRow } from '../../runtime/suite.ts';
+import type { BackendConfig } from '../../model/suite-options.ts';
 import type { ExecutionBackend } from '../backend.ts';
 import type { SuiteBackendInput } from '../registry.ts';
 import { createHarborBackend } from './create-harbor-backend.ts';

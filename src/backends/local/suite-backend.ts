@@ -3,7 +3,7 @@ import type { ExecutionRequest } from '../../model/request.ts';
 import type { RolloutSample } from '../../model/sample.ts';
 import type { ExecuteOptions, ExecutionBackend, ResultCallback } from '../backend.ts';
 import type { SuiteBackendInput } from '../registry.ts';
-import type { BackendConfig } from '../../runtime/suite.ts';
+import type { BackendConfig } from '../../model/suite-options.ts';
 import { LocalBackend } from './local-backend.ts';
 
 /**

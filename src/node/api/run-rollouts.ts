@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { CliOptionsSchema } from '../cli/cli-options.ts';
+import type { CliOptionsSchema } from '../cli/cli-config.ts';
 import type { ReporterSpec } from '../config/define-config.ts';
 import type { RunReport } from '../types/run-report.ts';
 

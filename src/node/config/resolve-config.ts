@@ -1,6 +1,6 @@
 import path from 'node:path';
-import type { BackendConfig } from '../../runtime/suite.ts';
-import type { CliOptions } from '../cli/cli-options.ts';
+import type { BackendConfig } from '../../model/suite-options.ts';
+import type { CliOptions } from '../cli/cli-config.ts';
 import { UsageError } from '../errors.ts';
 import { parseRowSelection, type RowSelection } from '../dataset/row-selection.ts';
 import type { Reporter } from '../types/reporter.ts';

@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import type { CliOptions } from '../cli/cli-options.ts';
+import type { CliOptions } from '../cli/cli-config.ts';
 import type { ResolvedConfig } from '../config/resolve-config.ts';
 import type { Reporter } from '../types/reporter.ts';
 import { ReporterSet } from '../reporters/reporter-set.ts';

@@ -18,7 +18,7 @@ import { preflight } from './preflight.ts';
 import { toRolloutError } from '../../runtime/errors.ts';
 import { type RemoteBackends, type RunContext, runSuite } from './run-suite.ts';
 import { buildSuiteReport } from './suite-report.ts';
-import { suiteSettings } from './suite-settings.ts';
+import { passThresholdOf, suiteSettings } from './suite-settings.ts';
 import { STOP_SIGNALS, type StopSignal } from '../cli/signals.ts';
 import { resolveModelCache } from '../../integrations/recording/model-cache.ts';
 import { ModelEndpoints } from './model-endpoints.ts';
@@ -65,7 +65,7 @@ async function countRun(files: CollectedFile[], config: ResolvedConfig): Promise
 
 /** The report of a file that failed to load (`suite` undefined), or of a suite that failed past its own handling. */
 function failedReport(file: string, suite: string | undefined, error: SuiteReport['error'], config: ResolvedConfig): SuiteReport {
-  const passThreshold = config.cli.passThreshold ?? config.user.passThreshold ?? 1;
+  const passThreshold = passThresholdOf(config);
   const meta = { name: suite ?? file, file, key: suiteIdPrefix(config.root, file, suite ?? ''), backend: 'none', runs: 0, passThreshold, thresholds: {} };
   return buildSuiteReport(meta, [], 0, error);
 }

@@ -2,7 +2,7 @@ import type http from 'node:http';
 import path from 'node:path';
 import type { ExecutionBackend } from '../../backends/backend.ts';
 import { WorkerPool } from '../../backends/local/worker-pool.ts';
-import type { TimeoutsConfig } from '../../runtime/suite.ts';
+import type { TimeoutsConfig } from '../../model/suite-options.ts';
 import type { ResolvedConfig } from '../config/resolve-config.ts';
 import { UsageError } from '../errors.ts';
 import { discover } from '../run/runner.ts';

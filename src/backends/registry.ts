@@ -9,7 +9,7 @@ import type { EnvironmentType } from './harbor/environments/environment.ts';
 import type { WorkerPool } from './local/worker-pool.ts';
 
 /** What a backend needs to run one suite's rollouts. */
-export interface SuiteBackendInput<B extends BackendConfig = BackendConfig> {
+export interface BackendInput<B extends BackendConfig = BackendConfig> {
   /** The rollout file; workers and trials find the workflow through it and the suite's name. */
   file: string;
   suite: RolloutSuite<any, any>;
@@ -37,7 +37,7 @@ export interface SuiteBackendInput<B extends BackendConfig = BackendConfig> {
  * in local runs).
  */
 export interface BackendEntry<B extends BackendConfig> {
-  create(input: SuiteBackendInput<B>): Promise<ExecutionBackend>;
+  create(input: BackendInput<B>): Promise<ExecutionBackend>;
   /** The rows of a suite that names no dataset; without it, a suite of this backend needs a dataset. */
   rowsFromTask?(backend: B, file: string): Promise<DatasetRow[]>;
   /** Grades stored samples again without running the workflow (watch mode); without it, a change reruns all. */

@@ -2,7 +2,7 @@ import path from 'node:path';
 import type { DatasetRow } from '../../runtime/suite.ts';
 import type { BackendConfig } from '../../model/suite-options.ts';
 import type { ExecutionBackend } from '../backend.ts';
-import type { SuiteBackendInput } from '../registry.ts';
+import type { BackendInput } from '../registry.ts';
 import { createHarborBackend } from './create-harbor-backend.ts';
 import { checkEnvironment } from './environments/environment-check.ts';
 import { ORACLE_AGENT } from './harbor-backend.ts';
@@ -14,7 +14,7 @@ type HarborConfig = Extract<BackendConfig, { type: 'harbor' }>;
  * A harbor suite runs each rollout as a trial of its task, with the project root as the user code, once its
  * environment was found to run here (else the suite fails in setup, once).
  */
-export async function createHarborSuiteBackend(input: SuiteBackendInput<HarborConfig>): Promise<ExecutionBackend> {
+export async function createHarborSuiteBackend(input: BackendInput<HarborConfig>): Promise<ExecutionBackend> {
   const { file, suite, backend, runDir, chatCompletionsUrl } = input;
   const ref = (role: 'workflow' | 'grader') => ({ file, suite: suite.name, role });
   const environment = input.environment ?? backend.environment ?? 'sandbox';

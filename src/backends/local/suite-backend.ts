@@ -2,7 +2,7 @@ import path from 'node:path';
 import type { ExecutionRequest } from '../../model/request.ts';
 import type { RolloutSample } from '../../model/sample.ts';
 import type { ExecuteOptions, ExecutionBackend, ResultCallback } from '../backend.ts';
-import type { SuiteBackendInput } from '../registry.ts';
+import type { BackendInput } from '../registry.ts';
 import type { BackendConfig } from '../../model/suite-options.ts';
 import { LocalBackend } from './local-backend.ts';
 
@@ -10,7 +10,7 @@ import { LocalBackend } from './local-backend.ts';
  * A suite on the local backend: workers find the workflow through the suite's file and name (so a class declared
  * in the rollout file works); `--inline` hands the loaded classes over directly.
  */
-export function createLocalSuiteBackend(input: SuiteBackendInput<Extract<BackendConfig, { type: 'local' }>>): Promise<ExecutionBackend> {
+export function createLocalSuiteBackend(input: BackendInput<Extract<BackendConfig, { type: 'local' }>>): Promise<ExecutionBackend> {
   const { file, suite, inline, pool, runDir, chatCompletionsUrl, modelCache } = input;
   const ref = (role: 'workflow' | 'grader') => ({ file, suite: suite.name, role });
   return Promise.resolve(

@@ -2,7 +2,7 @@
 // `npm run bench`: runs each workload on rollout-test and on a peer doing the same work in the same run, and
 // prints workload, rollout-test figure, peer figure, ratio, goal, PASS/MISS (issue #8). See bench/README.md.
 //
-//   node bench/run.mjs [--only B1,B3] [--reps 3] [--no-build] [--json out.json] [--keep]
+//   node bench/run.mjs [--only E1,B3] [--reps 3] [--no-build] [--json out.json] [--keep]
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -14,6 +14,7 @@ import { measureHtmlReport } from './html-report.mjs';
 import { measureWatchLatency } from './watch-latency.mjs';
 import { measureServeThroughput } from './serve-throughput.mjs';
 import { benchQueue } from './queue.mjs';
+import { measureEntryLoad } from './entry-load.mjs';
 
 const { values: opts } = parseArgs({
   options: {
@@ -183,6 +184,18 @@ async function benchB3(root) {
   const bare = [];
   for (let i = 0; i < 5; i++) bare.push((await measure(process.execPath, ['-e', '0'])).wallMs);
   notes.push(`B3: a bare \`node -e 0\` takes ${ms(median(bare))} on this machine`);
+}
+
+/** E1: each package entry imported by a fresh `node`, beside a bare `node -e 0` of the same run. */
+async function benchE1() {
+  log('E1: load time of each package entry …');
+  const { bareMs, entries } = await measureEntryLoad(REPO, Math.max(REPS, 9));
+  for (const { entry, ms: entryMs } of entries) {
+    const own = entryMs - bareMs;
+    const goal = entry === 'rollout-test' ? '≤ 30 ms' : '';
+    row(`E1 import ${entry} (above bare node)`, ms(own), ms(bareMs), '', goal, entry === 'rollout-test' ? own <= 30 : undefined);
+  }
+  notes.push(`E1: wall time of \`node <entry>\` minus a bare \`node -e 0\` (the Peer column), medians; load average ${os.loadavg()[0].toFixed(1)}`);
 }
 
 /** Wall time of spawning `command args` to its exit, median of `n`. */
@@ -378,7 +391,7 @@ if (!opts['no-build']) {
 const root = benchRoot();
 try {
   const benchQ = (dir) => benchQueue(dir, { reps: REPS, row, notes, log, ms });
-  const benches = { B1: benchB1, B2: benchB2, B2L: benchB2Load, P1: benchP1, B3: benchB3, B4: benchB4, B5: benchB5, B6: benchB6, W1: benchW1, S1: benchS1, Q: benchQ, H1: benchH1 };
+  const benches = { E1: benchE1, B1: benchB1, B2: benchB2, B2L: benchB2Load, P1: benchP1, B3: benchB3, B4: benchB4, B5: benchB5, B6: benchB6, W1: benchW1, S1: benchS1, Q: benchQ, H1: benchH1 };
   for (const [id, bench] of Object.entries(benches)) {
     if (!wanted(id)) continue;
     try {

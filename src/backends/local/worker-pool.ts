@@ -5,7 +5,7 @@ import type { LateFault } from '../../runtime/faults.ts';
 import { cancelledOutcome, type GraderPhaseOutcome, type WorkflowPhaseOutcome } from '../../runtime/phases.ts';
 import type { ControlMessage, ImplementationRef, WorkerSession, WorkerTask } from '../../runtime/protocol.ts';
 import { type ControlHub, processControlHub, threadControlHub } from './control-hub.ts';
-import { Slots } from './slots.ts';
+import { Slots } from '../slots.ts';
 import { ThreadSessions } from './thread-sessions.ts';
 import { cgroupOomKills, type DeathContext, type PoolWorkerHandle, watchWorker } from './worker-death.ts';
 

@@ -1,6 +1,6 @@
-import { z } from 'zod';
 import type { Message } from '../model/message.ts';
-import { type RolloutSample, RolloutSampleSchema } from '../model/sample.ts';
+import type { RolloutSample } from '../model/sample.ts';
+import { isPlainValidSample } from '../model/sample-check.ts';
 import { ValidationError } from './errors.ts';
 import type { RolloutContext } from './rollout-context.ts';
 import type { WorkflowOutput, WorkflowResult } from './workflow.ts';
@@ -35,17 +35,27 @@ function cyclePath(value: unknown, path = '', ancestors = new Set<object>()): st
 
 /**
  * Checks samples against the schema; NaN, Infinity, cycles and values JSON cannot hold are rejected here, at
- * validation, before any report: what passes can be written everywhere.
+ * validation, before any report: what passes can be written everywhere. The common sample is checked without the
+ * schema (see `isPlainValidSample`), so that a worker thread loads zod only for a sample that needs it.
  */
-export function validateSamples(samples: unknown[]): RolloutSample[] {
-  return samples.map((sample, index) => {
+export async function validateSamples(samples: unknown[]): Promise<RolloutSample[]> {
+  const checked: RolloutSample[] = [];
+  for (const [index, sample] of samples.entries()) {
     const source = String((sample as { source?: unknown } | null)?.source ?? `#${index}`);
     const cycle = cyclePath(sample);
     if (cycle) throw new ValidationError(`sample from source "${source}" cannot be stored as JSON: ${cycle} refers back to itself (a cycle)`);
-    const parsed = RolloutSampleSchema.safeParse(sample);
-    if (parsed.success) return parsed.data;
-    throw new ValidationError(`sample from source "${source}" is invalid:\n${z.prettifyError(parsed.error)}`);
-  });
+    // A copy, as the schema returns: code that keeps the sample cannot change it after the phase.
+    if (isPlainValidSample(sample)) checked.push(structuredClone(sample as RolloutSample));
+    else checked.push(await validateWithSchema(sample, source));
+  }
+  return checked;
+}
+
+async function validateWithSchema(sample: unknown, source: string): Promise<RolloutSample> {
+  const [{ z }, { RolloutSampleSchema }] = await Promise.all([import('zod'), import('../model/sample.ts')]);
+  const parsed = RolloutSampleSchema.safeParse(sample);
+  if (parsed.success) return parsed.data;
+  throw new ValidationError(`sample from source "${source}" is invalid:\n${z.prettifyError(parsed.error)}`);
 }
 
 /** A workflow's return value becomes its sample; without one, the samples come from the registered sources. */

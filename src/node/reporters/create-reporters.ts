@@ -1,36 +1,33 @@
 import type { ReporterChoice } from '../config/resolve-config.ts';
-import { DefaultReporter } from './default/default-reporter.ts';
-import { GithubActionsReporter } from './github-actions/github-actions-reporter.ts';
-import { HtmlReporter } from './html/html-reporter.ts';
-import { reportJson } from './json/json-reporter.ts';
-import { junitXml } from './junit/junit-reporter.ts';
 import { loadReporter } from './load-reporter.ts';
 import type { Reporter } from '../types/reporter.ts';
 import type { Terminal } from './terminal.ts';
-import { VerboseReporter } from './verbose/verbose-reporter.ts';
-import { DocumentReporter } from './write-report.ts';
 
-function builtIn({ name, outputFile }: ReporterChoice, terminal: Terminal, root: string): Reporter | undefined {
-  switch (name) {
-    case 'default':
-      return new DefaultReporter(terminal, root);
-    case 'verbose':
-      return new VerboseReporter(terminal, root);
-    case 'json':
-      return new DocumentReporter(terminal, outputFile, reportJson);
-    case 'junit':
-      return new DocumentReporter(terminal, outputFile, junitXml);
-    case 'github-actions':
-      return new GithubActionsReporter(terminal);
-    case 'html':
-      return new HtmlReporter(terminal, outputFile);
-  }
-  return undefined;
+type BuiltIn = (choice: ReporterChoice, terminal: Terminal, root: string) => Promise<Reporter>;
+
+/**
+ * The built-in reporters, each loaded when a run asks for it: a CI run with `--reporter json` does not load the
+ * terminal tables, the diff of failures or the HTML page before its first rollout.
+ */
+const BUILT_IN: Record<string, BuiltIn> = {
+  default: async (_, terminal, root) => new (await import('./default/default-reporter.ts')).DefaultReporter(terminal, root),
+  verbose: async (_, terminal, root) => new (await import('./verbose/verbose-reporter.ts')).VerboseReporter(terminal, root),
+  json: async ({ outputFile }, terminal) => document(terminal, outputFile, (await import('./json/json-reporter.ts')).reportJson),
+  junit: async ({ outputFile }, terminal) => document(terminal, outputFile, (await import('./junit/junit-reporter.ts')).junitXml),
+  'github-actions': async (_, terminal) => new (await import('./github-actions/github-actions-reporter.ts')).GithubActionsReporter(terminal),
+  html: async ({ outputFile }, terminal) => new (await import('./html/html-reporter.ts')).HtmlReporter(terminal, outputFile),
+};
+
+async function document(terminal: Terminal, outputFile: string | undefined, render: ConstructorParameters<typeof import('./write-report.ts').DocumentReporter>[2]): Promise<Reporter> {
+  return new (await import('./write-report.ts')).DocumentReporter(terminal, outputFile, render);
 }
 
 /** The reporters a run asked for: the built-ins writing to their file or the terminal, custom ones loaded. */
 export async function createReporters(choices: ReporterChoice[], terminal: Terminal, root: string): Promise<Reporter[]> {
   const reporters: Reporter[] = [];
-  for (const choice of choices) reporters.push(choice.instance ?? builtIn(choice, terminal, root) ?? (await loadReporter(choice, root)));
+  for (const choice of choices) {
+    const builtIn = Object.hasOwn(BUILT_IN, choice.name) ? BUILT_IN[choice.name] : undefined;
+    reporters.push(choice.instance ?? (builtIn ? await builtIn(choice, terminal, root) : await loadReporter(choice, root)));
+  }
   return reporters;
 }

@@ -1,0 +1,67 @@
+/**
+ * A schema-free check of the common sample, so that a worker thread validates samples without loading zod (most of
+ * what it would import before its first rollout). It is conservative: `true` only for a value that
+ * `RolloutSampleSchema` accepts and returns as an equal copy (no key it would strip, plain objects and JSON values,
+ * finite numbers); anything else goes through the schema itself, which then also says what is wrong.
+ */
+export function isPlainValidSample(value: unknown): boolean {
+  if (!isPlainObject(value)) return false;
+  for (const key in value) {
+    const field = value[key];
+    const valid =
+      key === 'source' ? typeof field === 'string'
+      : key === 'messages' ? Array.isArray(field) && field.every(isPlainMessage)
+      : key === 'trajectoryMessages' ? Array.isArray(field) && field.every(isJsonObject)
+      : key === 'reward' ? field === null || isFiniteNumber(field)
+      : key === 'removeSample' ? typeof field === 'boolean'
+      : key === 'metrics' ? isPlainObject(field) && Object.values(field).every(isFiniteNumber)
+      : key === 'extraFields' ? isJsonObject(field)
+      : false;
+    if (!valid) return false;
+  }
+  return typeof value.source === 'string' && Array.isArray(value.messages) && 'metrics' in value && 'extraFields' in value;
+}
+
+const ROLES = new Set(['system', 'developer', 'user', 'assistant', 'tool']);
+
+const MESSAGE_KEYS = new Set(['role', 'content', 'tool_calls', 'tool_call_id', 'name']);
+
+/** A message; the keys the schema keeps without looking (content parts, extra keys) must be JSON here. */
+function isPlainMessage(message: unknown): boolean {
+  if (!isPlainObject(message) || !ROLES.has(message.role as string)) return false;
+  const { content, tool_calls: calls, tool_call_id: callId, name } = message;
+  if (!(typeof content === 'string' || content === null || (Array.isArray(content) && content.every(isFiniteJson)))) return false;
+  if ('tool_calls' in message && !(Array.isArray(calls) && calls.every(isPlainToolCall))) return false;
+  if ('tool_call_id' in message && typeof callId !== 'string') return false;
+  if ('name' in message && typeof name !== 'string') return false;
+  return Object.keys(message).every((key) => MESSAGE_KEYS.has(key) || isFiniteJson(message[key]));
+}
+
+function isPlainToolCall(call: unknown): boolean {
+  if (!isPlainObject(call) || typeof call.id !== 'string' || call.type !== 'function' || !isPlainObject(call.function)) return false;
+  if (!Object.keys(call).every((key) => key === 'id' || key === 'type' || key === 'function' || isFiniteJson(call[key]))) return false;
+  const fn = call.function;
+  // The schema strips other keys of `function`: such a call is left to it.
+  return Object.keys(fn).length === 2 && typeof fn.name === 'string' && typeof fn.arguments === 'string';
+}
+
+function isJsonObject(value: unknown): boolean {
+  return isPlainObject(value) && Object.values(value).every(isFiniteJson);
+}
+
+function isFiniteJson(value: unknown): boolean {
+  if (value === null || typeof value === 'string' || typeof value === 'boolean') return true;
+  if (typeof value === 'number') return Number.isFinite(value);
+  if (Array.isArray(value)) return value.every(isFiniteJson);
+  return isJsonObject(value);
+}
+
+function isFiniteNumber(value: unknown): boolean {
+  return typeof value === 'number' && Number.isFinite(value);
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  const proto = Object.getPrototypeOf(value);
+  return (proto === Object.prototype || proto === null) && Object.getOwnPropertySymbols(value).length === 0;
+}

@@ -1,0 +1,57 @@
+import { describe, expect, it } from 'vitest';
+import { isPlainValidSample } from '../src/model/sample-check.ts';
+import { RolloutSampleSchema } from '../src/model/sample.ts';
+
+const base = { source: 'workflow', messages: [{ role: 'user', content: 'hi' }], metrics: {}, extraFields: {} };
+const toolCall = { id: 'c1', type: 'function', function: { name: 'add', arguments: '{"a":1}' } };
+
+/** Samples the fast check should take: what workflows and the recording integrations produce. */
+const plain: unknown[] = [
+  base,
+  { ...base, messages: [], reward: null, removeSample: false },
+  { ...base, reward: 0.5, metrics: { turns: 2, model_calls: 1 }, extraFields: { seen: 'r1', nested: { list: [1, 'a', null, true] } } },
+  {
+    ...base,
+    messages: [
+      { role: 'system', content: 'be brief' },
+      { role: 'assistant', content: null, tool_calls: [toolCall], reasoning_content: 'thinking' },
+      { role: 'tool', content: '3', tool_call_id: 'c1', name: 'add' },
+      { role: 'user', content: [{ type: 'text', text: 'part' }] },
+    ],
+    trajectoryMessages: [{ role: 'assistant', token_ids: [1, 2, 3] }],
+  },
+  Object.assign(Object.create(null), base),
+];
+
+/** Samples left to the schema: invalid ones, and valid ones it would return changed. */
+const leftToSchema: unknown[] = [
+  null,
+  [],
+  { ...base, source: 1 },
+  { messages: [], metrics: {}, extraFields: {} },
+  { ...base, metrics: { turns: Number.NaN } },
+  { ...base, reward: Number.POSITIVE_INFINITY },
+  { ...base, extraFields: { when: new Date(0) } },
+  { ...base, extraFields: { big: 10n } },
+  { ...base, stray: 'stripped by the schema' },
+  { ...base, reward: undefined },
+  { ...base, messages: [{ role: 'robot', content: 'x' }] },
+  { ...base, messages: [{ role: 'user', content: 'x', name: 3 }] },
+  { ...base, messages: [{ role: 'user', content: [() => 1] }] },
+  { ...base, messages: [{ role: 'assistant', content: null, tool_calls: [{ ...toolCall, function: { ...toolCall.function, extra: 1 } }] }] },
+  { ...base, messages: [{ role: 'assistant', content: null, tool_calls: [{ ...toolCall, type: 'tool' }] }] },
+  new (class Sample { source = 'x'; messages = []; metrics = {}; extraFields = {}; })(),
+];
+
+describe('isPlainValidSample (the schema-free check a worker thread uses before loading zod)', () => {
+  it.each(plain.map((sample, i) => [i, sample]))('takes common sample %i, which the schema accepts and returns equal', (_, sample) => {
+    expect(isPlainValidSample(sample)).toBe(true);
+    const parsed = RolloutSampleSchema.safeParse(sample);
+    expect(parsed.success).toBe(true);
+    expect(parsed.data).toEqual(structuredClone(sample));
+  });
+
+  it.each(leftToSchema.map((sample, i) => [i, sample]))('leaves sample %i to the schema', (_, sample) => {
+    expect(isPlainValidSample(sample)).toBe(false);
+  });
+});

@@ -49,12 +49,11 @@ export interface RemoteBackends {
 }
 
 /**
- * Rollouts handed to the backend ahead of its free slots, so that it never waits on the dataset reader: twice its
- * concurrency, and at least {@link MIN_IN_FLIGHT} (a worker pool's threads hold rollouts back to the limit and
- * start the next as one ends, while this thread reports those before).
+ * Rollouts handed to the backend ahead of its free slots, so that it never waits on the dataset reader (a worker
+ * pool's threads hold those back to the limit and start the next as one ends). No more: after --bail or Ctrl-C,
+ * what was handed out is reported as cancelled.
  */
 const READ_AHEAD = 2;
-const MIN_IN_FLIGHT = 64;
 const UNBOUNDED_IN_FLIGHT = 1024;
 
 /**
@@ -124,7 +123,7 @@ export async function runSuite(file: string, suite: RolloutSuite<any, any>, ctx:
     const chatCompletionsUrl = ctx.remote ? undefined : await ctx.models.urlFor(suite, file);
     const input = { file, suite, settings, config: ctx.config, pool: ctx.pool, chatCompletionsUrl, modelCache: ctx.modelCache, runDir: ctx.runDir };
     backend = await (ctx.remote ? ctx.remote.create(input) : createSuiteBackend(input));
-    const limit = ctx.remote?.window ?? (settings.concurrency === null ? UNBOUNDED_IN_FLIGHT : Math.max(settings.concurrency * READ_AHEAD, MIN_IN_FLIGHT));
+    const limit = ctx.remote?.window ?? (settings.concurrency === null ? UNBOUNDED_IN_FLIGHT : settings.concurrency * READ_AHEAD);
     for await (const planned of planSuite({ file, suite, settings, config: ctx.config, idPrefix, seen })) {
       if (ctx.signal.aborted) break;
       const done = ctx.finished.get(planned.key.id);

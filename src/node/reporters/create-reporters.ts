@@ -2,7 +2,6 @@ import type { ReporterChoice } from '../config/resolve-config.ts';
 import { loadReporter } from './load-reporter.ts';
 import type { Reporter } from '../types/reporter.ts';
 import type { Terminal } from './terminal.ts';
-import type { DocumentReporter } from './write-report.ts';
 
 type BuiltIn = (choice: ReporterChoice, terminal: Terminal, root: string) => Promise<Reporter>;
 
@@ -19,7 +18,7 @@ const BUILT_IN: Record<string, BuiltIn> = {
   html: async ({ outputFile }, terminal) => new (await import('./html/html-reporter.ts')).HtmlReporter(terminal, outputFile),
 };
 
-async function document(terminal: Terminal, outputFile: string | undefined, render: ConstructorParameters<typeof DocumentReporter>[2]): Promise<Reporter> {
+async function document(terminal: Terminal, outputFile: string | undefined, render: ConstructorParameters<typeof import('./write-report.ts').DocumentReporter>[2]): Promise<Reporter> {
   return new (await import('./write-report.ts')).DocumentReporter(terminal, outputFile, render);
 }
 

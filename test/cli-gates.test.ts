@@ -49,7 +49,10 @@ describe('--resume', () => {
     const child = runCli(interrupted, ['--reporter', 'json']);
     while (calls(interrupted).length < 6) await new Promise((r) => setTimeout(r, 50));
     child.kill('SIGINT');
-    expect((await child).exitCode).toBe(130);
+    const stopped = await child;
+    expect(stopped.exitCode).toBe(130);
+    // Nothing failed before Ctrl-C, but an incomplete suite never passes.
+    expect(JSON.parse(String(stopped.stdout)).suites[0]).toMatchObject({ cancelled: true, passed: false });
     const before = new Set(calls(interrupted));
     expect(before.size).toBeLessThan(24);
 

@@ -27,6 +27,8 @@ export interface SuiteReport {
   thresholdMissed?: string | undefined;
   /** Why the suite had nothing to run (an empty dataset, `--rows` beyond it): it fails unless `--pass-with-no-rollouts`. */
   noRollouts?: string | undefined;
+  /** Set when a signal or `--bail` stopped the suite before all its rollouts ran: an incomplete suite never passes. */
+  cancelled?: true | undefined;
   /** Whether the suite passes by the verdict rules; set when the run ends. */
   passed?: boolean | undefined;
   /** Set when watch mode graded the stored samples of the last run again instead of running the workflows. */

@@ -82,9 +82,11 @@ export interface GraderContext<TConfig = GraderConfig> {
 }
 
 /** What `run` may resolve to: an output, a bare message list, or nothing (samples come from sources). */
+// biome-ignore lint/suspicious/noConfusingVoidType: so that a `run` declared `Promise<void>` satisfies it
 export type WorkflowResult = WorkflowOutput | Message[] | void | undefined;
 
 /** What `grade` may resolve to: the reward, named reward components (with `reward` primary), or nothing. */
+// biome-ignore lint/suspicious/noConfusingVoidType: so that a `grade` declared `Promise<void>` satisfies it
 export type GradeResult = number | Record<string, number> | void | undefined;
 
 /**

@@ -8,7 +8,7 @@ export { createRng, type Rng } from './rng.ts';
 export { distribution, type Distribution } from './describe.ts';
 export { bootstrapMeanInterval, type BootstrapOptions, type MeanInterval } from './bootstrap.ts';
 export { isInfrastructureFailure, isPass, scoredReward, scoredRows, rowMeanRewards, type RolloutOutcome } from './outcomes.ts';
-export { type Trainability } from './trainability.ts';
+export type { Trainability } from './trainability.ts';
 export {
   summarizeOutcomes,
   summarizeSuites,

@@ -1,4 +1,4 @@
-import { STOP_SIGNALS, type StopSignal } from '../cli/signals.ts';
+import type { STOP_SIGNALS, StopSignal } from '../cli/signals.ts';
 import type { RolloutError } from '../../model/result.ts';
 import type { LateFault } from '../../runtime/faults.ts';
 import type { ThresholdConfig } from '../../runtime/suite.ts';

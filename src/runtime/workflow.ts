@@ -1,5 +1,5 @@
 import type { Message } from '../model/message.ts';
-import type { FiniteJson, JsonObject } from '../model/json.ts';
+import type { JsonObject } from '../model/json.ts';
 import type { RolloutSample } from '../model/sample.ts';
 import type { RolloutContext } from './rollout-context.ts';
 
@@ -132,4 +132,3 @@ export type WorkflowSpec<TConfig = any> = WorkflowClass<TConfig> | WorkflowFunct
 /** A grader: a class, a function, or a `"module:export"` string naming one (resolved from the cwd). */
 export type GraderSpec<TConfig = any> = GraderClass<TConfig> | GraderFunction<TConfig> | string;
 
-export type { FiniteJson };

@@ -22,7 +22,7 @@ export class Scored extends Grader {
 `;
 
 const rows = (count: number, delayMs = 0) =>
-  JSON.stringify(Array.from({ length: count }, (_, i) => ({ prompt: 'p' + i, metadata: { score: (i % 5) / 4, delayMs } })));
+  JSON.stringify(Array.from({ length: count }, (_, i) => ({ prompt: `p${i}`, metadata: { score: (i % 5) / 4, delayMs } })));
 
 function calls(dir: string): string[] {
   try {

@@ -101,11 +101,3 @@ export const median = (values) => {
   const mid = sorted.length >> 1;
   return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 };
-
-/** Runs `once` `reps` times (after `warmup` unmeasured runs) and returns every result. */
-export async function repeat(reps, once, warmup = 0) {
-  for (let i = 0; i < warmup; i++) await once();
-  const results = [];
-  for (let i = 0; i < reps; i++) results.push(await once());
-  return results;
-}

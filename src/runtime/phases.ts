@@ -35,7 +35,7 @@ interface PhaseReport {
   logs: string[];
   durationMs: number;
 }
-type Failed = PhaseReport & { ok: false; error: RolloutError; cancelled?: boolean };
+type Failed = PhaseReport & { ok: false; error: RolloutError; cancelled?: boolean | undefined };
 
 export type WorkflowPhaseOutcome = (PhaseReport & { ok: true; samples: RolloutSample[] }) | Failed;
 export type GraderPhaseOutcome =

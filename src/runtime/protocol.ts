@@ -3,7 +3,7 @@
  * user code. Everything here is structured-clone safe.
  */
 import type { LateFault } from './faults.ts';
-import type { GraderPhaseInput, GraderPhaseOutcome, WorkflowPhaseInput, WorkflowPhaseOutcome } from './phases.ts';
+import type { GraderPhaseInput, WorkflowPhaseInput } from './phases.ts';
 
 /**
  * Names the code to run in a worker: a `"module:export"` string, or the workflow/grader of a suite that a
@@ -35,10 +35,6 @@ export interface BatchOutcome {
   taskId: number;
   outcome: unknown;
 }
-
-export type WorkerTaskOutcome<T extends WorkerTask> = T['kind'] extends 'workflow'
-  ? WorkflowPhaseOutcome
-  : GraderPhaseOutcome;
 
 /**
  * Messages on the control channel: a thread announces itself before its first task; cancel a task; ask every

@@ -16,7 +16,7 @@ import type { AgentSpec, TrialConfig } from './trial/trial-config.ts';
 /** The workflow name that selects Harbor's oracle agent (the task's `solution/solve.sh`). */
 export const ORACLE_AGENT = 'oracle';
 
-/** Options of {@link HarborBackend} (SPEC §2). */
+/** Options of {@link HarborBackend}. */
 export interface HarborBackendOptions<TW = AgentWorkflowConfig, TG = GraderConfig> {
   /** The TrialQueue that schedules this backend's trials. */
   orchestrator: TrialQueue;
@@ -29,21 +29,21 @@ export interface HarborBackendOptions<TW = AgentWorkflowConfig, TG = GraderConfi
    * passed: the workflow runs inside the trial environment, not in this process.
    */
   workflow: ImplementationRef;
-  workflowConfig?: TW;
+  workflowConfig?: TW | undefined;
   /** Run inside the environment when the task has no `tests/test.sh`. */
-  grader?: ImplementationRef;
-  graderConfig?: TG;
+  grader?: ImplementationRef | undefined;
+  graderConfig?: TG | undefined;
   /** Where trials run; `{type: 'sandbox'}` by default. */
-  environmentConfig?: EnvironmentConfig;
+  environmentConfig?: EnvironmentConfig | undefined;
   /** Docker only: build the task image once and reuse it. */
-  prebuildLocalImage?: boolean;
+  prebuildLocalImage?: boolean | undefined;
   /** Removes the directories of successful trials; failed ones stay for inspection. */
-  cleanupSuccessfulTrials?: boolean;
+  cleanupSuccessfulTrials?: boolean | undefined;
   /** Where trial directories go; `<cwd>/.rollouts/trials` by default. */
-  trialsDir?: string;
+  trialsDir?: string | undefined;
   /** Model endpoint and key for the workflow (env fallbacks `ROLLOUT_CHAT_COMPLETIONS_URL`, `ROLLOUT_API_KEY`). */
-  chatCompletionsUrl?: string;
-  apiKey?: string;
+  chatCompletionsUrl?: string | undefined;
+  apiKey?: string | undefined;
 }
 
 function assertRef(value: unknown, what: string): asserts value is ImplementationRef | undefined {

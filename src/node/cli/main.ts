@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { cac, type CAC } from 'cac';
 import { loadRunConfig as resolve } from '../config/load-run-config.ts';
@@ -13,7 +14,8 @@ import { UsageError } from '../errors.ts';
 import { redactUrlCredentials } from '../../runtime/redact.ts';
 import { interruptOnSignals } from './signals.ts';
 
-const VERSION = '0.1.0';
+/** The package's version, from its package.json (three levels up from both src/node/cli and dist/node/cli). */
+const VERSION = (JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
 async function watch(filters: string[], rawOptions: Record<string, unknown>): Promise<number> {
   if (rawOptions.queue) throw new UsageError('--queue goes with run (rollout-test run --queue …), not with watch mode');

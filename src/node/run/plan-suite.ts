@@ -48,7 +48,7 @@ export async function* planSuite({ file, suite, settings, config, idPrefix, seen
       where: raw.where,
       run,
     });
-    let row;
+    let row: ReturnType<typeof normalizeRow>;
     try {
       if (raw.readError) throw new Error(raw.readError);
       row = normalizeRow(raw.value);

@@ -1,7 +1,7 @@
-import { STOP_SIGNALS, type StopSignal } from '../cli/signals.ts';
+import type { STOP_SIGNALS, StopSignal } from '../cli/signals.ts';
 import type { RolloutError } from '../../model/result.ts';
 import type { LateFault } from '../../runtime/faults.ts';
-import type { ThresholdConfig } from '../../runtime/suite.ts';
+import type { ThresholdConfig } from '../../model/suite-options.ts';
 import type { Cost } from '../cost/prices.ts';
 import type { TokenUsage } from '../cost/usage.ts';
 import type { SourceLocation } from '../stack/user-frame.ts';

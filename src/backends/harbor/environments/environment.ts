@@ -31,13 +31,13 @@ export function pathVariables(paths: EnvironmentPaths): Record<string, string> {
 /** Options of {@link TrialEnvironment.exec}. */
 export interface ExecOptions {
   /** Working directory inside the environment; the workspace by default. */
-  cwd?: string;
+  cwd?: string | undefined;
   /** Variables added to the environment's own; values here never reach a file. */
-  env?: Record<string, string>;
+  env?: Record<string, string> | undefined;
   /** Kills every process the command started once this many milliseconds have passed. */
-  timeoutMs?: number;
+  timeoutMs?: number | undefined;
   /** Kills every process the command started when aborted. */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
   /**
    * The user to run as (`[agent]`/`[verifier] user`: a name or a uid, optionally `:group`); the environment's
    * default user when unset. The host-root sandbox and `process` run every command as the harness's user.

@@ -50,7 +50,7 @@ export interface TrialContext {
   emit: EmitTrialEvent;
   /** Milliseconds the trial waited for a slot. */
   queuedMs?: number;
-  /** Called when verification starts, with what the agent produced (SPEC §5: `onWorkflowComplete` goes here). */
+  /** Called when verification starts, with what the agent produced (`onWorkflowComplete` goes here). */
   onVerificationStart?: (agent: AgentOutcome, timings: TrialTimings) => Promise<void>;
 }
 

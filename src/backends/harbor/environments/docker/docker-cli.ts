@@ -3,9 +3,9 @@ import { loadExeca } from '../exec.ts';
 /** Options of {@link DockerCli.run}. */
 export interface DockerCallOptions {
   /** Written to the command's stdin (e.g. a Dockerfile for `build -f -`). */
-  input?: string;
+  input?: string | undefined;
   /** Kills the command when aborted. */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
 }
 
 /** Engines that answered, by CLI. */

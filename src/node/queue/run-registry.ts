@@ -1,5 +1,5 @@
 import { Redis } from 'ioredis';
-import { type RunAnnouncement, RUNS_KEY } from './queue-names.ts';
+import { type RunAnnouncement, RUNS_CHANNEL, RUNS_KEY } from './queue-names.ts';
 import { UsageError } from '../cli/usage-error.ts';
 import { parseRedisUrl, type RedisConnection, redactCredentials, redactRedisUrl } from './redis-url.ts';
 
@@ -9,6 +9,7 @@ import { parseRedisUrl, type RedisConnection, redactCredentials, redactRedisUrl 
  */
 export class RunRegistry {
   readonly #redis: Redis;
+  #subscriber: Redis | undefined;
 
   private constructor(connection: RedisConnection) {
     this.#redis = new Redis({ ...connection, lazyConnect: true });
@@ -33,6 +34,7 @@ export class RunRegistry {
 
   async announce(run: RunAnnouncement): Promise<void> {
     await this.#redis.hset(RUNS_KEY, run.id, JSON.stringify(run));
+    await this.#redis.publish(RUNS_CHANNEL, run.id);
   }
 
   async get(id: string): Promise<RunAnnouncement | undefined> {
@@ -46,9 +48,23 @@ export class RunRegistry {
 
   async remove(id: string): Promise<void> {
     await this.#redis.hdel(RUNS_KEY, id);
+    await this.#redis.publish(RUNS_CHANNEL, id);
+  }
+
+  /**
+   * Calls `onChange` whenever a coordinator announces, cancels or ends a run, so that a worker need not wait
+   * for its next look. Best effort (a message published while reconnecting is lost): workers still look often.
+   */
+  async subscribe(onChange: () => void): Promise<void> {
+    const subscriber = this.#redis.duplicate();
+    this.#subscriber = subscriber;
+    subscriber.on('error', () => undefined);
+    subscriber.on('message', onChange);
+    await subscriber.subscribe(RUNS_CHANNEL);
   }
 
   async close(): Promise<void> {
+    this.#subscriber?.disconnect();
     await this.#redis.quit().catch(() => this.#redis.disconnect());
   }
 }

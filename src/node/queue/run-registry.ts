@@ -1,7 +1,8 @@
+import { redactUrlCredentials } from '../../runtime/redact.ts';
 import { Redis } from 'ioredis';
 import { type RunAnnouncement, RUNS_CHANNEL, RUNS_KEY } from './queue-names.ts';
 import { UsageError } from '../cli/usage-error.ts';
-import { parseRedisUrl, type RedisConnection, redactCredentials, redactRedisUrl } from './redis-url.ts';
+import { parseRedisUrl, type RedisConnection, redactCredentials } from './redis-url.ts';
 
 /**
  * The runs in progress, in one Redis hash: a coordinator announces its run there, workers read it to find the
@@ -27,7 +28,7 @@ export class RunRegistry {
     } catch (error) {
       registry.#redis.disconnect();
       const why = (lastError ?? (error as Error)).message;
-      throw new UsageError(`cannot reach Redis at ${redactRedisUrl(url)}: ${redactCredentials(why, url)}`);
+      throw new UsageError(`cannot reach Redis at ${redactUrlCredentials(url)}: ${redactCredentials(why, url)}`);
     }
     return registry;
   }

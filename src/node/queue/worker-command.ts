@@ -1,8 +1,9 @@
+import { redactUrlCredentials } from '../../runtime/redact.ts';
 import os from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { WorkerPool } from '../../backends/local/worker-pool.ts';
 import { projectName, type RunAnnouncement, workerName } from './queue-names.ts';
-import { parseRedisUrl, redactCredentials, redactRedisUrl } from './redis-url.ts';
+import { parseRedisUrl, redactCredentials } from './redis-url.ts';
 import { RunRegistry } from './run-registry.ts';
 import { RunWorker } from './run-worker.ts';
 import { WorkerSuites } from './worker-suites.ts';
@@ -83,7 +84,7 @@ export async function runWorkerCommand(options: WorkerCommandOptions): Promise<n
     nudged = true;
     nudge?.abort();
   });
-  log(`worker ${name}: serving runs of ${project} on ${redactRedisUrl(url)} · root ${root} · concurrency ${concurrency}`);
+  log(`worker ${name}: serving runs of ${project} on ${redactUrlCredentials(url)} · root ${root} · concurrency ${concurrency}`);
   while (!stopped.signal.aborted) {
     nudged = false;
     await poll().catch((error: Error) => log(`worker ${name}: ${error.message}`));

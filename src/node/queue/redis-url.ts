@@ -1,5 +1,5 @@
 import { redactUrlCredentials } from '../../runtime/redact.ts';
-import { UsageError } from '../cli/usage-error.ts';
+import { UsageError } from '../errors.ts';
 
 /** Where the queue's Redis is, as ioredis takes it. */
 export interface RedisConnection {

@@ -1,7 +1,7 @@
 import { redactUrlCredentials } from '../../runtime/redact.ts';
 import { Redis } from 'ioredis';
 import { type RunAnnouncement, RUNS_CHANNEL, RUNS_KEY } from './queue-names.ts';
-import { UsageError } from '../cli/usage-error.ts';
+import { UsageError } from '../errors.ts';
 import { parseRedisUrl, type RedisConnection, redactCredentials } from './redis-url.ts';
 
 /**

@@ -35,7 +35,7 @@ export class RunRegistry {
 
   async announce(run: RunAnnouncement): Promise<void> {
     await this.#redis.hset(RUNS_KEY, run.id, JSON.stringify(run));
-    await this.#redis.publish(RUNS_CHANNEL, run.id);
+    await this.#tell(run.id);
   }
 
   async get(id: string): Promise<RunAnnouncement | undefined> {
@@ -49,7 +49,12 @@ export class RunRegistry {
 
   async remove(id: string): Promise<void> {
     await this.#redis.hdel(RUNS_KEY, id);
-    await this.#redis.publish(RUNS_CHANNEL, id);
+    await this.#tell(id);
+  }
+
+  /** Wakes the workers; a Redis that refuses PUBLISH (an ACL) only leaves them to their next poll. */
+  async #tell(id: string): Promise<void> {
+    await this.#redis.publish(RUNS_CHANNEL, id).catch(() => undefined);
   }
 
   /**
@@ -61,7 +66,11 @@ export class RunRegistry {
     this.#subscriber = subscriber;
     subscriber.on('error', () => undefined);
     subscriber.on('message', onChange);
-    await subscriber.subscribe(RUNS_CHANNEL);
+    await subscriber.subscribe(RUNS_CHANNEL).catch(() => {
+      // A Redis that refuses SUBSCRIBE (an ACL): the worker polls, as it does anyway.
+      subscriber.disconnect();
+      this.#subscriber = undefined;
+    });
   }
 
   async close(): Promise<void> {

@@ -151,9 +151,10 @@ async function benchP1(root) {
     for (const [what, dir, args] of [[`B1 ${B1_COUNT} no-op`, b1dirs.rollout, []], [`B2 ${B2_COUNT} model calls`, b2dirs.rollout, ['model']]]) {
       const { ours, peer } = await sideBySide(() => rolloutTest(dir, [...args, '--pool', 'threads'], env), () => rolloutTest(dir, [...args, '--pool', 'forks'], env));
       const [threads, forks] = [pick(ours, 'wallMs'), pick(peer, 'wallMs')];
-      row(`P1 ${what}: threads vs forks, wall`, ms(threads), ms(forks), (threads / forks).toFixed(2), 'the faster is the default', undefined);
+      // Threads are the default pool: they must not be slower nor bigger than forks.
+      row(`P1 ${what}: threads vs forks, wall`, ms(threads), ms(forks), (threads / forks).toFixed(2), '≤ 1.00× (threads are the default)', threads <= forks);
       const [threadsRss, forksRss] = [ours, peer].map((runs) => Math.max(...runs.map((r) => r.treeRssMb)));
-      row(`P1 ${what}: threads vs forks, peak RSS`, mb(threadsRss), mb(forksRss), (threadsRss / forksRss).toFixed(2), '–', undefined);
+      row(`P1 ${what}: threads vs forks, peak RSS`, mb(threadsRss), mb(forksRss), (threadsRss / forksRss).toFixed(2), '≤ 1.00×', threadsRss <= forksRss);
     }
   } finally {
     await server.close();

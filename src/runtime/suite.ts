@@ -56,6 +56,8 @@ export type BackendConfig =
       imageMap?: Record<string, string>;
       /** Docker: build the task image once and reuse it for every trial. */
       prebuildLocalImage?: boolean;
+      /** Docker: keep as many started containers ready as trials run at once; each serves one trial. */
+      prewarm?: boolean;
       /** Sandbox: `{root: 'host'}` runs on the host's root filesystem instead of the task image's. */
       sandbox?: { root?: 'image' | 'host'; rootfsCache?: string };
       /** Sandbox and docker: processes a trial may run at once (512 by default). */

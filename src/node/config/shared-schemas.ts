@@ -43,6 +43,7 @@ const HarborBackendSchema = z.looseObject({
   nConcurrent: z.number().int().positive().optional(),
   imageMap: z.record(z.string(), z.string()).optional(),
   prebuildLocalImage: z.boolean().optional(),
+  prewarm: z.boolean().optional(),
 });
 
 export const BackendSchema = z.discriminatedUnion('type', [LocalBackendSchema, HarborBackendSchema], {

@@ -42,6 +42,7 @@ export async function createSuiteBackend(input: SuiteBackendInput): Promise<Exec
       nConcurrent: backend.nConcurrent ?? settings.concurrency ?? undefined,
       imageMap: backend.imageMap,
       prebuildLocalImage: backend.prebuildLocalImage,
+      prewarm: backend.prewarm,
       sandbox: backend.sandbox,
       pidsLimit: backend.pidsLimit,
       workflow: suite.workflow === ORACLE_AGENT ? ORACLE_AGENT : ref('workflow'),

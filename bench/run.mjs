@@ -187,13 +187,18 @@ async function benchB3(root) {
 
 /** Wall time of spawning `command args` to its exit, median of `n`. */
 async function primitive(command, args, n) {
+  return median(await samples(command, args, n));
+}
+
+/** Wall times of `n` runs of a command. */
+async function samples(command, args, n) {
   const times = [];
   for (let i = 0; i < n; i++) {
     const result = await measure(command, args);
     if (result.code !== 0) throw new Error(`${command} ${args.join(' ')} exited with ${result.code}: ${result.stderr}`);
     times.push(result.wallMs);
   }
-  return median(times);
+  return times;
 }
 
 async function trialOverheads(environment, dirs, n, extra = {}) {
@@ -300,10 +305,10 @@ async function benchB5(root) {
   }
   const dirs = harbor(root, 'harbor-docker', `[environment]\ndocker_image = "${image}"\n`);
   const bare = ['run', '--rm', '--network', 'none', image, 'true'];
-  // The peer is timed before and after each mode, so that drift of the machine hits both.
-  const peers = [await primitive('docker', bare, n)];
   for (const mode of [{ name: 'cold', extra: {}, goal: 1.3 }, { name: 'warm (prewarm)', extra: { prewarm: true }, goal: 0.5 }]) {
     const label = `B5 docker trial overhead, ${mode.name}`;
+    // The peer is timed right before and right after the trials, so that drift of the machine hits both.
+    const peers = await samples('docker', bare, n);
     let trials;
     try {
       trials = await trialOverheads('docker', dirs, n, mode.extra);
@@ -311,8 +316,7 @@ async function benchB5(root) {
       row(label, `not measured: ${error.message.split('\n')[0]}`, '', '', `≤ ${mode.goal}×`, undefined);
       continue;
     }
-    peers.push(await primitive('docker', bare, n));
-    const peer = median(peers.slice(-2));
+    const peer = median([...peers, ...(await samples('docker', bare, n))]);
     const overhead = median(trials.map((t) => t.overheadMs));
     row(label, ms(overhead), `${ms(peer)} (docker run --rm IMAGE true)`, (overhead / peer).toFixed(2), `≤ ${mode.goal}×`, overhead / peer <= mode.goal);
     const m = (k) => ms(median(trials.map((t) => t[k])));

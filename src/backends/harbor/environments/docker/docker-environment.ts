@@ -57,6 +57,8 @@ export class DockerEnvironment implements TrialEnvironment {
   readonly #pool: DockerPool | undefined;
   /** The trial's container, once started. */
   #box: StartedContainer | undefined;
+  /** Whether it is a warm one of the pool, which removes it. */
+  #claimed = false;
   /** Host folders to remove on stop: the container's, and a snapshot of the user's code made for this trial alone. */
   readonly #scratch: string[] = [];
   /** The name of the container this trial started itself (not a warm one), known before it exists. */
@@ -93,7 +95,9 @@ export class DockerEnvironment implements TrialEnvironment {
     const workdir = this.init.workdir ?? config.workdir;
     this.paths.workspace = workdir === '/' ? (this.init.rootWorkdirFallback ?? workdir) : workdir;
     const spec: ContainerSpec = { cli: this.#cli, image, flags: this.#runFlags(), logTargets: this.#logTargets(), userCode: await this.#userCode(config) };
-    this.#box = (await this.#pool?.claim(spec, this.init.logDirs, signal)) ?? (await this.#startOwn(spec, signal));
+    const warm = await this.#pool?.claim(spec, this.init.logDirs, signal);
+    this.#claimed = warm !== undefined;
+    this.#box = warm ?? (await this.#startOwn(spec, signal));
     this.#cgroup = TrialCgroup.ofContainer(this.#box.id, { ...this.init.limits, pids: this.#options.pidsLimit });
     await checkHarness(this.#cli, this.#box.name, image, process.execPath);
   }
@@ -247,9 +251,11 @@ export class DockerEnvironment implements TrialEnvironment {
     await this.#starting?.catch(() => undefined);
     for (const pgid of this.#clients) killGroup(pgid);
     try {
-      if (this.#pool?.warm && this.#box && this.#cgroup) {
-        await this.#cgroup.killAll();
-        this.#pool.retire(this.#box);
+      if (this.#claimed) {
+        // Its processes end here; unless they cannot be reached from this machine, the engine's part goes on after.
+        if (this.#cgroup) await this.#cgroup.killAll();
+        const removal = this.#pool!.retire(this.#box!);
+        if (!this.#cgroup) await removal;
       } else if (this.#container) {
         await removeContainer(this.#cli, this.#container);
       }

@@ -83,11 +83,11 @@ export class DockerPool {
       container = await untilAborted(next, signal, 'a warm container');
     } catch (error) {
       // Nobody else will take it: it goes once it has started.
-      void next.then((started) => this.retire(started), () => undefined);
+      void next.then((started) => void this.retire(started), () => undefined);
       throw error;
     }
     if (await adoptLogs(container.logs, logDirs)) return container;
-    this.retire(container);
+    void this.retire(container);
     return undefined;
   }
 
@@ -129,11 +129,12 @@ export class DockerPool {
     return this.#warmRoot;
   }
 
-  /** Removes a container in the background (its processes are gone already); {@link close} waits for it. */
-  retire(container: StartedContainer): void {
+  /** Removes a container in the background; {@link close} waits for it, and so may the caller. */
+  retire(container: StartedContainer): Promise<void> {
     const removal = this.#remove(container).catch(() => undefined);
     this.#removals.add(removal);
     void removal.finally(() => this.#removals.delete(removal));
+    return removal;
   }
 
   async #remove(container: StartedContainer): Promise<void> {
@@ -150,7 +151,7 @@ export class DockerPool {
     this.#closed = true;
     const spares = [...this.#spares.values()].flat();
     this.#spares.clear();
-    for (const spare of spares) void spare.then((container) => this.retire(container), () => undefined);
+    for (const spare of spares) void spare.then((container) => void this.retire(container), () => undefined);
     await Promise.allSettled(spares);
     while (this.#removals.size) await Promise.all(this.#removals);
     const stages = [...this.#stages.values()];

@@ -121,8 +121,8 @@ export class DockerEnvironment implements TrialEnvironment {
       stage = path.join(dir, 'code');
       await stageUserCode(code, stage);
     }
-    const root = config.user === '' || config.user === 'root' || /^0(:|$)/.test(config.user);
-    return { stage, workspace: this.paths.workspace, modules: userNodeModules(code.dir), byCommand: root && !config.hasEntrypoint };
+    const asRoot = config.user === '' || /^(0|root)(:|$)/.test(config.user);
+    return { stage, workspace: this.paths.workspace, modules: userNodeModules(code.dir), byCommand: asRoot && !config.hasEntrypoint };
   }
 
   async installUserCode(): Promise<void> {

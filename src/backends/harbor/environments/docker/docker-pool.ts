@@ -108,11 +108,20 @@ export class DockerPool {
       await mkdir(logs[dir]);
       await chmod(logs[dir], 0o777); // as a trial's own: whichever user the task names writes there
     }
-    const onName = (name: string) => {
-      this.#live.set(name, spec.cli);
-      this.#logRoots.set(name, logsRoot);
+    let name: string | undefined;
+    const onName = (named: string) => {
+      name = named;
+      this.#live.set(named, spec.cli);
+      this.#logRoots.set(named, logsRoot);
     };
-    return startContainer(spec, root, { trialLabel: WARM_LABEL, logs, onName });
+    try {
+      return await startContainer(spec, root, { trialLabel: WARM_LABEL, logs, onName });
+    } catch (error) {
+      // A `docker run` that failed may still have created the container.
+      if (name) await this.#remove({ name, cli: spec.cli, root }).catch(() => undefined);
+      else await Promise.all([root, logsRoot].map((dir) => rm(dir, { recursive: true, force: true })));
+      throw error;
+    }
   }
 
   /**
@@ -137,7 +146,7 @@ export class DockerPool {
     return removal;
   }
 
-  async #remove(container: StartedContainer): Promise<void> {
+  async #remove(container: Pick<StartedContainer, 'name' | 'cli' | 'root'>): Promise<void> {
     await removeContainer(container.cli, container.name);
     this.#live.delete(container.name);
     await rm(container.root, { recursive: true, force: true });

@@ -16,11 +16,12 @@ import { type ContainerSpec, containerRoot, IPC, type StartedContainer, startCon
 import type { DockerPool } from './docker-pool.ts';
 import { stageUserCode, userNodeModules } from '../../trial/workspace.ts';
 import { cliEnv, envFlags, limitFlags, mountFlags } from './docker-flags.ts';
+import { ImageMapSchema } from '../../../../model/suite-options.ts';
 
 /** Options of the docker environment: `environmentConfig: {type: 'docker', ...}`. */
 export const DockerOptionsSchema = z.object({
   /** Public image names (in FROM lines or `docker_image`) → local images, for tasks written for images this engine lacks. */
-  imageMap: z.record(z.string(), z.string()).default({}),
+  imageMap: ImageMapSchema.default({}),
   /** Build each task image once per process and reuse an existing one (HarborBackend's `prebuildLocalImage`). */
   prebuildLocalImage: z.boolean().default(false),
   /** The CLI to drive: `docker` or a compatible one. */

@@ -86,7 +86,7 @@ defineRollout({ name: 'stuck', dataset: [{ prompt: 'p' }], workflow: Stuck });`,
     await until(() => existsSync(path.join(dir, 'started')));
     child.kill('SIGINT');
     const run = await child;
-    expect({ code: run.exitCode, stderr: run.stderr.trim() }).toEqual({ code: 130, stderr: expect.stringMatching(/^Cancelling: [^\n]+$/) });
+    expect({ code: run.exitCode, stderr: String(run.stderr).trim() }).toEqual({ code: 130, stderr: expect.stringMatching(/^Cancelling: [^\n]+$/) });
     expect(run.stdout).toMatch(/Rollouts {2}0 passed \| 0 failed \| 0 errored \| 1 skipped \(1\)/);
   });
 

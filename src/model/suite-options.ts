@@ -72,6 +72,8 @@ const HarborBackendSchema = z.strictObject({
   sandbox: z.strictObject({ root: z.enum(['image', 'host']).optional(), rootfsCache: z.string().optional() }).optional(),
   /** Sandbox and docker: processes a trial may run at once (512 by default). */
   pidsLimit: z.number().int().positive().optional(),
+  /** Docker: keep as many started containers ready as trials run at once; each serves one trial. */
+  prewarm: z.boolean().optional(),
 });
 
 /** Where a suite's rollouts run: one entry per backend of `src/backends/registry.ts`. */

@@ -1,7 +1,7 @@
 import type { ImplementationRef } from '../../runtime/protocol.ts';
 import type { EnvironmentType } from './environments/environment.ts';
 import type { SandboxOptions } from './environments/sandbox-environment.ts';
-import { HarborBackend } from './harbor-backend.ts';
+import { HarborBackend, type HarborBackendOptions } from './harbor-backend.ts';
 import type { RetryConfig } from './queue/retry.ts';
 import { TrialQueue } from './queue/trial-queue.ts';
 import type { TrialHooks } from './trial/hooks.ts';
@@ -16,6 +16,8 @@ export interface HarborBackendSettings {
   imageMap?: ImageMap | undefined;
   /** Docker: build each task image once and reuse it for every trial. */
   prebuildLocalImage?: boolean | undefined;
+  /** Docker: keep `nConcurrent` started containers ready, each used by one trial (see {@link HarborBackendOptions.prewarm}). */
+  prewarm?: boolean | undefined;
   /** Sandbox: `{root: 'host'}` runs on the host's root filesystem instead of the task image's; `rootfsCache`. */
   sandbox?: Pick<SandboxOptions, 'root' | 'rootfsCache'> | undefined;
   /** Sandbox and docker: processes a trial may run at once (512 by default). */

@@ -8,6 +8,7 @@ import type { AgentWorkflowConfig, GraderConfig } from '../../runtime/workflow.t
 import type { ExecuteOptions, ExecutionBackend, ModelEndpoint, ResultCallback } from '../backend.ts';
 import { buildResult, deliver, deliverBoth, parseRequest } from '../results.ts';
 import type { EnvironmentConfig } from './environments/create-environment.ts';
+import { DockerPool } from './environments/docker/docker-pool.ts';
 import type { TrialQueue } from './queue/trial-queue.ts';
 import { type HarborTask, loadTask } from './task/load-task.ts';
 import { finalResultOf, noTrialTimings, trialTimings, unverifiedWorkflowResult, workflowResultOf } from './trial-results.ts';
@@ -37,6 +38,12 @@ export interface HarborBackendOptions<TW = AgentWorkflowConfig, TG = GraderConfi
   environmentConfig?: EnvironmentConfig | undefined;
   /** Docker only: build the task image once and reuse it. */
   prebuildLocalImage?: boolean | undefined;
+  /**
+   * Docker only: keep as many started containers ready as the orchestrator runs trials at once (per task image
+   * and settings), so a trial claims a warm one instead of waiting for `docker run`. Each serves exactly one
+   * trial and is removed after it; the spares are removed by {@link HarborBackend.close}.
+   */
+  prewarm?: boolean | undefined;
   /** Removes the directories of successful trials; failed ones stay for inspection. */
   cleanupSuccessfulTrials?: boolean | undefined;
   /** Where trial directories go; `<cwd>/.rollouts/trials` by default. */
@@ -69,6 +76,8 @@ export class HarborBackend<TW = AgentWorkflowConfig, TG = GraderConfig> implemen
   readonly #environment: EnvironmentConfig;
   readonly #trialsDir: string;
   #task: Promise<HarborTask> | undefined;
+  /** Docker with `prewarm`: the warm containers, and the run's snapshot of the user code they mount. */
+  readonly #dockerPool: DockerPool | undefined;
 
   constructor(options: HarborBackendOptions<TW, TG>) {
     assertRef(options.workflow, 'workflow');
@@ -76,6 +85,7 @@ export class HarborBackend<TW = AgentWorkflowConfig, TG = GraderConfig> implemen
     this.#options = options;
     this.#environment = { ...(options.environmentConfig ?? { type: 'sandbox' }), ...(options.prebuildLocalImage && { prebuildLocalImage: true }) };
     this.#trialsDir = path.resolve(options.trialsDir ?? path.join(process.cwd(), '.rollouts', 'trials'));
+    if (this.#environment.type === 'docker' && options.prewarm) this.#dockerPool = new DockerPool({ prewarm: this.maxConcurrency, trialsDir: this.#trialsDir });
   }
 
   get maxConcurrency(): number {
@@ -134,6 +144,7 @@ export class HarborBackend<TW = AgentWorkflowConfig, TG = GraderConfig> implemen
       task,
       apiKey: model?.apiKey ?? this.#options.apiKey ?? process.env.ROLLOUT_API_KEY,
       signal,
+      dockerPool: this.#dockerPool,
       onVerificationStart: async (agent, timings) => {
         workflowResult = workflowResultOf(request, agent, trialTimings(timings));
         await deliver(onWorkflowComplete, workflowResult, 'onWorkflowComplete');
@@ -172,8 +183,10 @@ export class HarborBackend<TW = AgentWorkflowConfig, TG = GraderConfig> implemen
     };
   }
 
-  /** Trials stop their environments themselves; nothing is held between rollouts. */
-  async close(): Promise<void> {}
+  /** Removes what docker trials share: warm containers (claimed or not) and the snapshot of the user code. */
+  async close(): Promise<void> {
+    await this.#dockerPool?.close();
+  }
 }
 
 /** Harbor-style `<task>__<rollout>__<random>`, safe as one directory name whatever the task is called. */

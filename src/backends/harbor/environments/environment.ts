@@ -87,6 +87,19 @@ export interface EnvironmentInit {
   sharedPaths: string[];
   /** What the docker environment builds or runs; the host-backed environments ignore it. */
   image: ImageSource;
+  /**
+   * The user's code, when the trial runs it: the docker environment mounts a snapshot of it read-only and copies
+   * it into the workspace as the container starts (see {@link TrialEnvironment.installUserCode}); the others
+   * get it through `upload`.
+   */
+  userCode?: UserCodeSource | undefined;
+}
+
+/** The user's code to put into a trial's workspace, and the paths under it that stay out. */
+export interface UserCodeSource {
+  dir: string;
+  /** Absolute paths never copied: the trials directory, the task's tests and solution (the agent must not see them). */
+  excluded: string[];
 }
 
 /** The host folder behind each of Harbor's log folders, by name (`agent`, `verifier`, `artifacts`). */
@@ -122,6 +135,11 @@ export interface TrialEnvironment {
    * any command could have put a link on the way); false leaves it to a command run inside.
    */
   symlink?(target: string, envPath: string): Promise<boolean>;
+  /**
+   * Present when the environment installs `init.userCode` into the workspace itself: resolves once it is there
+   * (its `node_modules` linked), and rejects with why it could not be.
+   */
+  installUserCode?(): Promise<void>;
   /** Copies a file or directory inside the environment to the host. */
   download(envPath: string, hostPath: string): Promise<void>;
   /** Routes the model endpoint into the environment (through a unix socket when it has no network). */

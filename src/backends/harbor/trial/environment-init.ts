@@ -1,3 +1,4 @@
+import type { DockerPool } from '../environments/docker/docker-pool.ts';
 import { createEnvironment, type EnvironmentConfig } from '../environments/create-environment.ts';
 import type { EnvironmentInit, TrialEnvironment } from '../environments/environment.ts';
 import { resolveEnvTemplates } from '../task/env-templates.ts';
@@ -13,13 +14,14 @@ export interface EnvironmentSpec {
   taskName: string;
   buildContext: string | undefined;
   rootWorkdirFallback?: string | undefined;
+  userCode?: EnvironmentInit['userCode'];
 }
 
 /**
  * Makes an environment from an `[environment]` table of task.toml, its env templates resolved (an unset
  * variable without default fails the trial, not retried: the task asks for what the host lacks).
  */
-export function createTaskEnvironment(config: EnvironmentConfig, environment: TaskEnvironment, spec: EnvironmentSpec): TrialEnvironment {
+export function createTaskEnvironment(config: EnvironmentConfig, environment: TaskEnvironment, spec: EnvironmentSpec, pool?: DockerPool): TrialEnvironment {
   let env: Record<string, string>;
   try {
     env = resolveEnvTemplates(environment.env);
@@ -41,5 +43,6 @@ export function createTaskEnvironment(config: EnvironmentConfig, environment: Ta
       dockerImage: environment.docker_image,
       buildTimeoutSec: environment.build_timeout_sec,
     },
-  });
+    userCode: spec.userCode,
+  }, pool);
 }

@@ -4,6 +4,7 @@ import type { TrialEnvironment } from '../environments/environment.ts';
 import type { HarborTask } from '../task/load-task.ts';
 import { type AgentOutcome, runAgent } from './agent.ts';
 import { collectArtifacts } from './artifacts.ts';
+import type { DockerPool } from '../environments/docker/docker-pool.ts';
 import { createTaskEnvironment } from './environment-init.ts';
 import { harborTrialConfig, harborTrialLock, trialIdentity } from './harbor-files.ts';
 import { runHealthcheck } from './healthcheck.ts';
@@ -52,6 +53,8 @@ export interface TrialContext {
   queuedMs?: number;
   /** Called when verification starts, with what the agent produced (`onWorkflowComplete` goes here). */
   onVerificationStart?: (agent: AgentOutcome, timings: TrialTimings) => Promise<void>;
+  /** The backend's docker containers and user-code snapshots (warm containers with `prewarm`); docker only. */
+  dockerPool?: DockerPool | undefined;
 }
 
 /**
@@ -69,7 +72,7 @@ export async function runTrial(config: TrialConfig, context: TrialContext): Prom
   try {
     const { task } = context;
     await step(recorder, 'environment_setup', 'EnvironmentStartError', context.signal, async () => {
-      env = createTrialEnvironment(config, task, paths, launch);
+      env = createTrialEnvironment(config, task, paths, launch, context.dockerPool);
       await withDeadline(env.start(context.signal), task.config.environment.build_timeout_sec, 'environment start');
       for (const note of env.notes ?? []) await recorder.log(note);
     });
@@ -129,7 +132,7 @@ function timingsOf(recorder: TrialRecorder, context: TrialContext): TrialTimings
  * The environment of a trial, sharing the harness runtime and the user's node_modules with it. A task that
  * verifies in a separate environment needs docker: it fails here, before its agent runs.
  */
-function createTrialEnvironment(config: TrialConfig, task: HarborTask, paths: TrialPaths, launch: RunnerLaunch): TrialEnvironment {
+function createTrialEnvironment(config: TrialConfig, task: HarborTask, paths: TrialPaths, launch: RunnerLaunch, pool: DockerPool | undefined): TrialEnvironment {
   if (config.environment.type !== 'docker' && usesSeparateVerifier(task)) {
     throw TrialError.of('ValueError', 'VALIDATION_ERROR', 'setup', `environment_mode = "separate" needs the docker environment, not ${config.environment.type}`);
   }
@@ -141,7 +144,8 @@ function createTrialEnvironment(config: TrialConfig, task: HarborTask, paths: Tr
     taskName: task.name,
     buildContext: task.environmentDir,
     rootWorkdirFallback: needsUserCode(config) ? '/workspace' : undefined,
-  });
+    userCode: needsUserCode(config) ? { dir: config.userCodeDir, excluded: excludedFrom(config, task) } : undefined,
+  }, pool);
 }
 
 /** The user's code runs in the trial when a workflow or a grader does; Harbor's oracle alone needs none. */
@@ -155,7 +159,7 @@ function needsUserCode(config: TrialConfig): boolean {
  */
 async function setUpAgent(run: TrialRun, apiKey: string | undefined): Promise<void> {
   if (!needsUserCode(run.config)) return;
-  await installUserCode(run.env, { dir: run.config.userCodeDir, excluded: excludedFrom(run) });
+  await installUserCode(run.env, { dir: run.config.userCodeDir, excluded: excludedFrom(run.config, run.task) });
   const user = run.task.config.agent.user;
   // The copy is root's; the workspace must stay the agent's own, as the image made it.
   if (user !== undefined && run.env.type === 'docker') await run.env.exec(['chown', '-R', String(user), run.env.paths.workspace], { user: 0 });
@@ -168,8 +172,7 @@ async function setUpAgent(run: TrialRun, apiKey: string | undefined): Promise<vo
   if (apiKey) run.runnerEnv.ROLLOUT_API_KEY = apiKey;
 }
 
-function excludedFrom(run: TrialRun): string[] {
-  const { task, config } = run;
+function excludedFrom(config: TrialConfig, task: HarborTask): string[] {
   const steps = task.steps.length ? path.join(task.dir, 'steps') : undefined;
   return [path.resolve(config.trialsDir), task.testsDir, task.solutionDir, steps].filter((dir): dir is string => dir !== undefined);
 }

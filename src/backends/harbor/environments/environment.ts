@@ -130,6 +130,8 @@ export interface TrialEnvironment {
   stop(): Promise<void>;
   /** After start: what the environment could not provide as asked (e.g. a fallback), for the trial's log. */
   readonly notes?: readonly string[];
+  /** After start: whether commands run as the {@link ExecOptions.user} they are given (else as the harness's user). */
+  readonly honoursUsers?: boolean;
   /** The limits (as task.toml names them) that commands have reached so far; empty when none was. */
   limitsReached?(): Promise<string[]>;
 }

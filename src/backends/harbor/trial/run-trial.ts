@@ -72,6 +72,9 @@ export async function runTrial(config: TrialConfig, context: TrialContext): Prom
       env = createTrialEnvironment(config, task, paths, launch);
       await withDeadline(env.start(context.signal), task.config.environment.build_timeout_sec, 'environment start');
       for (const note of env.notes ?? []) await recorder.log(note);
+      if (!env.honoursUsers && (task.config.agent.user !== undefined || task.config.verifier.user !== undefined)) {
+        await recorder.log(`warning: [agent]/[verifier] user is not honoured here: the ${env.type} environment runs every command as the harness's user`);
+      }
     });
     await context.emit('environment-started');
     const healthcheck = task.config.environment.healthcheck;
@@ -109,9 +112,6 @@ async function openTrialDir(config: TrialConfig, task: HarborTask): Promise<{ pa
   await writeFile(paths.lockFile, `${JSON.stringify(harborTrialLock(config, task), null, 2)}\n`);
   const recorder = new TrialRecorder(paths, trialIdentity(config, task, paths.dir));
   for (const warning of task.warnings) await recorder.log(`warning: ${warning}`);
-  if (config.environment.type !== 'docker' && (task.config.agent.user !== undefined || task.config.verifier.user !== undefined)) {
-    await recorder.log(`warning: [agent]/[verifier] user is honoured in docker only; the ${config.environment.type} environment runs as the harness's user`);
-  }
   return { paths, recorder };
 }
 
@@ -158,7 +158,7 @@ async function setUpAgent(run: TrialRun, apiKey: string | undefined): Promise<vo
   await installUserCode(run.env, { dir: run.config.userCodeDir, excluded: excludedFrom(run) });
   const user = run.task.config.agent.user;
   // The copy is root's; the workspace must stay the agent's own, as the image made it.
-  if (user !== undefined && run.env.type === 'docker') await run.env.exec(['chown', '-R', String(user), run.env.paths.workspace], { user: 0 });
+  if (user !== undefined && run.env.honoursUsers) await run.env.exec(['chown', '-R', String(user), run.env.paths.workspace], { user: 0 });
   const url = run.config.chatCompletionsUrl;
   if (url) {
     const route = await run.env.routeEndpoint(url);

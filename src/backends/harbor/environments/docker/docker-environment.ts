@@ -51,6 +51,7 @@ const KEEP_ALIVE = ['sh', '-c', 'sleep infinity'];
  */
 export class DockerEnvironment implements TrialEnvironment {
   readonly type = 'docker' as const;
+  readonly honoursUsers = true;
   readonly paths: EnvironmentPaths;
   readonly #options: z.output<typeof DockerOptionsSchema>;
   readonly #cli: DockerCli;

@@ -78,9 +78,14 @@ export class SandboxEnvironment extends HostBackedEnvironment {
   /** Whether the layer is a tmpfs of `storage_mb`. */
   #storageMounted = false;
 
+  /** After start: whether the sandbox runs on the task image's root (else on the host's, the fallback). */
+  get onImageRoot(): boolean {
+    return this.#root.kind === 'image';
+  }
+
   /** On the image's root, commands run as the user asked for; on the host's, as the harness's user. */
   get honoursUsers(): boolean {
-    return this.#root.kind === 'image';
+    return this.onImageRoot;
   }
 
   /** The writable layer (`upper/` and overlayfs's `work/`). */

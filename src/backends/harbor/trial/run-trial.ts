@@ -130,8 +130,8 @@ function timingsOf(recorder: TrialRecorder, context: TrialContext): TrialTimings
  * verifies in a separate environment needs docker: it fails here, before its agent runs.
  */
 function createTrialEnvironment(config: TrialConfig, task: HarborTask, paths: TrialPaths, launch: RunnerLaunch): TrialEnvironment {
-  if (config.environment.type !== 'docker' && usesSeparateVerifier(task)) {
-    throw TrialError.of('ValueError', 'VALIDATION_ERROR', 'setup', `environment_mode = "separate" needs the docker environment, not ${config.environment.type}`);
+  if (config.environment.type === 'process' && usesSeparateVerifier(task)) {
+    throw TrialError.of('ValueError', 'VALIDATION_ERROR', 'setup', `environment_mode = "separate" needs the docker or sandbox environment, not ${config.environment.type}`);
   }
   const modules = userNodeModules(config.userCodeDir);
   return createTaskEnvironment(config.environment, task.config.environment, {

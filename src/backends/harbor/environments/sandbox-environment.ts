@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { z } from 'zod';
 import { DockerCli } from './docker/docker-cli.ts';
+import { prepareEngine } from './docker/docker-containers.ts';
 import { resolveImage } from './docker/docker-image.ts';
 import { DEFAULT_PIDS_LIMIT, type EndpointRoute, type EnvironmentInit, type ExecOptions, type ExecResult, pathVariables } from './environment.ts';
 import { loadExeca } from './exec.ts';
@@ -126,7 +127,7 @@ export class SandboxEnvironment extends HostBackedEnvironment {
     if (process.getuid?.() !== 0) return fallback('mounting the image root needs root, and this runs as another user');
     const cli = new DockerCli(this.#options.cli);
     try {
-      await cli.requireEngineOnce();
+      await prepareEngine(cli);
     } catch (error) {
       return fallback(`no docker engine to build the task's image: ${(error as Error).message}`);
     }

@@ -1,6 +1,7 @@
 import { createEnvironment, type EnvironmentConfig } from '../environments/create-environment.ts';
 import type { EnvironmentInit, TrialEnvironment } from '../environments/environment.ts';
 import { resolveEnvTemplates } from '../task/env-templates.ts';
+import type { HarborTask } from '../task/load-task.ts';
 import type { TaskEnvironment } from '../task/task-config.ts';
 import { TrialError } from './trial-error.ts';
 
@@ -13,6 +14,24 @@ export interface EnvironmentSpec {
   taskName: string;
   buildContext: string | undefined;
   rootWorkdirFallback?: string | undefined;
+}
+
+/**
+ * Checks every env table that the trial will resolve (`[verifier] env`, each step's, and `[solution] env` for
+ * the oracle) before anything runs: an unset `${VAR}` without default is Harbor's ValueError, not retried,
+ * and naming the table, rather than a failure of the agent or verifier half-way through the trial.
+ */
+export function checkEnvTemplates(task: HarborTask, oracle: boolean): void {
+  const tables: Array<[string, Record<string, string>]> = [['[verifier] env', task.config.verifier.env]];
+  for (const step of task.config.steps ?? []) tables.push([`[[steps]] "${step.name}" [verifier] env`, step.verifier.env]);
+  if (oracle) tables.push(['[solution] env', task.config.solution.env]);
+  for (const [table, env] of tables) {
+    try {
+      resolveEnvTemplates(env);
+    } catch (error) {
+      throw TrialError.of('ValueError', 'VALIDATION_ERROR', 'setup', `${table}: ${(error as Error).message}`);
+    }
+  }
 }
 
 /**

@@ -4,7 +4,7 @@ import type { TrialEnvironment } from '../environments/environment.ts';
 import type { HarborTask } from '../task/load-task.ts';
 import { type AgentOutcome, runAgent } from './agent.ts';
 import { collectArtifacts } from './artifacts.ts';
-import { createTaskEnvironment } from './environment-init.ts';
+import { checkEnvTemplates, createTaskEnvironment } from './environment-init.ts';
 import { harborTrialConfig, harborTrialLock, trialIdentity } from './harbor-files.ts';
 import { runHealthcheck } from './healthcheck.ts';
 import type { EmitTrialEvent } from './hooks.ts';
@@ -133,6 +133,7 @@ function createTrialEnvironment(config: TrialConfig, task: HarborTask, paths: Tr
   if (config.environment.type === 'process' && usesSeparateVerifier(task)) {
     throw TrialError.of('ValueError', 'VALIDATION_ERROR', 'setup', `environment_mode = "separate" needs the docker or sandbox environment, not ${config.environment.type}`);
   }
+  checkEnvTemplates(task, config.agent.kind === 'oracle');
   const modules = userNodeModules(config.userCodeDir);
   return createTaskEnvironment(config.environment, task.config.environment, {
     trialDir: paths.dir,

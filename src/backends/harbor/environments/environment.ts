@@ -99,6 +99,8 @@ export interface ImageSource {
   dockerImage: string | undefined;
   /** `[environment] build_timeout_sec`: how long a build may take. */
   buildTimeoutSec: number;
+  /** `environment/docker-compose.yaml`, when the task has one: its services run beside the trial's (docker only). */
+  composeFile?: string | undefined;
 }
 
 /** Limits from task.toml; each is applied where the environment can enforce it. */

@@ -13,6 +13,8 @@ export interface EnvironmentSpec {
   /** The image's name and build context: `environment/`, or `tests/` for a separate verifier. */
   taskName: string;
   buildContext: string | undefined;
+  /** The task's compose file: for the agent's environment, never a separate verifier's. */
+  composeFile?: string | undefined;
   rootWorkdirFallback?: string | undefined;
 }
 
@@ -59,6 +61,7 @@ export function createTaskEnvironment(config: EnvironmentConfig, environment: Ta
       environmentDir: spec.buildContext,
       dockerImage: environment.docker_image,
       buildTimeoutSec: environment.build_timeout_sec,
+      composeFile: spec.composeFile,
     },
   });
 }

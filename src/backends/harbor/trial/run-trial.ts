@@ -141,6 +141,7 @@ function createTrialEnvironment(config: TrialConfig, task: HarborTask, paths: Tr
     sharedPaths: [...launch.sharedPaths, ...(modules ? [modules] : [])],
     taskName: task.name,
     buildContext: task.environmentDir,
+    composeFile: task.composeFile,
     rootWorkdirFallback: needsUserCode(config) ? '/workspace' : undefined,
   });
 }

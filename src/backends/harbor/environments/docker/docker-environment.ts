@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
 import { type Forwarder, startForwarder, tcpTargetOf } from '../../../../runtime/trial-bridge.ts';
-import { DEFAULT_PIDS_LIMIT, type EndpointRoute, type EnvironmentInit, type EnvironmentPaths, type ExecOptions, type ExecResult, pathVariables, type TrialEnvironment } from '../environment.ts';
+import { DEFAULT_PIDS_LIMIT, type EndpointRoute, type ResourceLimits, type EnvironmentInit, type EnvironmentPaths, type ExecOptions, type ExecResult, pathVariables, type TrialEnvironment } from '../environment.ts';
 import { killGroup, runProcessGroup } from '../process-group.ts';
 import { DockerCli } from './docker-cli.ts';
 import { containerLabels, prepareEngine, removeContainer } from './docker-containers.ts';
@@ -32,13 +32,27 @@ export const DockerOptionsSchema = z.object({
 /** Options of the docker environment, as written. */
 export type DockerOptions = z.input<typeof DockerOptionsSchema>;
 
+/** What a trial's container is given: its name and labels, network, workdir, limits, bind mounts and variables. */
+export interface ContainerSpec {
+  name: string;
+  /** `key=value` labels naming the trial, runner and host. */
+  labels: string[];
+  network: 'none' | 'host';
+  workdir: string;
+  limits: ResourceLimits;
+  pidsLimit: number;
+  /** [host, inside, read-only?] bind mounts. */
+  mounts: Array<[host: string, inside: string, readOnly?: boolean]>;
+  env: Record<string, string>;
+}
+
 /** Where the model socket and exec pid files appear inside the container. */
 const IPC = '/rollout-ipc';
 /** Runs `"$@"` as the leader of its process group; `$0` is where it records its pid and exit code. */
 const GROUP_SHELL = 'echo $$ > "$0.pid"; "$@"; echo $? > "$0.exit"; kill -9 0';
 
 /** Harbor's long-running command: given to the image's ENTRYPOINT (kept), or run as is when it has none. */
-const KEEP_ALIVE = ['sh', '-c', 'sleep infinity'];
+export const KEEP_ALIVE = ['sh', '-c', 'sleep infinity'];
 
 /**
  * A trial in a docker container: the task's image (built from its Dockerfile or named by `docker_image`),
@@ -66,7 +80,7 @@ export class DockerEnvironment implements TrialEnvironment {
   #bridge: Forwarder | undefined;
 
   constructor(
-    private readonly init: EnvironmentInit,
+    protected readonly init: EnvironmentInit,
     options: Record<string, unknown>,
   ) {
     this.#options = DockerOptionsSchema.parse(options);
@@ -89,27 +103,41 @@ export class DockerEnvironment implements TrialEnvironment {
     await chmod(path.join(this.#root, 'ipc'), 0o1777);
     const workdir = this.init.workdir ?? (await imageWorkdir(this.#cli, image));
     this.paths.workspace = workdir === '/' ? (this.init.rootWorkdirFallback ?? workdir) : workdir;
-    const id = (await this.#cli.run(['run', '--detach', ...this.#runFlags(), image, ...KEEP_ALIVE], { signal })).trim();
+    const id = await this.runContainer(image, this.containerSpec(), signal);
     this.#cgroup = TrialCgroup.ofContainer(id, { ...this.init.limits, pids: this.#options.pidsLimit });
     await checkHarness(this.#cli, this.#container, image, process.execPath);
   }
 
-  #runFlags(): string[] {
-    const { trialDir, logDirs, env, limits, sharedPaths } = this.init;
-    const mounts: Array<[string, string, boolean?]> = [
-      [path.join(this.#root, 'ipc'), IPC],
-      ...Object.entries(logDirs).map(([dir, host]): [string, string] => [host, path.posix.join(this.paths.logs, dir)]),
-      ...sharedPaths.map((shared): [string, string, boolean] => [shared, shared, true]),
-    ];
-    // PATH and HOME stay the image's own.
-    const baseEnv = { LANG: 'C.UTF-8', ...pathVariables(this.paths) };
-    return [
-      '--name', this.#container, ...containerLabels(path.basename(trialDir)),
+  /** Starts the trial's container (`spec.name`) from `image` as Harbor's long-running command; returns its id. */
+  protected async runContainer(image: string, spec: ContainerSpec, signal: AbortSignal | undefined): Promise<string> {
+    const flags = [
+      '--name', spec.name, ...spec.labels.flatMap((label) => ['--label', label]),
       // --init reaps the orphans of killed commands; the image is never pulled (no registry is reachable).
-      '--init', '--pull', 'never', '--network', this.#isolated() ? 'none' : 'host',
-      '--workdir', this.paths.workspace, ...limitFlags(limits), '--pids-limit', String(this.#options.pidsLimit), ...mountFlags(mounts),
-      ...Object.entries({ ...baseEnv, ...env }).flatMap(([name, value]) => ['--env', `${name}=${value}`]),
+      '--init', '--pull', 'never', '--network', spec.network,
+      '--workdir', spec.workdir, ...limitFlags(spec.limits), '--pids-limit', String(spec.pidsLimit), ...mountFlags(spec.mounts),
+      ...Object.entries(spec.env).flatMap(([name, value]) => ['--env', `${name}=${value}`]),
     ];
+    return (await this.#cli.run(['run', '--detach', ...flags, image, ...KEEP_ALIVE], { signal })).trim();
+  }
+
+  /** What the trial's container is given, however it is started. */
+  protected containerSpec(): ContainerSpec {
+    const { trialDir, logDirs, env, limits, sharedPaths } = this.init;
+    return {
+      name: this.#container,
+      labels: containerLabels(path.basename(trialDir)),
+      network: this.#isolated() ? 'none' : 'host',
+      workdir: this.paths.workspace,
+      limits,
+      pidsLimit: this.#options.pidsLimit,
+      mounts: [
+        [path.join(this.#root, 'ipc'), IPC],
+        ...Object.entries(logDirs).map(([dir, host]): [string, string] => [host, path.posix.join(this.paths.logs, dir)]),
+        ...sharedPaths.map((shared): [string, string, boolean] => [shared, shared, true]),
+      ],
+      // PATH and HOME stay the image's own.
+      env: { LANG: 'C.UTF-8', ...pathVariables(this.paths), ...env },
+    };
   }
 
   #isolated(): boolean {

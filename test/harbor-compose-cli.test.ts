@@ -35,7 +35,8 @@ for (const name of ['unsafe-privileged', 'unsafe-bind']) defineRollout({ name, w
       for (const name of ['unsafe-privileged', 'unsafe-bind']) {
         for (const file of ['task.toml', 'instruction.md', 'environment/Dockerfile', 'solution/solve.sh', 'tests/test.sh']) await cp(path.join(task, file), path.join(project, name, file));
       }
-      const result = await runCli(project, ['run', '--reporter', 'json']);
+      const cli = runCli(project, ['run', '--reporter', 'json']);
+      const result = await cli;
       const suites = Object.fromEntries(JSON.parse(String(result.stdout)).suites.map((suite: any) => [suite.name, suite]));
       const records = Object.fromEntries(Object.entries(suites).map(([name, suite]: [string, any]) => [name, suite.records[0]]));
       const checks = await readFile(path.join(records.docker.trialDir, 'verifier', 'test-stdout.txt'), 'utf8');
@@ -52,7 +53,7 @@ for (const name of ['unsafe-privileged', 'unsafe-bind']) defineRollout({ name, w
       const trials = await readdir(path.join(project, '.rollouts', 'runs', 'latest', 'trials'));
       for (const trial of trials) expect(await containersWith(`rollout-test.trial=${trial}`)).toEqual([]);
       const { stdout: volumes } = await execa('docker', ['volume', 'ls', '--quiet', '--filter', `name=rollout-`]);
-      expect(volumes.split('\n').filter((volume) => volume.endsWith(`-${result.pid}_shared`))).toEqual([]);
+      expect(volumes.split('\n').filter((volume) => volume.endsWith(`-${cli.pid}_shared`))).toEqual([]);
       expect(result.exitCode, String(result.all)).toBe(1);
     } finally {
       await rm(project, { recursive: true, force: true });

@@ -9,6 +9,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parse } from 'yaml';
 import type { ContainerSpec } from '../docker/docker-environment.ts';
+import { storageVolumes } from '../docker/docker-storage.ts';
 
 /** The service Harbor runs agents and verifiers in. */
 export const MAIN_SERVICE = 'main';
@@ -134,6 +135,8 @@ export function composeVariables(spec: ContainerSpec, logsDir: string): Record<s
 export function composeProject(compose: TaskCompose, spec: ContainerSpec, mainImage: string, sidecarImages: Record<string, string>, keepAlive: string[]): Record<string, unknown> {
   const labels = Object.fromEntries(spec.labels.map((label) => [label.slice(0, label.indexOf('=')), label.slice(label.indexOf('=') + 1)]));
   const { cpus, memoryMb } = spec.limits;
+  // With storage_mb, main's writable paths are named volumes bound to its capped filesystem, as in `docker run`.
+  const storage = (spec.storage ? storageVolumes(spec.storage) : []).map(([inside, host], index): [string, string, string] => [`rollout-storage-${index}`, inside, host]);
   const main = {
     image: mainImage,
     container_name: spec.name,
@@ -150,13 +153,16 @@ export function composeProject(compose: TaskCompose, spec: ContainerSpec, mainIm
     volumes: [
       ...spec.mounts.map(([host, inside, readOnly]) => ({ type: 'bind', source: host, target: inside, read_only: readOnly === true })),
       ...compose.mainVolumes,
+      ...storage.map(([name, inside]) => `${name}:${inside}`),
     ],
+    read_only: storage.length > 0,
   };
   const services: Record<string, unknown> = { [MAIN_SERVICE]: main };
   for (const sidecar of compose.sidecars) {
     services[sidecar.name] = { ...sidecar.config, image: sidecarImages[sidecar.name], labels, network_mode: `service:${MAIN_SERVICE}`, pids_limit: spec.pidsLimit };
   }
-  return { version: '2.4', services, ...(compose.volumes.length && { volumes: Object.fromEntries(compose.volumes.map((name) => [name, {}])) }) };
+  const volumes = [...compose.volumes.map((name) => [name, {}]), ...storage.map(([name, , host]) => [name, { driver_opts: { type: 'none', o: 'bind', device: host } }])];
+  return { version: '2.4', services, ...(volumes.length && { volumes: Object.fromEntries(volumes) }) };
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

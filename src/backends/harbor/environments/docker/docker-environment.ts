@@ -14,6 +14,7 @@ import { TrialCgroup } from '../limits/trial-cgroup.ts';
 import { copyTrialTree, readTrialFile } from '../../trial/trial-files.ts';
 import { imageWorkdir, resolveImage } from './docker-image.ts';
 import { cliEnv, envFlags, limitFlags, mountFlags } from './docker-flags.ts';
+import { mountStorage, type StorageVolumes, storageFlags, storageReached, unmountStorage } from './docker-storage.ts';
 
 /** Options of the docker environment: `environmentConfig: {type: 'docker', ...}`. */
 export const DockerOptionsSchema = z.object({
@@ -41,6 +42,8 @@ export interface ContainerSpec {
   workdir: string;
   limits: ResourceLimits;
   pidsLimit: number;
+  /** With `storage_mb`: the root is read-only, and the paths a trial writes are on a filesystem of that size. */
+  storage?: StorageVolumes | undefined;
   /** [host, inside, read-only?] bind mounts. */
   mounts: Array<[host: string, inside: string, readOnly?: boolean]>;
   env: Record<string, string>;
@@ -78,6 +81,7 @@ export class DockerEnvironment implements TrialEnvironment {
   /** The container's cgroup, when the engine is local: which limits it reached. */
   #cgroup: TrialCgroup | undefined;
   #bridge: Forwarder | undefined;
+  #storage: StorageVolumes | undefined;
 
   constructor(
     protected readonly init: EnvironmentInit,
@@ -103,6 +107,8 @@ export class DockerEnvironment implements TrialEnvironment {
     await chmod(path.join(this.#root, 'ipc'), 0o1777);
     const workdir = this.init.workdir ?? (await imageWorkdir(this.#cli, image));
     this.paths.workspace = workdir === '/' ? (this.init.rootWorkdirFallback ?? workdir) : workdir;
+    const { storageMb } = this.init.limits;
+    if (storageMb) this.#storage = await mountStorage(this.#root, storageMb, this.paths.workspace);
     const id = await this.runContainer(image, this.containerSpec(), signal);
     this.#cgroup = TrialCgroup.ofContainer(id, { ...this.init.limits, pids: this.#options.pidsLimit });
     await checkHarness(this.#cli, this.#container, image, process.execPath);
@@ -115,6 +121,7 @@ export class DockerEnvironment implements TrialEnvironment {
       // --init reaps the orphans of killed commands; the image is never pulled (no registry is reachable).
       '--init', '--pull', 'never', '--network', spec.network,
       '--workdir', spec.workdir, ...limitFlags(spec.limits), '--pids-limit', String(spec.pidsLimit), ...mountFlags(spec.mounts),
+      ...(spec.storage ? storageFlags(spec.storage) : []),
       ...Object.entries(spec.env).flatMap(([name, value]) => ['--env', `${name}=${value}`]),
     ];
     return (await this.#cli.run(['run', '--detach', ...flags, image, ...KEEP_ALIVE], { signal })).trim();
@@ -130,6 +137,7 @@ export class DockerEnvironment implements TrialEnvironment {
       workdir: this.paths.workspace,
       limits,
       pidsLimit: this.#options.pidsLimit,
+      storage: this.#storage,
       mounts: [
         [path.join(this.#root, 'ipc'), IPC],
         ...Object.entries(logDirs).map(([dir, host]): [string, string] => [host, path.posix.join(this.paths.logs, dir)]),
@@ -221,7 +229,7 @@ export class DockerEnvironment implements TrialEnvironment {
   }
 
   async limitsReached(): Promise<string[]> {
-    return (await this.#cgroup?.reached()) ?? [];
+    return [...((await this.#cgroup?.reached()) ?? []), ...(this.#storage ? await storageReached(this.#storage) : [])];
   }
 
   /** Waits for a start still under way (so its container cannot appear afterwards), then removes the container. */
@@ -230,6 +238,8 @@ export class DockerEnvironment implements TrialEnvironment {
     for (const pgid of this.#clients) killGroup(pgid);
     try {
       await removeContainer(this.#cli, this.#container);
+      if (this.#storage) await unmountStorage(this.#storage);
+      this.#storage = undefined;
     } finally {
       await this.#bridge?.close();
       this.#bridge = undefined;

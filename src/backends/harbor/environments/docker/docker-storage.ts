@@ -23,7 +23,8 @@ export async function mountStorage(root: string, storageMb: number, workdir: str
   const dir = path.join(root, 'layer');
   await mkdir(dir);
   await mountLayerStorage(root, dir, storageMb);
-  const paths = [...new Set([workdir, ...WRITABLE_PATHS])];
+  // A workdir of `/` (an image without WORKDIR, for the oracle) cannot be a volume: the root stays read-only.
+  const paths = [...new Set([workdir, ...WRITABLE_PATHS])].filter((inside) => inside !== '/');
   for (const inside of paths) await mkdir(hostPathOf(dir, inside));
   return { dir, storageMb, paths };
 }
@@ -49,5 +50,5 @@ export function storageFlags(storage: StorageVolumes): string[] {
 }
 
 function hostPathOf(dir: string, inside: string): string {
-  return path.join(dir, inside.split('/').filter(Boolean).join('_') || 'root-dir');
+  return path.join(dir, inside.split('/').filter(Boolean).join('_'));
 }

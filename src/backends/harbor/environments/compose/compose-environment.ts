@@ -1,6 +1,8 @@
+import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import type { z } from 'zod';
 import type { EnvironmentInit } from '../environment.ts';
 import { loadExeca } from '../exec.ts';
 import { DockerCli } from '../docker/docker-cli.ts';
@@ -21,7 +23,7 @@ const SIDECAR_START_MS = 120_000;
 export class ComposeEnvironment extends DockerEnvironment {
   readonly #composeFile: string;
   readonly #cli: DockerCli;
-  readonly #options;
+  readonly #options: z.output<typeof DockerOptionsSchema>;
   /** The project's folder (its compose file) and name, once written. */
   #project: { dir: string; name: string; file: string; env: Record<string, string> } | undefined;
 
@@ -36,7 +38,8 @@ export class ComposeEnvironment extends DockerEnvironment {
     const compose = await readTaskCompose(this.#composeFile);
     const images = await this.#sidecarImages(compose, signal);
     const dir = await mkdtemp(path.join(os.tmpdir(), 'rollout-compose-'));
-    const name = `rollout-${path.basename(dir).slice('rollout-compose-'.length).toLowerCase().replace(/[^a-z0-9]/g, '')}-${process.pid}`;
+    // Compose names containers and volumes after the project: unique per trial, and naming its runner.
+    const name = `rollout-${randomUUID().slice(0, 8)}-${process.pid}`;
     const file = path.join(dir, 'docker-compose.json');
     this.#project = { dir, name, file, env: composeVariables(spec, this.paths.logs) };
     await writeFile(file, JSON.stringify(composeProject(compose, spec, image, images, KEEP_ALIVE), null, 2));

@@ -39,6 +39,8 @@ const OWN_TOP_LEVEL = new Set(['proc', 'dev', 'tmp']);
 /** Host directories and files a host-root sandbox never shows. */
 const MASKED_DIRS = ['/root', '/home'];
 const MASKED_FILES = ['/etc/shadow', '/etc/gshadow'];
+/** How long the image's ENTRYPOINT may take to run its command at start. */
+const ENTRYPOINT_MS = 10_000;
 const DEFAULT_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
 const FALLBACK_LACKS =
   "the task's image is not applied: the host's programs and libraries (read-only) stand in for it, and its Env, WorkingDir, " +
@@ -211,7 +213,12 @@ export class SandboxEnvironment extends HostBackedEnvironment {
   async #runEntrypoint(rootfs: ImageRootfs, signal: AbortSignal | undefined): Promise<void> {
     const { entrypoint, workingDir } = rootfs.config;
     if (!entrypoint.length) return;
-    const result = await this.exec([...entrypoint, 'sh', '-c', 'true'], { cwd: workingDir || '/', ...(signal && { signal }) });
+    const result = await this.exec([...entrypoint, 'sh', '-c', 'true'], { cwd: workingDir || '/', timeoutMs: ENTRYPOINT_MS, ...(signal && { signal }) });
+    if (result.timedOut) {
+      // One that ignores its command and keeps running (`exec sleep infinity`) is docker's keep-alive itself.
+      this.notes.push(`the image's ENTRYPOINT ${JSON.stringify(entrypoint)} did not end within ${ENTRYPOINT_MS / 1000}s (it does not run its command): it was stopped, and what it started does not run on in the sandbox`);
+      return;
+    }
     if (result.exitCode !== 0) {
       const tail = (result.stderr || result.stdout).trim().split('\n').slice(-10).join('\n');
       throw new Error(`the image's ENTRYPOINT ${JSON.stringify(entrypoint)} exited with code ${result.exitCode}: ${tail}`);

@@ -13,7 +13,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
-import { createHarborBackend, loadTask } from '../dist/index.js';
+import { createHarborBackend, loadTask } from '../dist/public/node.js';
 
 const { values: opts } = parseArgs({
   options: {

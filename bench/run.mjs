@@ -2,7 +2,7 @@
 // `npm run bench`: runs each workload on rollout-test and on a peer doing the same work in the same run, and
 // prints workload, rollout-test figure, peer figure, ratio, goal, PASS/MISS (issue #8). See bench/README.md.
 //
-//   node bench/run.mjs [--only B1,B3] [--reps 3] [--no-build] [--json out.json] [--keep]
+//   node bench/run.mjs [--only E1,B3] [--reps 3] [--no-build] [--json out.json] [--keep]
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -14,6 +14,7 @@ import { measureHtmlReport } from './html-report.mjs';
 import { measureWatchLatency } from './watch-latency.mjs';
 import { measureServeThroughput } from './serve-throughput.mjs';
 import { benchQueue } from './queue.mjs';
+import { measureEntryLoad } from './entry-load.mjs';
 
 const { values: opts } = parseArgs({
   options: {
@@ -102,7 +103,7 @@ async function benchB1(root) {
 
 async function benchB2(root) {
   log(`B2: ${B2_COUNT} × ${B2_DELAY_MS} ms model calls / timers at concurrency ${B2_CONCURRENCY} …`);
-  const { startModelServer } = await import(path.join(REPO, 'dist/index.js'));
+  const { startModelServer } = await import(path.join(REPO, 'dist/public/testing.js'));
   const server = await startModelServer({ script: () => ({ content: 'ok', latencyMs: B2_DELAY_MS }) });
   const dirs = b2(root, B2_COUNT, B2_CONCURRENCY, B2_DELAY_MS);
   const env = { ROLLOUT_CHAT_COMPLETIONS_URL: server.chatCompletionsUrl, ROLLOUT_API_KEY: 'bench', BENCH_MODEL_URL: server.url };
@@ -133,7 +134,7 @@ async function benchP1(root) {
   mkdirSync(path.join(root, 'p1'));
   const b1dirs = b1(path.join(root, 'p1'), B1_COUNT);
   const b2dirs = b2(path.join(root, 'p1'), B2_COUNT, B2_CONCURRENCY, B2_DELAY_MS);
-  const { startModelServer } = await import(path.join(REPO, 'dist/index.js'));
+  const { startModelServer } = await import(path.join(REPO, 'dist/public/testing.js'));
   const server = await startModelServer({ script: () => ({ content: 'ok', latencyMs: B2_DELAY_MS }) });
   const env = { ROLLOUT_CHAT_COMPLETIONS_URL: server.chatCompletionsUrl, ROLLOUT_API_KEY: 'bench' };
   try {
@@ -154,7 +155,7 @@ async function benchB2Load(root) {
   log('B2L: B2 model calls beside two busy-looping processes …');
   mkdirSync(path.join(root, 'b2l'));
   const dirs = b2(path.join(root, 'b2l'), B2_COUNT, B2_CONCURRENCY, B2_DELAY_MS);
-  const { startModelServer } = await import(path.join(REPO, 'dist/index.js'));
+  const { startModelServer } = await import(path.join(REPO, 'dist/public/testing.js'));
   const server = await startModelServer({ script: () => ({ content: 'ok', latencyMs: B2_DELAY_MS }) });
   const env = { ROLLOUT_CHAT_COMPLETIONS_URL: server.chatCompletionsUrl, ROLLOUT_API_KEY: 'bench' };
   const hogs = [0, 1].map(() => spawn(process.execPath, ['-e', 'for (;;) {}'], { stdio: 'ignore' }));
@@ -185,6 +186,18 @@ async function benchB3(root) {
   notes.push(`B3: a bare \`node -e 0\` takes ${ms(median(bare))} on this machine`);
 }
 
+/** E1: each package entry imported by a fresh `node`, beside a bare `node -e 0` of the same run. */
+async function benchE1() {
+  log('E1: load time of each package entry …');
+  const { bareMs, entries } = await measureEntryLoad(REPO, Math.max(REPS, 9));
+  for (const { entry, ms: entryMs } of entries) {
+    const own = entryMs - bareMs;
+    const goal = entry === 'rollout-test' ? '≤ 30 ms' : '';
+    row(`E1 import ${entry} (above bare node)`, ms(own), ms(bareMs), '', goal, entry === 'rollout-test' ? own <= 30 : undefined);
+  }
+  notes.push(`E1: wall time of \`node <entry>\` minus a bare \`node -e 0\` (the Peer column), medians; load average ${os.loadavg()[0].toFixed(1)}`);
+}
+
 /** Wall time of spawning `command args` to its exit, median of `n`. */
 async function primitive(command, args, n) {
   const times = [];
@@ -197,7 +210,7 @@ async function primitive(command, args, n) {
 }
 
 async function trialOverheads(environment, dirs, n, extra = {}) {
-  const { createHarborBackend } = await import(path.join(REPO, 'dist/index.js'));
+  const { createHarborBackend } = await import(path.join(REPO, 'dist/public/node.js'));
   const backend = createHarborBackend({
     taskDir: dirs.task,
     environment,
@@ -378,7 +391,7 @@ if (!opts['no-build']) {
 const root = benchRoot();
 try {
   const benchQ = (dir) => benchQueue(dir, { reps: REPS, row, notes, log, ms });
-  const benches = { B1: benchB1, B2: benchB2, B2L: benchB2Load, P1: benchP1, B3: benchB3, B4: benchB4, B5: benchB5, B6: benchB6, W1: benchW1, S1: benchS1, Q: benchQ, H1: benchH1 };
+  const benches = { E1: benchE1, B1: benchB1, B2: benchB2, B2L: benchB2Load, P1: benchP1, B3: benchB3, B4: benchB4, B5: benchB5, B6: benchB6, W1: benchW1, S1: benchS1, Q: benchQ, H1: benchH1 };
   for (const [id, bench] of Object.entries(benches)) {
     if (!wanted(id)) continue;
     try {

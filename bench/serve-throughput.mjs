@@ -59,7 +59,7 @@ const requestOf = (i) => ({ id: `r-${i}`, prompt: [{ role: 'user', content: `row
 
 /** The rollouts run directly on a LocalBackend (worker pool, max concurrency 64) in this process. */
 async function direct(dir, count) {
-  const { LocalBackend } = await import(path.join(REPO, 'dist/index.js'));
+  const { LocalBackend } = await import(path.join(REPO, 'dist/public/node.js'));
   const backend = new LocalBackend({ workflow: './noop.js:Noop', grader: './noop.js:always', cwd: dir, workflowConfig: { concurrency: { maxConcurrent: CONCURRENCY } } });
   // One warm-up rollout loads the module in the worker, as the server's start-up does.
   await backend.execute(requestOf(-1), () => undefined, () => undefined);

@@ -13,7 +13,7 @@ const shared = {
   dataset: './agents/calculator.jsonl',
   grader: CalculatorGrader,
   workflowConfig: { model: process.env.ROLLOUT_MODEL ?? 'scripted', stream: true },
-  model: { script: 'rollout-test:calculatorScript' },
+  model: { script: 'rollout-test/testing:calculatorScript' },
 };
 
 defineRollout({ name: 'calculator agent', workflow: CalculatorAgentWorkflow, n: 2, ...shared });

@@ -1,7 +1,7 @@
 import assert from 'node:assert';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { categorizeError, HttpError, TimeoutError, ValidationError } from '../src/index.ts';
+import { categorizeError, HttpError, TimeoutError, ValidationError } from '../src/public/index.ts';
 
 function thrown(fn: () => unknown): unknown {
   try {

@@ -83,7 +83,7 @@ export default defineConfig({
 describe('runRollouts(options)', () => {
   it('runs what the CLI runs, in-process, and returns the report', async () => {
     const script = `
-import { runRollouts } from 'rollout-test';
+import { runRollouts } from 'rollout-test/node';
 const events = [];
 const report = await runRollouts({
   root: process.cwd(),

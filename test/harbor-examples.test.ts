@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createHarborBackend, loadTask, ORACLE_AGENT } from '../src/index.ts';
+import { createHarborBackend, loadTask, ORACLE_AGENT } from '../src/public/node.ts';
 import { requireDocker } from './fixtures/harbor/docker.ts';
 import { runRollout } from './fixtures/harbor/helpers.ts';
 

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { backoffSec, DEFAULT_RETRY } from '../src/backends/harbor/queue/retry.ts';
 import { readRewardFiles } from '../src/backends/harbor/trial/reward-file.ts';
-import { HarborBackend, loadTask, parseTaskConfig, TrialQueue, type TrialEvent } from '../src/index.ts';
+import { HarborBackend, loadTask, parseTaskConfig, TrialQueue, type TrialEvent } from '../src/public/node.ts';
 import { request, runRollout } from './fixtures/harbor/helpers.ts';
 import { makeTask } from './fixtures/harbor/make-task.ts';
 

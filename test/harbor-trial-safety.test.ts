@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createHarborBackend, type HarborBackendSettings } from '../src/index.ts';
+import { createHarborBackend, type HarborBackendSettings } from '../src/public/node.ts';
 import { IMAGE_MAP, ownContainers, PUBLIC_IMAGE, requireDocker } from './fixtures/harbor/docker.ts';
 import { processesLeft, request, runRollout, type RolloutRun } from './fixtures/harbor/helpers.ts';
 import { makeTask } from './fixtures/harbor/make-task.ts';

@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createHarborBackend, type HarborBackendSettings } from '../src/index.ts';
+import { createHarborBackend, type HarborBackendSettings } from '../src/public/node.ts';
 import { filesContaining, isRunning, processesLeft, processesWithMarker, request, runRollout, startChatServer, waitFor } from './fixtures/harbor/helpers.ts';
 import { IMAGE_MAP, PUBLIC_IMAGE, requireDocker } from './fixtures/harbor/docker.ts';
 import { makeTask } from './fixtures/harbor/make-task.ts';

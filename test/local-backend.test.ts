@@ -3,7 +3,8 @@ import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
-import { AgentWorkflow, LocalBackend, type AgentWorkflowContext, type ExecutionBackend, type LocalBackendOptions } from '../src/index.ts';
+import { AgentWorkflow, type AgentWorkflowContext } from '../src/public/index.ts';
+import { LocalBackend, type ExecutionBackend, type LocalBackendOptions } from '../src/public/node.ts';
 import { ConfigurableGrader, ContainsGrader, EchoWorkflow, FaultyWorkflow, SourceWorkflow } from './fixtures/workflows.ts';
 import { ref, request, runOne } from './helpers/backend.ts';
 

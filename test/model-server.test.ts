@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { calculatorScript, echoScript, type ModelServer, startModelServer, startModelServerFromSpec, withFaultDirectives } from '../src/index.ts';
+import { calculatorScript, echoScript, type ModelServer, startModelServer, startModelServerFromSpec, withFaultDirectives } from '../src/public/testing.ts';
 import { splitPieces } from '../src/testing/model-server/tokenizer.ts';
 
 let server: ModelServer;

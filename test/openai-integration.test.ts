@@ -1,13 +1,8 @@
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  calculatorScript,
-  categorizeError,
-  createRecordingClient,
-  type ModelServer,
-  startModelServer,
-  withFaultDirectives,
-} from '../src/index.ts';
+import { categorizeError } from '../src/public/index.ts';
+import { calculatorScript, type ModelServer, startModelServer, withFaultDirectives } from '../src/public/testing.ts';
+import { createRecordingClient } from '../src/public/openai.ts';
 import { CalculatorAgentWorkflow, CalculatorGrader } from '../rollouts/agents/calculator-agent.ts';
 import type { CalculatorAgentConfig } from '../rollouts/agents/calculator-tool.ts';
 import { agentRef, row, runRollouts, withoutLatency } from './helpers/model-rollouts.ts';

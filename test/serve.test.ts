@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { calculatorScript, startModelServer, type ModelServer } from '../src/index.ts';
+import { calculatorScript, startModelServer, type ModelServer } from '../src/public/testing.ts';
 import { makeProject, REPO, runCli } from './helpers/project.ts';
 import { RolloutController } from './helpers/rollout-controller.ts';
 import { type ServeProcess, startServe } from './helpers/serve-process.ts';

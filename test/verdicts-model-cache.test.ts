@@ -21,7 +21,8 @@ export function script(request) {
   return { content: 'ok', latencyMs: 20 };
 }`,
   'cached.rollout.mjs': `
-import { createRecordingClient, defineRollout } from 'rollout-test';
+import { defineRollout } from 'rollout-test';
+import { createRecordingClient } from 'rollout-test/openai';
 export class AskOnce {
   async run(ctx) {
     const client = createRecordingClient({ maxRetries: 0 });

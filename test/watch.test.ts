@@ -2,13 +2,14 @@ import { appendFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { echoScript, type ModelServer, startModelServer } from '../src/index.ts';
+import { echoScript, type ModelServer, startModelServer } from '../src/public/testing.ts';
 import { BIN, COMMON, makeProject } from './helpers/project.ts';
 import { startWatch, type WatchProcess } from './helpers/watch-process.ts';
 
 /** A project whose `model` suite calls the scripted model; its grader lives in its own modules. */
 const files = {
-  'rollouts/agent.ts': `import { AgentWorkflow, createRecordingClient } from 'rollout-test';
+  'rollouts/agent.ts': `import { AgentWorkflow } from 'rollout-test';
+import { createRecordingClient } from 'rollout-test/openai';
 export class Agent extends AgentWorkflow {
   async run(ctx) {
     await createRecordingClient().chat.completions.create({ model: 'scripted', messages: ctx.prompt });

@@ -57,7 +57,8 @@ defineRollout({ name: 'noop', dataset: Array.from({ length: ${count} }, (_, i) =
 export function b2(root, count, concurrency, delayMs) {
   const rows = `Array.from({ length: ${count} }, (_, i) => ({ prompt: 'row ' + i }))`;
   const rollout = makeProject(root, 'b2-rollout', {
-    'model.rollout.js': `import { AgentWorkflow, createRecordingClient, defineRollout } from 'rollout-test';
+    'model.rollout.js': `import { AgentWorkflow, defineRollout } from 'rollout-test';
+import { createRecordingClient } from 'rollout-test/openai';
 export class CallModel extends AgentWorkflow {
   async run(ctx) {
     // The recording client records the call as the rollout's sample.

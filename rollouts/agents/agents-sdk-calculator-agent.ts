@@ -1,7 +1,7 @@
 /** The calculator agent on the OpenAI Agents SDK: the runner's every turn goes through the recording provider. */
 import { Agent, Runner, setTracingDisabled, tool } from '@openai/agents';
 import { AgentWorkflow, type AgentWorkflowContext } from 'rollout-test';
-import { createRecordingModelProvider } from 'rollout-test/openai-agents';
+import { createRecordingModelProvider } from 'rollout-test/agents';
 import { CALCULATOR_DESCRIPTION, CALCULATOR_INPUT, type CalculatorAgentConfig, executeCalculator } from './calculator-tool.ts';
 
 // The SDK would export a trace of every run to OpenAI (outside NODE_ENV=test); the rollout's sample is the record.

@@ -4,7 +4,8 @@
  */
 import type OpenAI from 'openai';
 import type { ChatCompletionMessage, ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
-import { AgentWorkflow, type AgentWorkflowContext, createRecordingClient, Grader, type GraderContext } from 'rollout-test';
+import { AgentWorkflow, type AgentWorkflowContext, Grader, type GraderContext } from 'rollout-test';
+import { createRecordingClient } from 'rollout-test/openai';
 import { CALCULATOR_DESCRIPTION, CALCULATOR_PARAMETERS, type CalculatorAgentConfig, gradeFinalAnswer, runCalculator } from './calculator-tool.ts';
 
 const TOOLS: ChatCompletionTool[] = [

@@ -2,10 +2,13 @@ import { z } from 'zod';
 import { JsonObjectSchema, NumberRecordSchema } from './json.ts';
 import { RolloutSampleSchema } from './sample.ts';
 
-export const ROLLOUT_STATUSES = ['queued', 'running', 'grading', 'success', 'failure', 'cancelled'] as const;
-export const RolloutStatusSchema = z.enum(ROLLOUT_STATUSES);
-/** `queued → running → grading → success | failure | cancelled`. */
-export type RolloutStatus = z.infer<typeof RolloutStatusSchema>;
+export const EXECUTION_STATUSES = ['success', 'failure', 'cancelled'] as const;
+export const ExecutionStatusSchema = z.enum(EXECUTION_STATUSES);
+/**
+ * How a backend's execution of a rollout ended (not its verdict: a successful execution may still fail its
+ * threshold; see `RolloutStatus` of the run's records).
+ */
+export type ExecutionStatus = z.infer<typeof ExecutionStatusSchema>;
 
 export const ERROR_CATEGORIES = ['TIMEOUT', 'VALIDATION_ERROR', 'HTTP_ERROR', 'AGENT_ERROR'] as const;
 export const ErrorCategorySchema = z.enum(ERROR_CATEGORIES);
@@ -33,7 +36,7 @@ export type Timings = z.infer<typeof TimingsSchema>;
 
 export const ExecutionResultSchema = z.object({
   requestId: z.string(),
-  status: RolloutStatusSchema,
+  status: ExecutionStatusSchema,
   samples: z.array(RolloutSampleSchema),
   rewards: NumberRecordSchema,
   error: RolloutErrorSchema.optional(),

@@ -1,8 +1,9 @@
 import type { JsonObject } from '../model/json.ts';
 import type { Message } from '../model/message.ts';
+import type { BackendConfig, ModelConfig, TimeoutsConfig } from '../model/suite-options.ts';
 import type { AgentWorkflowConfig, GraderConfig, GraderSpec, WorkflowSpec } from './workflow.ts';
 
-/** One dataset row as users write it; normalized by the runner (see SPEC §6). */
+/** One dataset row as users write it; normalized by the runner. */
 export interface DatasetRow {
   id?: string | number;
   prompt?: string | Message[];
@@ -28,40 +29,6 @@ export interface ThresholdConfig {
   /** Share of errored rollouts a gated suite tolerates (infrastructure errors included); 0 by default. */
   maxErrorRate?: number;
 }
-
-/** Per-rollout deadlines in seconds; `null` means none. */
-export interface TimeoutsConfig {
-  agentSec?: number | null;
-  graderSec?: number | null;
-}
-
-/**
- * The model a suite's rollouts talk to: an OpenAI-compatible endpoint (else `ROLLOUT_CHAT_COMPLETIONS_URL`),
- * or, when neither is set, a scripted model server started for the run from a `"module:export"` script.
- */
-export interface ModelConfig {
-  url?: string;
-  script?: string;
-}
-
-/** Where a suite's rollouts run. */
-export type BackendConfig =
-  | { type: 'local'; inline?: boolean; maxConcurrency?: number | null }
-  | {
-      type: 'harbor';
-      taskDir: string;
-      environment?: 'docker' | 'sandbox' | 'process';
-      nConcurrent?: number;
-      /** Docker: public image names (FROM lines, `docker_image`) → local images, e.g. `{'ubuntu:24.04': 'rollout-test/debian:bookworm'}`. */
-      imageMap?: Record<string, string>;
-      /** Docker: build the task image once and reuse it for every trial. */
-      prebuildLocalImage?: boolean;
-      /** Sandbox: `{root: 'host'}` runs on the host's root filesystem instead of the task image's. */
-      sandbox?: { root?: 'image' | 'host'; rootfsCache?: string };
-      /** Sandbox and docker: processes a trial may run at once (512 by default). */
-      pidsLimit?: number;
-      [key: string]: unknown;
-    };
 
 /** A rollout suite: a dataset run through a workflow and scored by a grader. */
 export interface RolloutSuite<TW = AgentWorkflowConfig, TG = GraderConfig> {

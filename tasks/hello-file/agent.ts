@@ -1,6 +1,6 @@
 /** A tiny workflow that solves the hello-file task: run it with `--backend harbor` and workflow "./agent.ts:HelloFileAgent". */
 import { writeFile } from 'node:fs/promises';
-import type { AgentWorkflowContext, Message } from '../../src/index.ts';
+import type { AgentWorkflowContext, Message } from '../../src/public/index.ts';
 
 export class HelloFileAgent {
   async run(ctx: AgentWorkflowContext): Promise<Message[]> {

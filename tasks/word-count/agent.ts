@@ -1,6 +1,6 @@
 /** A tiny workflow that solves the word-count task: it counts the words of the quoted sentence. */
 import { writeFile } from 'node:fs/promises';
-import type { AgentWorkflowContext, Message } from '../../src/index.ts';
+import type { AgentWorkflowContext, Message } from '../../src/public/index.ts';
 import { quotedSentence } from './sentence.ts';
 
 export class WordCountAgent {

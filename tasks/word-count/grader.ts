@@ -3,7 +3,7 @@
  * sentence of the prompt and compares it with the answer.txt the agent left in the working directory.
  */
 import { readFile } from 'node:fs/promises';
-import type { GraderContext } from '../../src/index.ts';
+import type { GraderContext } from '../../src/public/index.ts';
 import { quotedSentence } from './sentence.ts';
 
 export class WordCountGrader {

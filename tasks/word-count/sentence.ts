@@ -1,4 +1,4 @@
-import type { Message } from '../../src/index.ts';
+import type { Message } from '../../src/public/index.ts';
 
 /** The sentence between double quotes in the first user message: what the task asks to count. */
 export function quotedSentence(messages: Message[]): string {

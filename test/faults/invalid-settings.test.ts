@@ -26,3 +26,14 @@ describe('a suite with invalid settings (passThreshold: NaN)', () => {
     expect(report.suites[0].error.message).toMatch(/invalid defineRollout options of suite "invalid" .*passThreshold: .*NaN/);
   });
 });
+
+describe('a harbor backend with a misspelled key (taskdir)', () => {
+  test('fails its file with an error naming the key, instead of ignoring it', async () => {
+    const rollout = `${COMMON}\ndefineRollout({ name: 'typo', workflow: Echo, backend: { type: 'harbor', taskDir: 'task', taskdir: 'task' } });\n`;
+    const dir = makeProject({ 'typo.rollout.ts': rollout });
+    const run = await runCli(dir, ['run', '--reporter', 'json', '--outputFile', 'report.json']);
+    expect(run.exitCode, String(run.all)).toBe(1);
+    const report = JSON.parse(readFileSync(path.join(dir, 'report.json'), 'utf8'));
+    expect(report.suites[0].error.message).toMatch(/taskdir/);
+  });
+});

@@ -45,7 +45,8 @@ describe('the model endpoint under load', () => {
 });
 
 const CALLER = `
-import { AgentWorkflow, createRecordingClient, defineRollout } from 'rollout-test';
+import { AgentWorkflow, defineRollout } from 'rollout-test';
+import { createRecordingClient } from 'rollout-test/openai';
 export class CallModel extends AgentWorkflow {
   async run(ctx) {
     await createRecordingClient().chat.completions.create({ model: 'scripted', messages: ctx.prompt });

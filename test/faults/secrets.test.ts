@@ -6,7 +6,8 @@ import { makeProject, runCli } from '../helpers/project.ts';
 const SECRET = 's3cret-token';
 
 const ROLLOUT = `
-import { AgentWorkflow, createRecordingClient, defineRollout } from 'rollout-test';
+import { AgentWorkflow, defineRollout } from 'rollout-test';
+import { createRecordingClient } from 'rollout-test/openai';
 export class CallModel extends AgentWorkflow {
   async run(ctx) {
     ctx.logger.info('calling ' + process.env.ROLLOUT_CHAT_COMPLETIONS_URL);

@@ -1,4 +1,5 @@
-import type { ExecutionBackend, ExecutionRequest, ExecutionResult } from '../../src/index.ts';
+import type { ExecutionRequest, ExecutionResult } from '../../src/public/index.ts';
+import type { ExecutionBackend } from '../../src/public/node.ts';
 
 /** Both callbacks' results of one rollout, and how often each callback fired. */
 export interface Recorded {

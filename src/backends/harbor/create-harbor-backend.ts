@@ -5,6 +5,7 @@ import { HarborBackend } from './harbor-backend.ts';
 import type { RetryConfig } from './queue/retry.ts';
 import { TrialQueue } from './queue/trial-queue.ts';
 import type { TrialHooks } from './trial/hooks.ts';
+import type { ImageMap } from '../../model/suite-options.ts';
 
 /** What the CLI knows about a harbor suite: `backend: {type: 'harbor', taskDir, environment}` plus the run's settings. */
 export interface HarborBackendSettings {
@@ -12,7 +13,7 @@ export interface HarborBackendSettings {
   /** `sandbox` by default. */
   environment?: EnvironmentType;
   /** Docker: public image names (FROM lines, `docker_image`) → local images. */
-  imageMap?: Record<string, string>;
+  imageMap?: ImageMap;
   /** Docker: build each task image once and reuse it for every trial. */
   prebuildLocalImage?: boolean;
   /** Sandbox: `{root: 'host'}` runs on the host's root filesystem instead of the task image's; `rootfsCache`. */

@@ -10,7 +10,7 @@ import type { ExecuteOptions, ExecutionBackend, ModelEndpoint, ResultCallback } 
 import { buildResult, deliver, deliverBoth, parseRequest, reasonNotGraded } from '../results.ts';
 import { InlineExecutor } from './inline-executor.ts';
 import type { PhaseExecutor } from './phase-executor.ts';
-import { Slots } from './slots.ts';
+import { Slots } from '../slots.ts';
 import { agentDeadlineMessage, deadlineOf, resolveLimit } from './limits.ts';
 import { PoolExecutor } from './pool-executor.ts';
 import { type PoolKind, WorkerPool } from './worker-pool.ts';

@@ -6,7 +6,7 @@ import type { LateFault } from '../../runtime/faults.ts';
 import type { GraderPhaseOutcome, WorkflowPhaseOutcome } from '../../runtime/phases.ts';
 import type { ControlMessage, ImplementationRef, WorkerTask } from '../../runtime/protocol.ts';
 import { type ControlHub, processControlHub, threadControlHub } from './control-hub.ts';
-import { Slots } from './slots.ts';
+import { Slots } from '../slots.ts';
 import { TaskBatcher } from './task-batcher.ts';
 import { cgroupOomKills, type DeathContext, type PoolWorkerHandle, watchWorker } from './worker-death.ts';
 

@@ -1,5 +1,5 @@
 /**
- * Vercel AI SDK integration (`rollout-test/ai-sdk`): needs the optional peers `ai` and `@ai-sdk/openai-compatible`.
+ * Vercel AI SDK integration, published as `rollout-test/ai-sdk`.
  * @packageDocumentation
  */
 import { createOpenAICompatible, type OpenAICompatibleProvider } from '@ai-sdk/openai-compatible';

@@ -1,5 +1,5 @@
 /**
- * OpenAI Agents JS SDK integration (`rollout-test/openai-agents`): needs the optional peer `@openai/agents`.
+ * OpenAI Agents JS SDK integration, published as `rollout-test/agents`.
  * @packageDocumentation
  */
 import { type Model, type ModelProvider, OpenAIChatCompletionsModel } from '@openai/agents';

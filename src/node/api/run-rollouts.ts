@@ -1,7 +1,7 @@
 import type { z } from 'zod';
-import type { CliOptionsSchema } from '../cli/cli-options.ts';
+import type { CliOptionsSchema } from '../cli/cli-config.ts';
 import type { ReporterSpec } from '../config/define-config.ts';
-import type { RunReport } from '../run/run-report.ts';
+import type { RunReport } from '../types/run-report.ts';
 
 /** The CLI's flags, camel-cased (`runs`, `rows`, `namePattern`, `root`, `outputDir`, `baseline` …), and more. */
 export interface RunRolloutsOptions extends Omit<z.input<typeof CliOptionsSchema>, 'reporter'> {
@@ -23,7 +23,7 @@ export interface RunRolloutsOptions extends Omit<z.input<typeof CliOptionsSchema
  *
  * @example
  * ```ts
- * import { runRollouts } from 'rollout-test';
+ * import { runRollouts } from 'rollout-test/node';
  * const report = await runRollouts({ root: '.', filters: ['greeting'], runs: 2 });
  * console.log(report.overall.meanReward.mean, report.exitCode);
  * ```

@@ -1,7 +1,7 @@
 import { loadRunConfig } from '../config/load-run-config.ts';
 import { createReporters } from '../reporters/create-reporters.ts';
 import { stdoutTerminal } from '../reporters/terminal.ts';
-import type { RunReport } from '../run/run-report.ts';
+import type { RunReport } from '../types/run-report.ts';
 import { runRollouts } from '../run/runner.ts';
 import type { RunRolloutsOptions } from './run-rollouts.ts';
 

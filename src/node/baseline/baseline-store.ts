@@ -1,14 +1,14 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
-import { UsageError } from '../cli/usage-error.ts';
-import type { SuiteReport } from '../run/run-report.ts';
+import { UsageError } from '../errors.ts';
+import type { SuiteReport } from '../types/run-report.ts';
 import { rowMeanRewards } from '../stats/index.ts';
 import { outcomesOf } from '../run/suite-report.ts';
 import type { ResolvedConfig } from '../config/resolve-config.ts';
 import { readJournal } from '../output/journal-reader.ts';
 import { latestRun } from '../output/run-history.ts';
-import type { RolloutRecord } from '../run/rollout-record.ts';
+import type { RolloutRecord } from '../types/rollout-record.ts';
 
 /** A stored run to compare with: each suite's mean reward per row. */
 const BaselineSchema = z.object({

@@ -7,10 +7,9 @@ import { runRollouts } from '../run/runner.ts';
 import { listSuites } from './list.ts';
 import { mergeReports } from './merge-reports.ts';
 import { reportCommand } from './report-command.ts';
-import { OPTIONS } from './options.ts';
 import { parseServeOptions, SERVE_OPTIONS } from '../serve/serve-options.ts';
-import { parseCliOptions } from './cli-options.ts';
-import { UsageError } from './usage-error.ts';
+import { CLI_OPTIONS, parseCliOptions } from './cli-config.ts';
+import { UsageError } from '../errors.ts';
 import { redactUrlCredentials } from '../../runtime/redact.ts';
 import { interruptOnSignals } from './signals.ts';
 
@@ -82,8 +81,8 @@ function buildCli(): { cli: CAC; exit: Promise<number> } {
       action(async (dirs, options) => mergeReports(dirs, await resolve([], options), stdoutTerminal())),
     ),
   ];
-  for (const command of commands) for (const option of OPTIONS) command.option(option.flags, option.description);
-  for (const option of SERVE_OPTIONS) serveCommand.option(option.flags, option.description);
+  for (const command of commands) for (const option of Object.values(CLI_OPTIONS)) command.option(option.flags, option.description);
+  for (const option of Object.values(SERVE_OPTIONS)) serveCommand.option(option.flags, option.description);
   cli.help();
   cli.version(VERSION);
   return { cli, exit };

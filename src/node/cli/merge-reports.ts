@@ -9,10 +9,10 @@ import { createReporters } from '../reporters/create-reporters.ts';
 import { ReporterSet } from '../reporters/reporter-set.ts';
 import type { Terminal } from '../reporters/terminal.ts';
 import { finishRun, type RunFacts } from '../run/finish-run.ts';
-import type { RolloutRecord } from '../run/rollout-record.ts';
-import type { SuiteReport } from '../run/run-report.ts';
+import type { RolloutRecord } from '../types/rollout-record.ts';
+import type { SuiteReport } from '../types/run-report.ts';
 import { buildSuiteReport } from '../run/suite-report.ts';
-import { UsageError } from './usage-error.ts';
+import { UsageError } from '../errors.ts';
 
 interface MergedSuite {
   meta: JournalSuite;

@@ -5,8 +5,8 @@ import { readJournal } from '../output/journal-reader.ts';
 import { findRun } from '../output/run-history.ts';
 import { HtmlReporter } from '../reporters/html/html-reporter.ts';
 import type { Terminal } from '../reporters/terminal.ts';
-import type { RunReport } from '../run/run-report.ts';
-import { UsageError } from './usage-error.ts';
+import type { RunReport } from '../types/run-report.ts';
+import { UsageError } from '../errors.ts';
 
 /** A stored run's report: its `summary.json` with each suite's rollouts from its journal, in the run's order. */
 function storedReport(runDir: string): RunReport {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { BackendSchema, ModelSchema, PassThresholdSchema, RunsSchema, ThresholdSchema, TimeoutsSchema } from './shared-schemas.ts';
+import { BackendSchema, ModelSchema, PassThresholdSchema, RunsSchema, ThresholdSchema, TimeoutsSchema } from '../../model/suite-options.ts';
 
 const reporterObject = z.custom<object>((value) => typeof value === 'object' && value !== null && !Array.isArray(value), 'a reporter object');
 

@@ -1,6 +1,7 @@
-import type { BackendConfig, ModelConfig, ThresholdConfig, TimeoutsConfig } from '../../runtime/suite.ts';
+import type { ThresholdConfig } from '../../runtime/suite.ts';
+import type { BackendConfig, ModelConfig, TimeoutsConfig } from '../../model/suite-options.ts';
 import type { ModelPrice } from '../cost/prices.ts';
-import type { Reporter } from '../reporters/reporter.ts';
+import type { Reporter } from '../types/reporter.ts';
 
 /** The built-in reporters. */
 export type ReporterName = 'default' | 'verbose' | 'json' | 'junit' | 'github-actions' | 'html';

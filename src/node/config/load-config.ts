@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { loadModule } from '../../runtime/load-module.ts';
-import { UsageError } from '../cli/usage-error.ts';
+import { UsageError } from '../errors.ts';
 import { UserConfigSchema } from './config-schema.ts';
 import { describeIssues } from './schema-errors.ts';
 import type { UserConfig } from './define-config.ts';

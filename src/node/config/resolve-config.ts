@@ -1,9 +1,9 @@
 import path from 'node:path';
-import type { BackendConfig } from '../../runtime/suite.ts';
-import type { CliOptions } from '../cli/cli-options.ts';
-import { UsageError } from '../cli/usage-error.ts';
+import type { BackendConfig } from '../../model/suite-options.ts';
+import type { CliOptions } from '../cli/cli-config.ts';
+import { UsageError } from '../errors.ts';
 import { parseRowSelection, type RowSelection } from '../dataset/row-selection.ts';
-import type { Reporter } from '../reporters/reporter.ts';
+import type { Reporter } from '../types/reporter.ts';
 import type { ReporterOptions, UserConfig } from './define-config.ts';
 
 export const DEFAULT_INCLUDE = ['**/*.rollout.{ts,mts,js,mjs}'];

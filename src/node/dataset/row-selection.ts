@@ -1,4 +1,4 @@
-import { UsageError } from '../cli/usage-error.ts';
+import { UsageError } from '../errors.ts';
 
 /** Which 1-based rows to run, from `--rows 1,3,5-9`. */
 export interface RowSelection {

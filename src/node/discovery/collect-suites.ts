@@ -2,9 +2,10 @@ import { toRolloutError } from '../../runtime/errors.ts';
 import type { RolloutError } from '../../model/result.ts';
 import { loadSuites } from '../../runtime/suite-registry.ts';
 import type { RolloutSuite } from '../../runtime/suite.ts';
-import { UsageError } from '../cli/usage-error.ts';
+import { UsageError } from '../errors.ts';
 import { describeIssues } from '../config/schema-errors.ts';
 import { SuiteOptionsSchema } from './suite-schema.ts';
+import { backendEntry } from '../../backends/registry.ts';
 
 /** A rollout file and the suites it declares, or why it could not be loaded. */
 export interface CollectedFile {
@@ -18,7 +19,7 @@ function checkSuite(suite: RolloutSuite<any, any>, file: string, requireDataset:
   const named = typeof suite?.name === 'string' && suite.name ? `suite "${suite.name}"` : 'a suite';
   const parsed = SuiteOptionsSchema.safeParse(suite);
   if (!parsed.success) throw new TypeError(`invalid defineRollout options of ${named} in ${file}: ${describeIssues(SuiteOptionsSchema, parsed.error).replaceAll('\n', '; ')}`);
-  if (requireDataset && suite.dataset === undefined && suite.backend?.type !== 'harbor') throw new TypeError(`${named} in ${file} has no dataset`);
+  if (requireDataset && suite.dataset === undefined && !(suite.backend && backendEntry(suite.backend).rowsFromTask)) throw new TypeError(`${named} in ${file} has no dataset`);
 }
 
 /**

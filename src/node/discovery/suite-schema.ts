@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { BackendSchema, ModelSchema, PassThresholdSchema, RunsSchema, ThresholdSchema, TimeoutsSchema } from '../config/shared-schemas.ts';
+import { BackendSchema, ModelSchema, PassThresholdSchema, RunsSchema, ThresholdSchema, TimeoutsSchema } from '../../model/suite-options.ts';
 
 const implementation = (role: string) =>
   z.custom<unknown>((value) => typeof value === 'function' || (typeof value === 'string' && value.length > 0), {

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import type { RolloutRecord } from '../run/rollout-record.ts';
-import type { SuiteReport } from '../run/run-report.ts';
+import type { RolloutRecord } from '../types/rollout-record.ts';
+import type { SuiteReport } from '../types/run-report.ts';
 
 /** A suite as the journal records it when it ends: everything but its rollouts. */
 export type JournalSuite = Omit<SuiteReport, 'records'>;

@@ -1,8 +1,8 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { RolloutSample } from '../../model/sample.ts';
-import type { RolloutRecord } from '../run/rollout-record.ts';
-import type { RunReport } from '../run/run-report.ts';
+import type { RolloutRecord } from '../types/rollout-record.ts';
+import type { RunReport } from '../types/run-report.ts';
 import { journalPath } from './journal-reader.ts';
 import { LineFile } from './line-file.ts';
 

@@ -6,6 +6,7 @@ import type { RolloutSuite } from '../../runtime/suite.ts';
 import type { ResolvedConfig } from '../config/resolve-config.ts';
 import type { SuiteSettings } from '../run/suite-settings.ts';
 import { suiteDepsOf } from '../watch/suite-deps.ts';
+import { backendEntry } from '../../backends/registry.ts';
 
 const sha = (data: string | Buffer) => createHash('sha256').update(data).digest('hex');
 
@@ -34,8 +35,8 @@ export async function suiteCodeHash(file: string, suite: RolloutSuite<any, any>,
   const [deps] = await suiteDepsOf(file, [suite], config.root);
   const files = new Set(deps?.modules ?? [file]);
   if (config.configFile) files.add(config.configFile);
-  if (settings.backend.type === 'harbor') {
-    for (const f of await treeFiles(path.resolve(path.dirname(file), settings.backend.taskDir))) files.add(f);
+  for (const input of backendEntry(settings.backend).inputs(settings.backend)) {
+    for (const f of await treeFiles(path.resolve(path.dirname(file), input))) files.add(f);
   }
   const lines = await Promise.all(
     [...files].sort().map(async (f) => `${path.relative(config.root, f).split(path.sep).join('/')}\0${await fileDigest(f)}`),

@@ -1,11 +1,11 @@
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import type { CliOptions } from '../cli/cli-options.ts';
+import type { CliOptions } from '../cli/cli-config.ts';
 import type { ResolvedConfig } from '../config/resolve-config.ts';
-import type { Reporter } from '../reporters/reporter.ts';
+import type { Reporter } from '../types/reporter.ts';
 import { ReporterSet } from '../reporters/reporter-set.ts';
 import type { Terminal } from '../reporters/terminal.ts';
-import type { RunReport } from '../run/run-report.ts';
+import type { RunReport } from '../types/run-report.ts';
 import { runRollouts } from '../run/runner.ts';
 import type { RemoteBackends } from '../run/run-suite.ts';
 import { suiteCodeHash } from './content-hash.ts';

@@ -1,4 +1,4 @@
-import { UsageError } from '../cli/usage-error.ts';
+import { UsageError } from '../errors.ts';
 
 /** Where the queue's Redis is, as ioredis takes it. */
 export interface RedisConnection {

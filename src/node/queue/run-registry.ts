@@ -1,6 +1,6 @@
 import { Redis } from 'ioredis';
 import { type RunAnnouncement, RUNS_KEY } from './queue-names.ts';
-import { UsageError } from '../cli/usage-error.ts';
+import { UsageError } from '../errors.ts';
 import { parseRedisUrl, type RedisConnection, redactCredentials, redactRedisUrl } from './redis-url.ts';
 
 /**

@@ -6,7 +6,7 @@ import { buildResult } from '../../backends/results.ts';
 import { resolveModelCache } from '../../integrations/recording/model-cache.ts';
 import type { ExecutionResult } from '../../model/result.ts';
 import type { RolloutSuite } from '../../runtime/suite.ts';
-import type { CliOptions } from '../cli/cli-options.ts';
+import type { CliOptions } from '../cli/cli-config.ts';
 import { findConfigFile, loadUserConfig } from '../config/load-config.ts';
 import { type ResolvedConfig, resolveConfig } from '../config/resolve-config.ts';
 import { collectSuites } from '../discovery/collect-suites.ts';

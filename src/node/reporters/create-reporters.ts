@@ -5,7 +5,7 @@ import { HtmlReporter } from './html/html-reporter.ts';
 import { reportJson } from './json/json-reporter.ts';
 import { junitXml } from './junit/junit-reporter.ts';
 import { loadReporter } from './load-reporter.ts';
-import type { Reporter } from './reporter.ts';
+import type { Reporter } from '../types/reporter.ts';
 import type { Terminal } from './terminal.ts';
 import { VerboseReporter } from './verbose/verbose-reporter.ts';
 import { DocumentReporter } from './write-report.ts';

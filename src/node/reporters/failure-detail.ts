@@ -1,6 +1,6 @@
 import { diffLines } from 'diff';
-import type { TextExcerpt } from '../run/rollout-details.ts';
-import type { RolloutRecord } from '../run/rollout-record.ts';
+import type { TextExcerpt } from '../types/rollout-details.ts';
+import type { RolloutRecord } from '../types/rollout-record.ts';
 import { formatLocation } from '../stack/user-frame.ts';
 import { formatNumber } from './format.ts';
 

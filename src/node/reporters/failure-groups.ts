@@ -1,5 +1,5 @@
-import type { RolloutRecord } from '../run/rollout-record.ts';
-import type { SuiteReport } from '../run/run-report.ts';
+import type { RolloutRecord } from '../types/rollout-record.ts';
+import type { SuiteReport } from '../types/run-report.ts';
 
 /** Runs of one row that went wrong the same way are one entry: the reader fixes them together. */
 function groupKey(record: RolloutRecord): string {

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import type { RolloutRecord } from '../run/rollout-record.ts';
+import type { RolloutRecord } from '../types/rollout-record.ts';
 
 export function formatDuration(ms: number): string {
   if (ms < 1000) return `${Math.round(ms)}ms`;

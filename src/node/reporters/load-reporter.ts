@@ -1,7 +1,7 @@
 import { loadModule } from '../../runtime/load-module.ts';
-import { UsageError } from '../cli/usage-error.ts';
+import { UsageError } from '../errors.ts';
 import { BUILT_IN_REPORTERS, type ReporterChoice } from '../config/resolve-config.ts';
-import type { Reporter } from './reporter.ts';
+import type { Reporter } from '../types/reporter.ts';
 
 /**
  * A custom reporter from a module path or package name: its default export, a class constructed with the

@@ -1,5 +1,5 @@
-import type { RunReport } from '../run/run-report.ts';
-import type { Reporter } from './reporter.ts';
+import type { RunReport } from '../types/run-report.ts';
+import type { Reporter } from '../types/reporter.ts';
 
 type Events = { [K in keyof Reporter]-?: NonNullable<Reporter[K]> };
 

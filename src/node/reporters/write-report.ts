@@ -1,7 +1,7 @@
 import { closeSync, mkdirSync, openSync, writeSync } from 'node:fs';
 import path from 'node:path';
-import type { RunReport } from '../run/run-report.ts';
-import type { Reporter } from './reporter.ts';
+import type { RunReport } from '../types/run-report.ts';
+import type { Reporter } from '../types/reporter.ts';
 import type { Terminal } from './terminal.ts';
 
 /**

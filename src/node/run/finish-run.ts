@@ -4,9 +4,10 @@ import { costOf } from '../cost/prices.ts';
 import { sumUsage } from '../cost/usage.ts';
 import { compareToBaseline, rowMeanRewards } from '../stats/index.ts';
 import type { LateFault } from '../../runtime/faults.ts';
-import type { RunReport, SuiteReport } from './run-report.ts';
+import type { RunReport, SuiteReport } from '../types/run-report.ts';
 import { exitCodeOf, suitePasses, type VerdictOptions } from './verdict.ts';
 import { outcomesOf, statsOf } from './suite-report.ts';
+import { passThresholdOf } from './suite-settings.ts';
 
 /** How a run went, beside its suites. */
 export interface RunFacts {
@@ -56,7 +57,7 @@ export function finishRun(suiteReports: SuiteReport[], facts: RunFacts, config: 
   const compared = compareWithBaseline(suiteReports, config, facts, baseline).map((suite) => ({ ...suite, passed: suitePasses(suite, options) }));
   const suites = withCost(compared, config);
   const usage = sumUsage(suites.map((s) => s.usage));
-  const passThreshold = config.cli.passThreshold ?? config.user.passThreshold ?? 1;
+  const passThreshold = passThresholdOf(config);
   if (config.cli.saveBaseline && !facts.interrupted) saveBaseline(baselinePath(config.cli.saveBaseline, config.outputDir, config.root), suites);
   return {
     version: 1,

@@ -1,12 +1,12 @@
 import type { ExecutionRequest } from '../../model/request.ts';
-import path from 'node:path';
+import { backendEntry } from '../../backends/registry.ts';
 import type { DatasetRow, RolloutSuite } from '../../runtime/suite.ts';
 import type { ResolvedConfig } from '../config/resolve-config.ts';
 import { normalizeRow } from '../dataset/normalize-row.ts';
 import { readRawRows } from '../dataset/raw-rows.ts';
 import { requestId } from './request-id.ts';
 import { inShard } from './shard.ts';
-import type { RolloutKey } from './rollout-record.ts';
+import type { RolloutKey } from '../types/rollout-record.ts';
 import type { SuiteSettings } from './suite-settings.ts';
 
 /** A rollout to run, or a row that cannot become one. */
@@ -24,15 +24,15 @@ export interface SuitePlanInput {
   seen?: { rows: number };
 }
 
-/** Streams a suite's rollouts, row by row and run by run, without holding the dataset in memory. */
-/** A harbor suite without a dataset runs its task once per run, with the task's instruction as the prompt. */
+/** A suite's rows: its dataset, else the rows its backend makes of its task (a Harbor task's instruction). */
 async function datasetOf(suite: RolloutSuite<any, any>, settings: SuiteSettings, file: string): Promise<DatasetRow[] | string> {
   if (suite.dataset !== undefined) return suite.dataset;
-  if (settings.backend.type !== 'harbor') throw new TypeError(`suite "${suite.name}" has no dataset`);
-  const { loadTask } = await import('../../backends/harbor/task/load-task.ts');
-  const task = await loadTask(path.resolve(path.dirname(file), settings.backend.taskDir));
-  return [{ id: task.name, prompt: task.instruction }];
+  const { rowsFromTask } = backendEntry(settings.backend);
+  if (!rowsFromTask) throw new TypeError(`suite "${suite.name}" has no dataset`);
+  return rowsFromTask(settings.backend, file);
 }
+
+/** Streams a suite's rollouts, row by row and run by run, without holding the dataset in memory. */
 
 export async function* planSuite({ file, suite, settings, config, idPrefix, seen }: SuitePlanInput): AsyncGenerator<PlannedRollout> {
   for await (const raw of readRawRows(await datasetOf(suite, settings, file), file, config.user.datasetMaxLineBytes)) {

@@ -1,7 +1,7 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { type Baseline, loadBaseline } from '../baseline/baseline-store.ts';
-import { UsageError } from '../cli/usage-error.ts';
+import { UsageError } from '../errors.ts';
 import type { ResolvedConfig } from '../config/resolve-config.ts';
 
 /** What the checks made before a run found: the baseline to compare with, read once. */

@@ -1,22 +1,7 @@
 import type { ExecutionResult } from '../../model/result.ts';
 import type { Message } from '../../model/message.ts';
-import { type SourceLocation, userFrame } from '../stack/user-frame.ts';
-
-/** Text kept in a report, cut to a readable size; `chars` is the full length, so the reader knows what was cut. */
-export interface TextExcerpt {
-  text: string;
-  chars: number;
-}
-
-/** What a report shows of a rollout that did not pass, to tell why without opening the samples. */
-export interface RolloutDetails {
-  /** The agent's final answer: the last assistant message of the last sample. */
-  answer?: TextExcerpt | undefined;
-  /** The row's label, as text. */
-  label?: TextExcerpt | undefined;
-  /** The first stack frame of the user's own code in the error's stack. */
-  frame?: SourceLocation | undefined;
-}
+import { userFrame } from '../stack/user-frame.ts';
+import type { RolloutDetails, TextExcerpt } from '../types/rollout-details.ts';
 
 /** Enough for a diff of a short answer; long enough answers are read in the samples file. */
 export const EXCERPT_CHARS = 2000;

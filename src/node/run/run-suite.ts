@@ -7,9 +7,11 @@ import type { ResolvedConfig } from '../config/resolve-config.ts';
 import type { RunOutputs } from '../output/run-outputs.ts';
 import { type PlannedRollout, planSuite, whyNothingPlanned } from './plan-suite.ts';
 import { suiteIdPrefix } from './request-id.ts';
-import { invalidRowRecord, type RolloutRecord, toRecord } from './rollout-record.ts';
-import type { SuiteReport } from './run-report.ts';
+import { invalidRowRecord, toRecord } from './rollout-record.ts';
+import type { RolloutRecord } from '../types/rollout-record.ts';
+import type { SuiteReport } from '../types/run-report.ts';
 import { buildSuiteReport } from './suite-report.ts';
+import { backendEntry } from '../../backends/registry.ts';
 import { createSuiteBackend, type SuiteBackendInput } from './suite-backend.ts';
 import { type SuiteSettings, suiteSettings } from './suite-settings.ts';
 import type { ExecutionBackend } from '../../backends/backend.ts';
@@ -95,7 +97,7 @@ const dispatch: RolloutDispatcher = async (planned, backend, settings, graded, c
  * Whether a suite's rollouts get a reward: from its Grader, or, on Harbor, from the task's verifier (its
  * tests/test.sh; a task with neither fails verification). Only ungraded suites may end without a reward.
  */
-const isGraded = (suite: RolloutSuite<any, any>, settings: SuiteSettings) => suite.grader !== undefined || settings.backend.type === 'harbor';
+const isGraded = (suite: RolloutSuite<any, any>, settings: SuiteSettings) => suite.grader !== undefined || backendEntry(settings.backend).gradesItself;
 
 /** Runs every rollout of one suite, streaming its dataset, and reports each as it finishes. */
 export async function runSuite(file: string, suite: RolloutSuite<any, any>, ctx: RunContext, run: RolloutDispatcher = dispatch): Promise<SuiteReport> {

@@ -7,23 +7,24 @@ import { findRolloutFiles } from '../discovery/find-rollout-files.ts';
 import { RunOutputs } from '../output/run-outputs.ts';
 import { finishedRollouts, readJournal } from '../output/journal-reader.ts';
 import { createRunDir, DEFAULT_KEEP_RUNS, latestRun, pruneRuns } from '../output/run-history.ts';
-import type { Reporter } from '../reporters/reporter.ts';
+import type { Reporter } from '../types/reporter.ts';
 import { ReporterSet } from '../reporters/reporter-set.ts';
 import { countPlanned } from './plan-suite.ts';
 import { suiteIdPrefix } from './request-id.ts';
-import type { RolloutRecord } from './rollout-record.ts';
-import type { RunReport, SuiteReport } from './run-report.ts';
+import type { RolloutRecord } from '../types/rollout-record.ts';
+import type { RunReport, SuiteReport } from '../types/run-report.ts';
 import { finishRun } from './finish-run.ts';
 import { preflight } from './preflight.ts';
 import { toRolloutError } from '../../runtime/errors.ts';
 import { type RemoteBackends, type RunContext, runSuite } from './run-suite.ts';
 import { buildSuiteReport } from './suite-report.ts';
-import { suiteSettings } from './suite-settings.ts';
+import { passThresholdOf, suiteSettings } from './suite-settings.ts';
 import { STOP_SIGNALS, type StopSignal } from '../cli/signals.ts';
 import { resolveModelCache } from '../../integrations/recording/model-cache.ts';
 import { ModelEndpoints } from './model-endpoints.ts';
 import { installFaultHandlers, type LateFault, onLateFault } from '../../runtime/faults.ts';
 import { LateFaults } from './late-faults.ts';
+import { suiteKey } from '../types/suite-key.ts';
 
 /** The rollout files and suites a run would execute, with their planned rollouts. */
 export interface DiscoveredRun {
@@ -32,9 +33,6 @@ export interface DiscoveredRun {
   /** What matched nothing, when no file or no suite was found: such a run fails unless `--pass-with-no-rollouts`. */
   nothingMatched?: string;
 }
-
-/** Identifies a suite within a run. */
-export const suiteKey = (file: string, name: string) => `${file}\0${name}`;
 
 /**
  * Finds and loads the rollout files and counts what each suite would run (what `list` prints). `onFound` hears
@@ -67,7 +65,7 @@ async function countRun(files: CollectedFile[], config: ResolvedConfig): Promise
 
 /** The report of a file that failed to load (`suite` undefined), or of a suite that failed past its own handling. */
 function failedReport(file: string, suite: string | undefined, error: SuiteReport['error'], config: ResolvedConfig): SuiteReport {
-  const passThreshold = config.cli.passThreshold ?? config.user.passThreshold ?? 1;
+  const passThreshold = passThresholdOf(config);
   const meta = { name: suite ?? file, file, key: suiteIdPrefix(config.root, file, suite ?? ''), backend: 'none', runs: 0, passThreshold, thresholds: {} };
   return buildSuiteReport(meta, [], 0, error);
 }

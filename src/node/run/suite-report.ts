@@ -1,8 +1,8 @@
 import { redactError } from '../../runtime/redact.ts';
 import type { RolloutError } from '../../model/result.ts';
 import { type RolloutOutcome, summarizeOutcomes } from '../stats/index.ts';
-import type { RolloutRecord } from './rollout-record.ts';
-import type { SuiteReport } from './run-report.ts';
+import type { RolloutRecord } from '../types/rollout-record.ts';
+import type { SuiteReport } from '../types/run-report.ts';
 import { missedThresholds } from './thresholds.ts';
 
 /** What a suite report says about the suite itself, apart from its rollouts. */

@@ -1,5 +1,6 @@
 import type { AgentWorkflowConfig } from '../../runtime/workflow.ts';
-import type { BackendConfig, RolloutSuite, ThresholdConfig, TimeoutsConfig } from '../../runtime/suite.ts';
+import type { RolloutSuite, ThresholdConfig } from '../../runtime/suite.ts';
+import type { BackendConfig, TimeoutsConfig } from '../../model/suite-options.ts';
 import type { ResolvedConfig } from '../config/resolve-config.ts';
 
 /** Concurrency of a suite when nothing sets it: the seed SDK's default. */
@@ -17,6 +18,14 @@ export interface SuiteSettings {
   workflowConfig: AgentWorkflowConfig;
 }
 
+/**
+ * The reward at or above which a rollout passes: the flag, else the suite's (when there is a suite), else the
+ * config file's, else 1.
+ */
+export function passThresholdOf(config: ResolvedConfig, suite?: RolloutSuite<any, any>): number {
+  return config.cli.passThreshold ?? suite?.passThreshold ?? config.user.passThreshold ?? 1;
+}
+
 function suiteConcurrency(suite: RolloutSuite<any, any>): number | null | undefined {
   const concurrency = (suite.workflowConfig as AgentWorkflowConfig | undefined)?.concurrency;
   return concurrency && 'maxConcurrent' in concurrency ? concurrency.maxConcurrent : undefined;
@@ -32,7 +41,7 @@ export function suiteSettings(suite: RolloutSuite<any, any>, config: ResolvedCon
   const workflowConfig = { ...(suite.workflowConfig as AgentWorkflowConfig | undefined), concurrency: { maxConcurrent: concurrency } };
   return {
     runs: cli.runs ?? suite.n ?? user.runs ?? 1,
-    passThreshold: cli.passThreshold ?? suite.passThreshold ?? user.passThreshold ?? 1,
+    passThreshold: passThresholdOf(config, suite),
     thresholds: { ...asThresholds(user.threshold), ...asThresholds(suite.threshold), ...asThresholds(cli.threshold) },
     concurrency,
     timeouts: { ...user.timeouts, ...suite.timeouts },

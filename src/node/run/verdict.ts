@@ -1,5 +1,5 @@
 import { STOP_SIGNALS, type StopSignal } from '../cli/signals.ts';
-import type { RunReport, SuiteReport } from './run-report.ts';
+import type { RunReport, SuiteReport } from '../types/run-report.ts';
 import { hasGate } from './thresholds.ts';
 
 /** What the verdict rules take from the flags and the config. */

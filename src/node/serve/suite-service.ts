@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ExecutionBackend } from '../../backends/backend.ts';
 import type { ExecutionResult } from '../../model/result.ts';
-import type { TimeoutsConfig } from '../../runtime/suite.ts';
+import type { TimeoutsConfig } from '../../model/suite-options.ts';
 import type { CallbackTarget, Deliveries } from './deliveries.ts';
 import {
   type CancelDisposition,

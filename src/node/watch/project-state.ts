@@ -1,7 +1,7 @@
 import type { ResolvedConfig } from '../config/resolve-config.ts';
 import { findRolloutFiles } from '../discovery/find-rollout-files.ts';
-import type { SuiteReport } from '../run/run-report.ts';
-import { suiteKey } from '../run/runner.ts';
+import type { SuiteReport } from '../types/run-report.ts';
+import { suiteKey } from '../types/suite-key.ts';
 import { addToPlan, type RerunPlan } from './plan.ts';
 import { SampleStore } from './sample-store.ts';
 import { rerunModeFor, type SuiteDeps } from './suite-deps.ts';

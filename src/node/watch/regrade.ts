@@ -1,6 +1,7 @@
-import { LocalBackend } from '../../backends/local/local-backend.ts';
-import { type RolloutRecord, toRecord } from '../run/rollout-record.ts';
-import type { SuiteReport } from '../run/run-report.ts';
+import { backendNamed } from '../../backends/registry.ts';
+import { toRecord } from '../run/rollout-record.ts';
+import type { RolloutRecord } from '../types/rollout-record.ts';
+import type { SuiteReport } from '../types/run-report.ts';
 import type { RolloutDispatcher } from '../run/run-suite.ts';
 import type { SampleStore } from './sample-store.ts';
 
@@ -9,10 +10,10 @@ const workflowFailed = (record: RolloutRecord) => record.error !== undefined && 
 
 /**
  * Whether the last run of a suite left what a re-grade needs: a record and stored samples for every rollout,
- * none of them cancelled, on the local backend (the one that can grade alone).
+ * none of them cancelled, on a backend that can grade alone (see the registry's `regrade`).
  */
 export function canRegrade(previous: SuiteReport | undefined, store: SampleStore): previous is SuiteReport {
-  if (!previous || previous.error || previous.backend !== 'local' || previous.records.length === 0) return false;
+  if (!previous || previous.error || !backendNamed(previous.backend)?.regrade || previous.records.length === 0) return false;
   return previous.records.every((r) => r.status !== 'skipped' && store.get(r.id) !== undefined);
 }
 
@@ -30,8 +31,10 @@ export function regradeDispatcher(previous: SuiteReport, store: SampleStore): Ro
       ctx.outputs.rollout(before, samples);
       return record(before);
     }
-    if (!(backend instanceof LocalBackend)) throw new Error('only the local backend grades stored samples');
-    await backend.grade(
+    const regrade = backendNamed(previous.backend)?.regrade;
+    if (!regrade) throw new Error(`the ${previous.backend} backend does not grade stored samples`);
+    await regrade(
+      backend,
       planned.request,
       samples,
       (result) => {

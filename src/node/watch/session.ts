@@ -1,5 +1,5 @@
 import type { ResolvedConfig } from '../config/resolve-config.ts';
-import { UsageError } from '../cli/usage-error.ts';
+import { UsageError } from '../errors.ts';
 import type { Terminal } from '../reporters/terminal.ts';
 import { DirWatcher } from './dir-watcher.ts';
 import { CTRL_C, KeyInput } from './keys.ts';

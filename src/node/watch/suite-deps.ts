@@ -5,8 +5,9 @@ import { resolveModuleSpecifier } from '../../runtime/load-module.ts';
 import { importBesideSuites } from '../../runtime/suite-registry.ts';
 import type { RolloutSuite } from '../../runtime/suite.ts';
 import type { GraderSpec, WorkflowSpec } from '../../runtime/workflow.ts';
-import { suiteKey } from '../run/runner.ts';
+import { suiteKey } from '../types/suite-key.ts';
 import { type ImportGraph, importGraph, reachable } from './import-graph.ts';
+import { backendEntry } from '../../backends/registry.ts';
 
 /** What a change to a file means for a suite: run it again, or only grade its stored samples again. */
 export type RerunMode = 'run' | 'regrade';
@@ -57,7 +58,7 @@ async function definingModule(spec: WorkflowSpec | GraderSpec, file: string, gra
 function dataOf(suite: RolloutSuite<any, any>, file: string): string[] {
   const dir = path.dirname(file);
   const data = typeof suite.dataset === 'string' ? [path.resolve(dir, suite.dataset)] : [];
-  if (suite.backend?.type === 'harbor') data.push(path.resolve(dir, suite.backend.taskDir));
+  if (suite.backend) data.push(...backendEntry(suite.backend).inputs(suite.backend).map((p) => path.resolve(dir, p)));
   return data;
 }
 

@@ -4,7 +4,7 @@ import type { ModelScript } from './types.ts';
 
 /**
  * Starts a scripted server from a `"module:export"` reference to a {@link ModelScript}, resolved from `cwd` (a
- * suite that names a script and no endpoint). Built-in scripts are reachable as `"rollout-test:calculatorScript"`.
+ * suite that names a script and no endpoint). Built-in scripts are reachable as `"rollout-test/testing:calculatorScript"`.
  */
 export async function startModelServerFromSpec(
   spec: string,

@@ -16,6 +16,7 @@ import { defaultRootfsCache, imageRootfs, type ImageRootfs } from './sandbox/ima
 import { makeLayerDirs } from './sandbox/layer-dirs.ts';
 import { layerFull, mountLayerStorage, unmountLayerStorage } from './sandbox/layer-storage.ts';
 import { resolveUser, type ResolvedUser } from './sandbox/image-user.ts';
+import { ImageMapSchema } from '../../../model/suite-options.ts';
 
 /** Options of the sandbox environment: `environmentConfig: {type: 'sandbox', ...}`. */
 export const SandboxOptionsSchema = z.object({
@@ -24,7 +25,7 @@ export const SandboxOptionsSchema = z.object({
   /** Where exported image root filesystems are kept; `~/.cache/rollout-test/rootfs` by default. */
   rootfsCache: z.string().optional(),
   /** As for docker: public image names → local images, the CLI that builds, the network of `RUN` steps. */
-  imageMap: z.record(z.string(), z.string()).default({}),
+  imageMap: ImageMapSchema.default({}),
   cli: z.string().default('docker'),
   buildNetwork: z.enum(['none', 'host']).default('none'),
   /** Processes a trial may run at once. */

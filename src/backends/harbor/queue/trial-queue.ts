@@ -1,5 +1,5 @@
 import { rm } from 'node:fs/promises';
-import { Slots } from '../../local/slots.ts';
+import { Slots } from '../../slots.ts';
 import type { TrialHook, TrialHookPayload, TrialEvent, TrialHooks } from '../trial/hooks.ts';
 import { type TrialContext, type TrialOutcome, runTrial } from '../trial/run-trial.ts';
 import type { TrialConfig } from '../trial/trial-config.ts';

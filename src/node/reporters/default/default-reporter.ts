@@ -1,6 +1,6 @@
-import type { RolloutRecord } from '../../run/rollout-record.ts';
-import type { RunReport, SuiteReport } from '../../run/run-report.ts';
-import type { Reporter } from '../reporter.ts';
+import type { RolloutRecord } from '../../types/rollout-record.ts';
+import type { RunReport, SuiteReport } from '../../types/run-report.ts';
+import type { Reporter } from '../../types/reporter.ts';
 import type { Terminal } from '../terminal.ts';
 import { failureDetails } from './failures.ts';
 import { ProgressLine } from './progress-line.ts';

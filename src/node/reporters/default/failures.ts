@@ -1,5 +1,5 @@
-import type { RolloutRecord } from '../../run/rollout-record.ts';
-import type { RunReport } from '../../run/run-report.ts';
+import type { RolloutRecord } from '../../types/rollout-record.ts';
+import type { RunReport } from '../../types/run-report.ts';
 import { formatLocation, userFrame } from '../../stack/user-frame.ts';
 import { evidenceLines } from '../failure-detail.ts';
 import { failureGroups, groupHeading } from '../failure-groups.ts';

@@ -1,5 +1,5 @@
 import Table from 'cli-table3';
-import type { RunReport, SuiteReport } from '../../run/run-report.ts';
+import type { RunReport, SuiteReport } from '../../types/run-report.ts';
 import { formatNumber } from '../format.ts';
 import type { Terminal } from '../terminal.ts';
 

@@ -1,4 +1,4 @@
-import type { SuiteReport } from '../../run/run-report.ts';
+import type { SuiteReport } from '../../types/run-report.ts';
 import { DEFAULT_VERDICT_OPTIONS, suitePasses } from '../../run/verdict.ts';
 import { formatDuration, formatNumber, relative } from '../format.ts';
 import type { Terminal } from '../terminal.ts';

@@ -1,5 +1,5 @@
 import Table from 'cli-table3';
-import type { RunReport } from '../../run/run-report.ts';
+import type { RunReport } from '../../types/run-report.ts';
 import { formatUsage } from '../../cost/format-usage.ts';
 import type { SuiteStatistics } from '../../stats/index.ts';
 import { formatDuration, formatNumber } from '../format.ts';

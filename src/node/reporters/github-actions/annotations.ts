@@ -1,6 +1,6 @@
 import path from 'node:path';
-import type { RolloutRecord } from '../../run/rollout-record.ts';
-import type { RunReport, SuiteReport } from '../../run/run-report.ts';
+import type { RolloutRecord } from '../../types/rollout-record.ts';
+import type { RunReport, SuiteReport } from '../../types/run-report.ts';
 import { type SourceLocation, userFrame } from '../../stack/user-frame.ts';
 import { detailLines } from '../failure-detail.ts';
 import { failureGroups, groupHeading } from '../failure-groups.ts';

@@ -1,6 +1,6 @@
 import { appendFileSync } from 'node:fs';
-import type { RunReport } from '../../run/run-report.ts';
-import type { Reporter } from '../reporter.ts';
+import type { RunReport } from '../../types/run-report.ts';
+import type { Reporter } from '../../types/reporter.ts';
 import type { Terminal } from '../terminal.ts';
 import { annotations } from './annotations.ts';
 import { jobSummary } from './job-summary.ts';

@@ -1,4 +1,4 @@
-import type { RunReport, SuiteReport } from '../../run/run-report.ts';
+import type { RunReport, SuiteReport } from '../../types/run-report.ts';
 import { formatCost } from '../../cost/format-usage.ts';
 import type { Cost } from '../../cost/prices.ts';
 import { type TokenUsage, totalTokens } from '../../cost/usage.ts';

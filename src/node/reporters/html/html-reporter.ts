@@ -1,6 +1,6 @@
 import path from 'node:path';
-import type { RunReport } from '../../run/run-report.ts';
-import type { Reporter } from '../reporter.ts';
+import type { RunReport } from '../../types/run-report.ts';
+import type { Reporter } from '../../types/reporter.ts';
 import type { Terminal } from '../terminal.ts';
 import { writeReport } from '../write-report.ts';
 import { htmlPage } from './page.ts';

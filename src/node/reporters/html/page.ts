@@ -3,8 +3,8 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildSync } from 'esbuild';
-import type { RolloutRecord } from '../../run/rollout-record.ts';
-import type { RunReport } from '../../run/run-report.ts';
+import type { RolloutRecord } from '../../types/rollout-record.ts';
+import type { RunReport } from '../../types/run-report.ts';
 import { readLines } from './read-lines.ts';
 
 const APP = fileURLToPath(new URL('./app/app.js', import.meta.url));

@@ -1,4 +1,4 @@
-import type { RunReport, SuiteReport } from '../../run/run-report.ts';
+import type { RunReport, SuiteReport } from '../../types/run-report.ts';
 
 /** Rollouts per written piece: big enough to keep writes few, small enough to keep pieces small. */
 const RECORDS_PER_CHUNK = 1000;

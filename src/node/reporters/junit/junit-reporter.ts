@@ -1,6 +1,6 @@
 import os from 'node:os';
-import type { RolloutRecord } from '../../run/rollout-record.ts';
-import type { RunReport, SuiteReport } from '../../run/run-report.ts';
+import type { RolloutRecord } from '../../types/rollout-record.ts';
+import type { RunReport, SuiteReport } from '../../types/run-report.ts';
 import type { SuiteStatistics } from '../../stats/index.ts';
 import { totalTokens } from '../../cost/usage.ts';
 import { detailLines } from '../failure-detail.ts';

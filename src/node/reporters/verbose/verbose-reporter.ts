@@ -1,6 +1,6 @@
 import { DefaultReporter } from '../default/default-reporter.ts';
 import { formatDuration, formatNumber, rolloutName } from '../format.ts';
-import type { RolloutRecord } from '../../run/rollout-record.ts';
+import type { RolloutRecord } from '../../types/rollout-record.ts';
 
 const MARKS = { passed: '✓', failed: '✗', errored: '✗', skipped: '↓', completed: '·' } as const;
 

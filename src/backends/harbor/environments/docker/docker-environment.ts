@@ -15,11 +15,12 @@ import { copyTrialTree, readTrialFile } from '../../trial/trial-files.ts';
 import { imageWorkdir, resolveImage } from './docker-image.ts';
 import { cliEnv, envFlags, limitFlags, mountFlags } from './docker-flags.ts';
 import { mountStorage, type StorageVolumes, storageFlags, storageReached, unmountStorage } from './docker-storage.ts';
+import { ImageMapSchema } from '../../../../model/suite-options.ts';
 
 /** Options of the docker environment: `environmentConfig: {type: 'docker', ...}`. */
 export const DockerOptionsSchema = z.object({
   /** Public image names (in FROM lines or `docker_image`) → local images, for tasks written for images this engine lacks. */
-  imageMap: z.record(z.string(), z.string()).default({}),
+  imageMap: ImageMapSchema.default({}),
   /** Build each task image once per process and reuse an existing one (HarborBackend's `prebuildLocalImage`). */
   prebuildLocalImage: z.boolean().default(false),
   /** The CLI to drive: `docker` or a compatible one. */

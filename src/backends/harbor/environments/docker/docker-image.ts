@@ -4,6 +4,7 @@ import { readdir, readFile, readlink } from 'node:fs/promises';
 import path from 'node:path';
 import type { ImageSource } from '../environment.ts';
 import type { DockerCli } from './docker-cli.ts';
+import type { ImageMap } from '../../../../model/suite-options.ts';
 
 /** Labels every image the environment builds, so they can be listed and pruned together. */
 export const TASK_LABEL = 'rollout-test.task';
@@ -12,7 +13,7 @@ export const TASK_LABEL = 'rollout-test.task';
 export interface ImageRequest {
   source: ImageSource;
   /** Public image names (FROM lines, `docker_image`) → local images. */
-  imageMap: Record<string, string>;
+  imageMap: ImageMap;
   /** Build once per process and reuse an image already tagged, rather than build for every trial. */
   prebuild: boolean;
   /** The network of `RUN` steps. */
@@ -60,7 +61,7 @@ export function withoutCopyChmod(dockerfile: string): string {
 }
 
 /** Rewrites the image of each `FROM` line that `imageMap` names; stage names and other images stay. */
-export function mapBaseImages(dockerfile: string, imageMap: Record<string, string>): string {
+export function mapBaseImages(dockerfile: string, imageMap: ImageMap): string {
   return dockerfile.replace(/^(\s*FROM\s+(?:--\S+\s+)*)(\S+)/gim, (_, head: string, image: string) => head + (imageMap[image] ?? image));
 }
 

@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import type { EnvironmentType } from '../../backends/harbor/environments/environment.ts';
+import type { EnvironmentType } from './environment.ts';
 
 const run = promisify(execFile);
 

@@ -1,6 +1,9 @@
 import { z } from 'zod';
 
-/** Schemas of the options the config file and `defineRollout` share, so that both are checked alike. */
+/**
+ * The options the config file and `defineRollout` share, each declared once as a schema: the types users write
+ * are inferred from it, and suites and the config file are checked by it alike.
+ */
 
 const share = z.number().min(0, 'must be between 0 and 1').max(1, 'must be between 0 and 1');
 const reward = z.number().min(0, 'must not be negative');
@@ -8,7 +11,9 @@ const reward = z.number().min(0, 'must not be negative');
 /** A deadline in seconds: positive and finite, or `null` for none. */
 export const SecondsSchema = z.number().positive('must be more than 0 seconds').nullable().optional();
 
+/** Per-rollout deadlines in seconds; `null` means none. */
 export const TimeoutsSchema = z.strictObject({ agentSec: SecondsSchema, graderSec: SecondsSchema });
+export type TimeoutsConfig = z.input<typeof TimeoutsSchema>;
 
 export const PassThresholdSchema = reward;
 
@@ -27,7 +32,16 @@ export const ThresholdSchema = z.union([
 
 export const RunsSchema = z.number().int('must be a whole number').positive('must be at least 1');
 
+/**
+ * The model a suite's rollouts talk to: an OpenAI-compatible endpoint (else `ROLLOUT_CHAT_COMPLETIONS_URL`),
+ * or, when neither is set, a scripted model server started for the run from a `"module:export"` script.
+ */
 export const ModelSchema = z.strictObject({ url: z.string().optional(), script: z.string().optional() });
+export type ModelConfig = z.input<typeof ModelSchema>;
+
+/** Public image names (FROM lines, `docker_image`) → local images, e.g. `{'ubuntu:24.04': 'rollout-test/debian:bookworm'}`. */
+export const ImageMapSchema = z.record(z.string(), z.string());
+export type ImageMap = z.infer<typeof ImageMapSchema>;
 
 const LocalBackendSchema = z.strictObject({
   type: z.literal('local'),
@@ -35,16 +49,24 @@ const LocalBackendSchema = z.strictObject({
   maxConcurrency: z.number().int().positive().nullable().optional(),
 });
 
-/** Harbor's settings stay open to keys of the trial environment; `taskDir` is what it cannot do without. */
-const HarborBackendSchema = z.looseObject({
+const HarborBackendSchema = z.strictObject({
   type: z.literal('harbor'),
+  /** The Harbor task directory, relative to the rollout file. */
   taskDir: z.string({ error: (issue) => (issue.input === undefined ? 'a harbor backend needs taskDir: the Harbor task directory to run, relative to this file' : 'must be a path') }),
   environment: z.enum(['docker', 'sandbox', 'process']).optional(),
   nConcurrent: z.number().int().positive().optional(),
-  imageMap: z.record(z.string(), z.string()).optional(),
+  /** Docker and sandbox: public image names → local images (trials never pull). */
+  imageMap: ImageMapSchema.optional(),
+  /** Docker: build the task image once and reuse it for every trial. */
   prebuildLocalImage: z.boolean().optional(),
+  /** Sandbox: `{root: 'host'}` runs on the host's root filesystem instead of the task image's. */
+  sandbox: z.strictObject({ root: z.enum(['image', 'host']).optional(), rootfsCache: z.string().optional() }).optional(),
+  /** Sandbox and docker: processes a trial may run at once (512 by default). */
+  pidsLimit: z.number().int().positive().optional(),
 });
 
+/** Where a suite's rollouts run: one entry per backend of `src/backends/registry.ts`. */
 export const BackendSchema = z.discriminatedUnion('type', [LocalBackendSchema, HarborBackendSchema], {
   error: 'type must be "local" or "harbor"',
 });
+export type BackendConfig = z.input<typeof BackendSchema>;

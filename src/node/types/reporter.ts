@@ -1,5 +1,5 @@
-import type { RolloutRecord } from '../run/rollout-record.ts';
-import type { RunReport, SuiteReport } from '../run/run-report.ts';
+import type { RolloutRecord } from './rollout-record.ts';
+import type { RunReport, SuiteReport } from './run-report.ts';
 
 /** What a run is about to do, told before any rollout starts. */
 export interface RunStartEvent {
@@ -35,7 +35,7 @@ export interface SuiteStartEvent {
  *
  * @example
  * ```ts
- * import type { Reporter, RunReport } from 'rollout-test';
+ * import type { Reporter, RunReport } from 'rollout-test/node';
  * export default class CountFailures implements Reporter {
  *   onRunEnd(report: RunReport) {
  *     console.log(`${report.overall.counts.failed} rollouts failed`);

@@ -1,0 +1,91 @@
+import { z } from 'zod';
+import { UsageError } from '../errors.ts';
+
+/** A CLI option: how it is written and shown in `--help`, and how its value is checked. */
+export interface CliOption<S extends z.ZodType = z.ZodType> {
+  flags: string;
+  description: string;
+  schema: S;
+}
+
+export const option = <S extends z.ZodType>(flags: string, description: string, schema: S): CliOption<S> => ({ flags, description, schema });
+
+/** The object schema of a table of options: each option's schema under its key. */
+export function schemaOf<T extends Record<string, CliOption>>(table: T): z.ZodObject<{ [K in keyof T]: T[K]['schema'] }> {
+  return z.object(Object.fromEntries(Object.entries(table).map(([key, { schema }]) => [key, schema])) as { [K in keyof T]: T[K]['schema'] });
+}
+
+/** The flags' values, or a usage error with every bad value's message (each names its flag). */
+export function parseOptions<S extends z.ZodType>(schema: S, flags: unknown): z.infer<S> {
+  const parsed = schema.safeParse(flags);
+  if (!parsed.success) throw new UsageError(parsed.error.issues.map((i) => i.message).join('\n'));
+  return parsed.data;
+}
+
+const count = (name: string) =>
+  z.coerce.number({ error: `${name} must be a number` }).int(`${name} must be a whole number`).positive(`${name} must be at least 1`);
+const reward = (name: string) => z.coerce.number({ error: `${name} must be a number` }).refine(Number.isFinite, `${name} must be finite`);
+const list = z.union([z.string(), z.array(z.string())]).transform((v) => (Array.isArray(v) ? v : [v]));
+
+/**
+ * Every CLI option, declared once, by the name the parser camel-cases it to (which is the config's key where the
+ * config has the same setting): the table registers the options with the parser, produces `--help`, and is the
+ * schema that checks the parsed flags.
+ */
+export const CLI_OPTIONS = {
+  namePattern: option('-t, --name-pattern <regex>', 'Only suites whose name matches this regular expression', z.string()),
+  rows: option('--rows <list>', 'Only these dataset rows, 1-based: e.g. 1,3,5-9', z.union([z.string(), z.number()]).transform(String)),
+  runs: option('-n, --runs <n>', 'Runs per row (each independent), overriding the suites', count('--runs')),
+  maxConcurrency: option('--max-concurrency <n>', 'Rollouts in flight at once per suite (default 4)', count('--max-concurrency')),
+  backend: option(
+    '--backend <type>',
+    'Run every suite on this backend: local | harbor (harbor takes the taskDir of the config)',
+    z.enum(['local', 'harbor'], { error: '--backend must be local or harbor' }),
+  ),
+  env: option('--env <type>', 'Harbor trial environment: docker | sandbox | process', z.enum(['docker', 'sandbox', 'process'], { error: '--env must be docker, sandbox or process' })),
+  reporter: option('--reporter <name>', 'default | verbose | json | junit | github-actions | html, or a module path or package; repeat for several', list),
+  outputFile: option('--outputFile <path>', 'Report file of json/junit; --outputFile.<reporter> <path> for one', z.union([z.string(), z.record(z.string(), z.string())])),
+  outputDir: option('--outputDir <dir>', 'Directory of the journal, samples and summary (default .rollouts)', z.string()),
+  bail: option('--bail <n>', 'Stop after n failed or errored rollouts', count('--bail')),
+  passThreshold: option('--pass-threshold <reward>', 'Reward at or above which a rollout passes (default 1)', reward('--pass-threshold')),
+  threshold: option('--threshold <reward>', 'Minimum mean reward of every suite; exit 1 below it', reward('--threshold')),
+  shard: option(
+    '--shard <i/n>',
+    'Run only shard i of n (rows split by a stable hash); join with merge-reports',
+    z
+      .string()
+      .regex(/^\d+\/\d+$/, '--shard takes i/n, e.g. 1/3')
+      .transform((v) => v.split('/').map(Number) as [number, number])
+      .refine(([i, n]) => n >= 1 && i >= 1 && i <= n, '--shard i/n needs 1 <= i <= n'),
+  ),
+  resume: option('--resume', 'Run only the rollouts without a final result in the journal of the last run', z.boolean()),
+  baseline: option('--baseline <path>', 'Compare each suite with a saved run (a path, or latest)', z.string()),
+  saveBaseline: option('--save-baseline [path]', 'Save this run as a baseline (default <outputDir>/baselines/latest.json)', z.union([z.string(), z.literal(true)])),
+  failOnRegression: option('--fail-on-regression', 'Exit 1 when a suite regressed against the baseline', z.boolean()),
+  modelCache: option(
+    '--model-cache <mode>',
+    'record | replay model calls (stored under <outputDir>/model-cache)',
+    z.enum(['record', 'replay'], { error: '--model-cache must be record or replay' }),
+  ),
+  passWithNoRollouts: option('--pass-with-no-rollouts', 'Exit 0 when nothing matched or a dataset has no rows (else exit 1)', z.boolean()),
+  pool: option('--pool <kind>', 'Run workflows in worker threads (default) or forks (child processes)', z.enum(['threads', 'forks'], { error: '--pool must be threads or forks' })),
+  inline: option('--inline', 'Run workflows on the main thread (no worker pool), for debugging', z.boolean()),
+  queue: option(
+    '--queue <url>',
+    'Run on (or, for worker, serve) a Redis queue: redis://[user:pass@]host:port/db',
+    z.string().min(1, '--queue takes a redis://[user:pass@]host:port/db URL'),
+  ),
+  concurrency: option('--concurrency <n>', 'Jobs this worker runs at once (default 8)', count('--concurrency')),
+  config: option('--config <path>', 'Path of the config file (default rollout.config.{ts,mts,js,mjs})', z.string()),
+  root: option('--root <dir>', 'Project root (default the current directory)', z.string()),
+};
+
+/** CLI flags after parsing, checked by the table's schemas; every flag is optional. */
+export const CliOptionsSchema = schemaOf(CLI_OPTIONS).partial();
+export type CliOptions = z.infer<typeof CliOptionsSchema>;
+
+/** Validates parsed flags; a bad value is a usage error that names the flag. */
+export function parseCliOptions(raw: Record<string, unknown>): CliOptions {
+  const { '--': _, ...flags } = raw;
+  return parseOptions(CliOptionsSchema, flags);
+}

@@ -85,6 +85,11 @@ export interface EnvironmentInit {
    * image has no Node.
    */
   sharedPaths: string[];
+  /**
+   * Paths the harness copies into besides the workdir, `/tmp`, `/tests` and `/solution` (a separate verifier's
+   * artifacts): with `storage_mb`, docker's root is read-only and these must be writable.
+   */
+  uploadPaths?: string[] | undefined;
   /** What the docker environment builds or runs; the host-backed environments ignore it. */
   image: ImageSource;
 }

@@ -15,6 +15,8 @@ export interface EnvironmentSpec {
   buildContext: string | undefined;
   /** The task's compose file: for the agent's environment, never a separate verifier's. */
   composeFile?: string | undefined;
+  /** Where the harness will copy files besides the workdir (see {@link EnvironmentInit.uploadPaths}). */
+  uploadPaths?: string[] | undefined;
   rootWorkdirFallback?: string | undefined;
 }
 
@@ -56,6 +58,7 @@ export function createTaskEnvironment(config: EnvironmentConfig, environment: Ta
     env,
     limits: { memoryMb: environment.memory_mb, storageMb: environment.storage_mb, cpus: environment.cpus },
     sharedPaths: spec.sharedPaths,
+    uploadPaths: spec.uploadPaths,
     image: {
       taskName: spec.taskName,
       environmentDir: spec.buildContext,

@@ -29,6 +29,7 @@ export async function runSeparateVerifier<T>(
     sharedPaths: run.launch.sharedPaths,
     taskName: `${run.task.name}-verifier`,
     buildContext: separate.buildContext,
+    uploadPaths: artifactTargets(artifacts).map(([, inside]) => path.posix.dirname(inside)).concat(CONVENTION_DIR),
   });
   try {
     await env.start(run.signal);
@@ -45,13 +46,17 @@ export async function runSeparateVerifier<T>(
   }
 }
 
+/** Where the agent's published artifacts appear for the verifier. */
+const CONVENTION_DIR = '/logs/artifacts';
+
+/** Each configured artifact: [host path collected to, its source path inside]. */
+function artifactTargets(artifacts: ArtifactEntry[], artifactsDir = ''): Array<[host: string, inside: string]> {
+  return artifacts.map((entry) => [artifactHostPath(artifactsDir, entry), typeof entry === 'string' ? entry : entry.source]);
+}
+
 /** Each collected artifact back at its source path; the published folder at `/logs/artifacts`. */
 async function uploadArtifacts(run: TrialRun, env: TrialEnvironment, artifacts: ArtifactEntry[]): Promise<void> {
-  const entries: Array<[host: string, inside: string]> = [[run.paths.logDirs.artifacts, '/logs/artifacts']];
-  for (const entry of artifacts) {
-    const source = typeof entry === 'string' ? entry : entry.source;
-    entries.push([artifactHostPath(run.paths.artifactsDir, entry), source]);
-  }
+  const entries: Array<[host: string, inside: string]> = [[run.paths.logDirs.artifacts, CONVENTION_DIR], ...artifactTargets(artifacts, run.paths.artifactsDir)];
   for (const [host, inside] of entries) {
     if (!existsSync(host)) continue;
     await env.exec(['mkdir', '-p', path.posix.dirname(inside)], { user: 0 });

@@ -109,7 +109,7 @@ export class DockerEnvironment implements TrialEnvironment {
     const workdir = this.init.workdir ?? (await imageWorkdir(this.#cli, image));
     this.paths.workspace = workdir === '/' ? (this.init.rootWorkdirFallback ?? workdir) : workdir;
     const { storageMb } = this.init.limits;
-    if (storageMb) this.#storage = await mountStorage(this.#root, storageMb, this.paths.workspace);
+    if (storageMb) this.#storage = await mountStorage(this.#root, storageMb, [this.paths.workspace, ...(this.init.uploadPaths ?? [])]);
     const id = await this.runContainer(image, this.containerSpec(), signal);
     this.#cgroup = TrialCgroup.ofContainer(id, { ...this.init.limits, pids: this.#options.pidsLimit });
     await checkHarness(this.#cli, this.#container, image, process.execPath);

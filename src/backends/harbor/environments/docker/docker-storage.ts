@@ -18,13 +18,13 @@ export interface StorageVolumes {
   paths: string[];
 }
 
-/** Mounts the tmpfs under the environment's host root and makes a folder on it for each writable path. */
-export async function mountStorage(root: string, storageMb: number, workdir: string): Promise<StorageVolumes> {
+/** Mounts the tmpfs under the environment's host root and makes a folder on it for each writable path (the workdir, `writable`, the usual ones). */
+export async function mountStorage(root: string, storageMb: number, writable: string[]): Promise<StorageVolumes> {
   const dir = path.join(root, 'layer');
   await mkdir(dir);
   await mountLayerStorage(root, dir, storageMb);
   // A workdir of `/` (an image without WORKDIR, for the oracle) cannot be a volume: the root stays read-only.
-  const paths = [...new Set([workdir, ...WRITABLE_PATHS])].filter((inside) => inside !== '/');
+  const paths = [...new Set([...writable, ...WRITABLE_PATHS])].filter((inside) => inside !== '/');
   for (const inside of paths) await mkdir(hostPathOf(dir, inside));
   return { dir, storageMb, paths };
 }

@@ -106,7 +106,7 @@ export class HarborBackend<TW = AgentWorkflowConfig, TG = GraderConfig> implemen
    * trials cannot honour is printed once here, and written to each trial's trial.log.
    */
   task(): Promise<HarborTask> {
-    this.#task ??= loadTask(this.#options.taskDir).then((task) => {
+    this.#task ??= loadTask(this.#options.taskDir, { environment: this.#environment.type }).then((task) => {
       for (const warning of task.warnings) console.warn(`rollout-test: Harbor task ${task.dir}: ${warning}`);
       return task;
     });

@@ -1,3 +1,4 @@
+import { ComposeEnvironment } from './compose/compose-environment.ts';
 import { DockerEnvironment } from './docker/docker-environment.ts';
 import type { EnvironmentInit, EnvironmentType, TrialEnvironment } from './environment.ts';
 import { ProcessEnvironment } from './process-environment.ts';
@@ -20,7 +21,7 @@ export function createEnvironment(config: EnvironmentConfig, init: EnvironmentIn
     case 'sandbox':
       return new SandboxEnvironment(init, config);
     case 'docker':
-      return new DockerEnvironment(init, config, pool);
+      return init.image.composeFile ? new ComposeEnvironment(init, config, init.image.composeFile) : new DockerEnvironment(init, config, pool);
     default:
       throw new Error(`unknown environment type "${String((config as { type: unknown }).type)}": use docker, sandbox or process`);
   }

@@ -85,6 +85,11 @@ export interface EnvironmentInit {
    * image has no Node.
    */
   sharedPaths: string[];
+  /**
+   * Paths the harness copies into besides the workdir, `/tmp`, `/tests` and `/solution` (a separate verifier's
+   * artifacts): with `storage_mb`, docker's root is read-only and these must be writable.
+   */
+  uploadPaths?: string[] | undefined;
   /** What the docker environment builds or runs; the host-backed environments ignore it. */
   image: ImageSource;
   /**
@@ -112,6 +117,8 @@ export interface ImageSource {
   dockerImage: string | undefined;
   /** `[environment] build_timeout_sec`: how long a build may take. */
   buildTimeoutSec: number;
+  /** `environment/docker-compose.yaml`, when the task has one: its services run beside the trial's (docker only). */
+  composeFile?: string | undefined;
 }
 
 /** Limits from task.toml; each is applied where the environment can enforce it. */
@@ -148,6 +155,8 @@ export interface TrialEnvironment {
   stop(): Promise<void>;
   /** After start: what the environment could not provide as asked (e.g. a fallback), for the trial's log. */
   readonly notes?: readonly string[];
+  /** After start: whether commands run as the {@link ExecOptions.user} they are given (else as the harness's user). */
+  readonly honoursUsers?: boolean;
   /** The limits (as task.toml names them) that commands have reached so far; empty when none was. */
   limitsReached?(): Promise<string[]>;
 }

@@ -5,7 +5,7 @@ import type { HarborTask } from '../task/load-task.ts';
 import { type AgentOutcome, runAgent } from './agent.ts';
 import { collectArtifacts } from './artifacts.ts';
 import type { DockerPool } from '../environments/docker/docker-pool.ts';
-import { createTaskEnvironment } from './environment-init.ts';
+import { checkEnvTemplates, createTaskEnvironment } from './environment-init.ts';
 import { harborTrialConfig, harborTrialLock, trialIdentity } from './harbor-files.ts';
 import { runHealthcheck } from './healthcheck.ts';
 import type { EmitTrialEvent } from './hooks.ts';
@@ -75,6 +75,9 @@ export async function runTrial(config: TrialConfig, context: TrialContext): Prom
       env = createTrialEnvironment(config, task, paths, launch, context.dockerPool);
       await withDeadline(env.start(context.signal), task.config.environment.build_timeout_sec, 'environment start');
       for (const note of env.notes ?? []) await recorder.log(note);
+      if (!env.honoursUsers && (task.config.agent.user !== undefined || task.config.verifier.user !== undefined)) {
+        await recorder.log(`warning: [agent]/[verifier] user is not honoured here: the ${env.type} environment runs every command as the harness's user`);
+      }
     });
     await context.emit('environment-started');
     const healthcheck = task.config.environment.healthcheck;
@@ -112,9 +115,6 @@ async function openTrialDir(config: TrialConfig, task: HarborTask): Promise<{ pa
   await writeFile(paths.lockFile, `${JSON.stringify(harborTrialLock(config, task), null, 2)}\n`);
   const recorder = new TrialRecorder(paths, trialIdentity(config, task, paths.dir));
   for (const warning of task.warnings) await recorder.log(`warning: ${warning}`);
-  if (config.environment.type !== 'docker' && (task.config.agent.user !== undefined || task.config.verifier.user !== undefined)) {
-    await recorder.log(`warning: [agent]/[verifier] user is honoured in docker only; the ${config.environment.type} environment runs as the harness's user`);
-  }
   return { paths, recorder };
 }
 
@@ -133,9 +133,10 @@ function timingsOf(recorder: TrialRecorder, context: TrialContext): TrialTimings
  * verifies in a separate environment needs docker: it fails here, before its agent runs.
  */
 function createTrialEnvironment(config: TrialConfig, task: HarborTask, paths: TrialPaths, launch: RunnerLaunch, pool: DockerPool | undefined): TrialEnvironment {
-  if (config.environment.type !== 'docker' && usesSeparateVerifier(task)) {
-    throw TrialError.of('ValueError', 'VALIDATION_ERROR', 'setup', `environment_mode = "separate" needs the docker environment, not ${config.environment.type}`);
+  if (config.environment.type === 'process' && usesSeparateVerifier(task)) {
+    throw TrialError.of('ValueError', 'VALIDATION_ERROR', 'setup', `environment_mode = "separate" needs the docker or sandbox environment, not ${config.environment.type}`);
   }
+  checkEnvTemplates(task, config.agent.kind === 'oracle');
   const modules = userNodeModules(config.userCodeDir);
   return createTaskEnvironment(config.environment, task.config.environment, {
     trialDir: paths.dir,
@@ -143,6 +144,7 @@ function createTrialEnvironment(config: TrialConfig, task: HarborTask, paths: Tr
     sharedPaths: [...launch.sharedPaths, ...(modules ? [modules] : [])],
     taskName: task.name,
     buildContext: task.environmentDir,
+    composeFile: task.composeFile,
     rootWorkdirFallback: needsUserCode(config) ? '/workspace' : undefined,
     userCode: needsUserCode(config) ? { dir: config.userCodeDir, excluded: excludedFrom(config, task) } : undefined,
   }, pool);
@@ -162,7 +164,7 @@ async function setUpAgent(run: TrialRun, apiKey: string | undefined): Promise<vo
   await installUserCode(run.env, { dir: run.config.userCodeDir, excluded: excludedFrom(run.config, run.task) });
   const user = run.task.config.agent.user;
   // The copy is root's; the workspace must stay the agent's own, as the image made it.
-  if (user !== undefined && run.env.type === 'docker') await run.env.exec(['chown', '-R', String(user), run.env.paths.workspace], { user: 0 });
+  if (user !== undefined && run.env.honoursUsers) await run.env.exec(['chown', '-R', String(user), run.env.paths.workspace], { user: 0 });
   const url = run.config.chatCompletionsUrl;
   if (url) {
     const route = await run.env.routeEndpoint(url);

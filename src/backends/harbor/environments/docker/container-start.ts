@@ -20,7 +20,7 @@ export const IPC = '/rollout-ipc';
 export const USER_CODE = '/rollout-code';
 
 /** Harbor's long-running command: given to the image's ENTRYPOINT (kept), or run as is when it has none. */
-const KEEP_ALIVE = ['sh', '-c', 'sleep infinity'];
+export const KEEP_ALIVE = ['sh', '-c', 'sleep infinity'];
 /** Copies the user's code into the workspace (`$0`) and links `node_modules` (`$1`, when set) there. */
 const INSTALL = `cp -R ${USER_CODE}/. "$0" && { [ -z "$1" ] || ln -sfn "$1" "$0/node_modules"; }`;
 /** How long the in-container copy may take before the trial's setup fails. */
@@ -94,7 +94,7 @@ export async function startContainer(spec: ContainerSpec, root: string, owner: C
   const command = code?.byCommand
     ? ['sh', '-c', `(${INSTALL}) 2> ${IPC}/installed.err; echo $? > ${IPC}/installed; exec sleep infinity`, code.workspace, code.modules ?? '']
     : KEEP_ALIVE;
-  const args = ['run', '--detach', '--name', name, ...containerLabels(owner.trialLabel), ...spec.flags, ...mountFlags(mounts), spec.image, ...command];
+  const args = ['run', '--detach', '--name', name, ...containerLabels(owner.trialLabel).flatMap((label) => ['--label', label]), ...spec.flags, ...mountFlags(mounts), spec.image, ...command];
   const id = (await spec.cli.run(args, { signal: owner.signal })).trim();
   const installed = !code ? Promise.resolve() : code.byCommand ? installedMarker(root, owner.signal) : installByExec(spec.cli, name, code);
   // Awaited by the trial that claims the container; a spare nobody claims must not fail the process.
@@ -102,7 +102,8 @@ export async function startContainer(spec: ContainerSpec, root: string, owner: C
   return { name, id, cli: spec.cli, root, logs: owner.logs, installed };
 }
 
-async function installByExec(cli: DockerCli, name: string, code: UserCodeInstall): Promise<void> {
+/** Copies the user's code into the workspace with a `docker exec` as root (for a container started as is). */
+export async function installByExec(cli: DockerCli, name: string, code: UserCodeInstall): Promise<void> {
   try {
     await cli.run(['exec', '--user', '0', name, 'sh', '-c', INSTALL, code.workspace, code.modules ?? '']);
   } catch (error) {

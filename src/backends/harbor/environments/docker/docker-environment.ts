@@ -4,18 +4,19 @@ import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
 import { type Forwarder, startForwarder, tcpTargetOf } from '../../../../runtime/trial-bridge.ts';
-import { DEFAULT_PIDS_LIMIT, type EndpointRoute, type EnvironmentInit, type EnvironmentPaths, type ExecOptions, type ExecResult, pathVariables, type TrialEnvironment } from '../environment.ts';
+import { DEFAULT_PIDS_LIMIT, type EndpointRoute, type ResourceLimits, type EnvironmentInit, type EnvironmentPaths, type ExecOptions, type ExecResult, pathVariables, type TrialEnvironment } from '../environment.ts';
 import { killGroup, runProcessGroup } from '../process-group.ts';
 import { DockerCli } from './docker-cli.ts';
-import { prepareEngine, removeContainer } from './docker-containers.ts';
+import { containerLabels, prepareEngine, removeContainer } from './docker-containers.ts';
 import { checkHarness } from './docker-harness.ts';
 import { TrialCgroup } from '../limits/trial-cgroup.ts';
 import { copyTrialTree, readTrialFile } from '../../trial/trial-files.ts';
 import { type ImageConfig, inspectImage, resolveImage } from './docker-image.ts';
-import { type ContainerSpec, containerRoot, IPC, type StartedContainer, startContainer, type UserCodeInstall } from './container-start.ts';
+import { type ContainerOwner, type ContainerSpec, containerRoot, IPC, type StartedContainer, startContainer, USER_CODE, type UserCodeInstall } from './container-start.ts';
 import type { DockerPool } from './docker-pool.ts';
 import { stageUserCode, userNodeModules } from '../../trial/workspace.ts';
 import { cliEnv, envFlags, limitFlags, mountFlags } from './docker-flags.ts';
+import { mountStorage, type StorageVolumes, storageFlags, storageReached, unmountStorage } from './docker-storage.ts';
 import { ImageMapSchema } from '../../../../model/suite-options.ts';
 
 /** Options of the docker environment: `environmentConfig: {type: 'docker', ...}`. */
@@ -35,6 +36,22 @@ export const DockerOptionsSchema = z.object({
 /** Options of the docker environment, as written. */
 export type DockerOptions = z.input<typeof DockerOptionsSchema>;
 
+/** A trial's container as a whole, for a starter that is not `docker run` (compose's `main` service). */
+export interface ContainerConfig {
+  name: string;
+  /** `key=value` labels naming the trial, runner and host. */
+  labels: string[];
+  network: 'none' | 'host';
+  workdir: string;
+  limits: ResourceLimits;
+  pidsLimit: number;
+  /** With `storage_mb`: the root is read-only, and the paths a trial writes are on a filesystem of that size. */
+  storage?: StorageVolumes | undefined;
+  /** [host, inside, read-only?] bind mounts. */
+  mounts: Array<[host: string, inside: string, readOnly?: boolean]>;
+  env: Record<string, string>;
+}
+
 /** Runs `"$@"` as the leader of its process group; `$0` is where it records its pid and exit code. */
 const GROUP_SHELL = 'echo $$ > "$0.pid"; "$@"; echo $? > "$0.exit"; kill -9 0';
 
@@ -52,6 +69,7 @@ const GROUP_SHELL = 'echo $$ > "$0.pid"; "$@"; echo $? > "$0.exit"; kill -9 0';
  */
 export class DockerEnvironment implements TrialEnvironment {
   readonly type = 'docker' as const;
+  readonly honoursUsers = true;
   readonly paths: EnvironmentPaths;
   readonly #options: z.output<typeof DockerOptionsSchema>;
   readonly #cli: DockerCli;
@@ -70,9 +88,11 @@ export class DockerEnvironment implements TrialEnvironment {
   /** The container's cgroup, when the engine is local: which limits it reached. */
   #cgroup: TrialCgroup | undefined;
   #bridge: Forwarder | undefined;
+  /** With `storage_mb`: the capped filesystem behind the paths the trial writes. */
+  #storage: StorageVolumes | undefined;
 
   constructor(
-    private readonly init: EnvironmentInit,
+    protected readonly init: EnvironmentInit,
     options: Record<string, unknown>,
     pool?: DockerPool,
   ) {
@@ -96,7 +116,8 @@ export class DockerEnvironment implements TrialEnvironment {
     const workdir = this.init.workdir ?? config.workdir;
     this.paths.workspace = workdir === '/' ? (this.init.rootWorkdirFallback ?? workdir) : workdir;
     const spec: ContainerSpec = { cli: this.#cli, image, flags: this.#runFlags(), logTargets: this.#logTargets(), userCode: await this.#userCode(config) };
-    const warm = await this.#pool?.claim(spec, this.init.logDirs, signal);
+    // A warm container has no capped filesystem of its own: with storage_mb the trial starts its own.
+    const warm = this.init.limits.storageMb ? undefined : await this.#pool?.claim(spec, this.init.logDirs, signal);
     this.#claimed = warm !== undefined;
     this.#box = warm ?? (await this.#startOwn(spec, signal));
     this.#cgroup = TrialCgroup.ofContainer(this.#box.id, { ...this.init.limits, pids: this.#options.pidsLimit });
@@ -106,8 +127,39 @@ export class DockerEnvironment implements TrialEnvironment {
   async #startOwn(spec: ContainerSpec, signal: AbortSignal | undefined): Promise<StartedContainer> {
     const root = await containerRoot();
     this.#scratch.push(root);
+    const { storageMb } = this.init.limits;
+    if (storageMb) {
+      this.#storage = await mountStorage(root, storageMb, [this.paths.workspace, ...(this.init.uploadPaths ?? [])]);
+      spec = { ...spec, flags: [...spec.flags, ...storageFlags(this.#storage)] };
+    }
     const name = path.basename(this.init.trialDir);
-    return startContainer(spec, root, { trialLabel: name, logs: this.init.logDirs, signal, onName: (container) => (this.#ownName = container) });
+    return this.startContainer(spec, root, { trialLabel: name, logs: this.init.logDirs, signal, onName: (container) => (this.#ownName = container) });
+  }
+
+  /** Starts the trial's own container in one `docker run`; compose overrides it to start the task's services. */
+  protected startContainer(spec: ContainerSpec, root: string, owner: ContainerOwner): Promise<StartedContainer> {
+    return startContainer(spec, root, owner);
+  }
+
+  /** The whole of what {@link startContainer} gives the container named `name`, as one description. */
+  protected containerConfig(name: string, spec: ContainerSpec, root: string, owner: ContainerOwner): ContainerConfig {
+    const { logDirs, limits } = this.init;
+    return {
+      name,
+      labels: containerLabels(owner.trialLabel),
+      network: this.#network(),
+      workdir: this.paths.workspace,
+      limits,
+      pidsLimit: this.#options.pidsLimit,
+      storage: this.#storage,
+      mounts: [
+        [path.join(root, 'ipc'), IPC],
+        ...Object.entries(logDirs).map(([dir, host]): [string, string] => [host, spec.logTargets[dir as keyof typeof logDirs]!]),
+        ...this.#sharedMounts(),
+        ...(spec.userCode ? [[spec.userCode.stage, USER_CODE, true] as [string, string, boolean]] : []),
+      ],
+      env: this.#env(),
+    };
   }
 
   /** The snapshot of the user's code (the pool's for the run, else one for this trial) and how it gets copied. */
@@ -147,16 +199,26 @@ export class DockerEnvironment implements TrialEnvironment {
 
   /** Flags every container of this trial's kind gets; the name, labels and per-container mounts are added at start. */
   #runFlags(): string[] {
-    const { env, limits, sharedPaths } = this.init;
-    const mounts = sharedPaths.map((shared): [string, string, boolean] => [shared, shared, true]);
-    // PATH and HOME stay the image's own.
-    const baseEnv = { LANG: 'C.UTF-8', ...pathVariables(this.paths) };
     return [
       // --init reaps the orphans of killed commands; the image is never pulled (no registry is reachable).
-      '--init', '--pull', 'never', '--network', this.#isolated() ? 'none' : 'host',
-      '--workdir', this.paths.workspace, ...limitFlags(limits), '--pids-limit', String(this.#options.pidsLimit), ...mountFlags(mounts),
-      ...Object.entries({ ...baseEnv, ...env }).flatMap(([name, value]) => ['--env', `${name}=${value}`]),
+      '--init', '--pull', 'never', '--network', this.#network(),
+      '--workdir', this.paths.workspace, ...limitFlags(this.init.limits), '--pids-limit', String(this.#options.pidsLimit), ...mountFlags(this.#sharedMounts()),
+      ...Object.entries(this.#env()).flatMap(([name, value]) => ['--env', `${name}=${value}`]),
     ];
+  }
+
+  /** The harness (node, the package, the user's node_modules), read-only at the same paths. */
+  #sharedMounts(): Array<[string, string, boolean]> {
+    return this.init.sharedPaths.map((shared): [string, string, boolean] => [shared, shared, true]);
+  }
+
+  /** PATH and HOME stay the image's own. */
+  #env(): Record<string, string> {
+    return { LANG: 'C.UTF-8', ...pathVariables(this.paths), ...this.init.env };
+  }
+
+  #network(): 'none' | 'host' {
+    return this.#isolated() ? 'none' : 'host';
   }
 
   #isolated(): boolean {
@@ -240,7 +302,7 @@ export class DockerEnvironment implements TrialEnvironment {
   }
 
   async limitsReached(): Promise<string[]> {
-    return (await this.#cgroup?.reached()) ?? [];
+    return [...((await this.#cgroup?.reached()) ?? []), ...(this.#storage ? await storageReached(this.#storage) : [])];
   }
 
   /**
@@ -263,6 +325,8 @@ export class DockerEnvironment implements TrialEnvironment {
     } finally {
       await this.#bridge?.close();
       this.#bridge = undefined;
+      if (this.#storage) await unmountStorage(this.#storage);
+      this.#storage = undefined;
       for (const dir of this.#scratch.splice(0)) await rm(dir, { recursive: true, force: true });
     }
   }

@@ -309,7 +309,7 @@ async function benchB4(root) {
     const extra = Object.entries(walls).filter(([name]) => name !== 'process').map(([name, wall]) => `${name} +${ms(wall - walls.process)}`);
     notes.push(`B4: trial wall time beyond the process environment's (every sandbox cost, the per-command ones in agent and verifier included): ${extra.join(', ')}`);
   }
-  notes.push(`B4 ${await machineState()}`);
+  notes.push(`B4 machine after: ${describeState(await measureMachineState())}`);
 }
 
 async function benchB5(root) {
@@ -346,14 +346,9 @@ async function benchB5(root) {
     const m = (k) => ms(median(trials.map((t) => t[k])));
     notes.push(
       `B5 docker ${mode.name} (${image}): per trial (median of ${n}) wall ${m('wallMs')} = overhead ${m('overheadMs')} + agent ${m('agentMs')} + verifier ${m('verifierMs')}; ` +
-        `of the overhead, environment setup ${m('environmentSetupMs')}, agent setup ${m('agentSetupMs')}; ${await machineState()}`,
+        `of the overhead, environment setup ${m('environmentSetupMs')}, agent setup ${m('agentSetupMs')}; machine after: ${describeState(await measureMachineState())}`,
     );
   }
-}
-
-/** The machine's state beside a figure: a bare `node -e 0` and the load average. */
-async function machineState() {
-  return `machine: a bare \`node -e 0\` ${ms(await primitive(process.execPath, ['-e', '0'], 5))}, load average ${os.loadavg().map((v) => v.toFixed(2)).join(' ')}`;
 }
 
 async function benchB6(root) {

@@ -118,7 +118,7 @@ async function installedMarker(root: string, signal: AbortSignal | undefined): P
   for (let delay = 1; ; delay = Math.min(delay * 2, 20)) {
     // Nothing of the trial has run yet, but the folder is the container's: read it as any trial file.
     const status = await readTrialFile(marker, 64);
-    if (status !== undefined && status.endsWith('\n')) {
+    if (status?.endsWith('\n')) {
       if (status.trim() === '0') return;
       const why = (await readTrialFile(`${marker}.err`, 64 * 1024).catch(() => undefined))?.trim();
       throw new Error(`cannot copy the user code into the workspace (exit ${status.trim()}): ${why || 'no message'}`);

@@ -3,7 +3,9 @@
 // container start, harness check, copies, exec round trips and removal), next to `docker run --rm IMAGE true`
 // measured in the same run, the floor of any container-per-trial design.
 //
-//   npm run build && node bench/docker-overhead.mjs [--trials 10] [--task hello-file] [--agent oracle|workflow] [--json out.json]
+//   npm run build && node bench/docker-overhead.mjs [--trials 10] [--task hello-file] [--agent oracle|workflow] [--prewarm] [--json out.json]
+//
+// --prewarm measures trials that claim a warm container of the backend's pool (see docs/docker.md).
 //
 // Needs a running engine and the base image (`scripts/start-docker.sh`, `npm run docker:base`). The task image
 // is prebuilt by a warm-up trial that is not counted.
@@ -20,6 +22,7 @@ const { values: opts } = parseArgs({
     trials: { type: 'string', default: '10' },
     task: { type: 'string', default: 'hello-file' },
     agent: { type: 'string', default: 'oracle' },
+    prewarm: { type: 'boolean', default: false },
     json: { type: 'string' },
   },
 });
@@ -50,7 +53,7 @@ function bareContainer(image) {
 
 const { instruction } = await loadTask(taskDir);
 const workflow = opts.agent === 'oracle' ? 'oracle' : AGENTS[opts.task];
-const backend = createHarborBackend({ taskDir, environment: 'docker', prebuildLocalImage: true, workflow, grader: GRADERS[opts.task], userCodeDir: taskDir, trialsDir, cleanupSuccessfulTrials: true });
+const backend = createHarborBackend({ taskDir, environment: 'docker', prebuildLocalImage: true, workflow, grader: GRADERS[opts.task], userCodeDir: taskDir, trialsDir, cleanupSuccessfulTrials: true, prewarm: opts.prewarm });
 const prompt = [{ role: 'user', content: instruction }];
 await trial(backend, prompt, 'warm-up');
 const image = execFileSync('docker', ['images', '--format', '{{.Repository}}:{{.Tag}}', `rollout-test/task-${opts.task}`]).toString().split('\n')[0];
@@ -60,13 +63,15 @@ for (let i = 0; i < Number(opts.trials); i++) {
   trials.push(await trial(backend, prompt, `t${i}`));
   bare.push(bareContainer(image));
 }
+await backend.close();
 rmSync(trialsDir, { recursive: true, force: true });
 
 const keys = ['wallMs', 'agentMs', 'verifierMs', 'environmentSetupMs', 'agentSetupMs', 'overheadMs'];
 const summary = Object.fromEntries(keys.map((key) => [key, { median: median(trials.map((t) => t[key])), mean: mean(trials.map((t) => t[key])) }]));
 summary.dockerRunTrueMs = { median: median(bare), mean: mean(bare) };
-const report = { task: opts.task, agent: opts.agent, trials: trials.length, image, summary };
-console.log(`docker overhead: ${opts.task} (${opts.agent}), ${trials.length} trials, image ${image}`);
+const mode = opts.prewarm ? 'warm' : 'cold';
+const report = { task: opts.task, agent: opts.agent, mode, trials: trials.length, image, summary };
+console.log(`docker overhead: ${opts.task} (${opts.agent}, ${mode}), ${trials.length} trials, image ${image}`);
 for (const [key, { median: med, mean: avg }] of Object.entries(summary)) {
   console.log(`  ${key.padEnd(20)} median ${med.toFixed(0).padStart(5)} ms   mean ${avg.toFixed(0).padStart(5)} ms`);
 }

@@ -1,43 +1,56 @@
 #!/usr/bin/env node
-// Watch mode latency: the time from saving a file to the start of its rerun (the RERUN header), in a small
-// project, over several saves. Needs a built dist/ (npm run build).
+// Watch mode (W1): the time from saving a module to the start of its rerun (the RERUN header), and the resident
+// memory of the watching process tree over the saves, for `rollout-test watch` and for `vitest watch` on the
+// same edit of the same module (rollouts/agent.ts, imported by the rollout file / the test file). Needs a built
+// dist/ (npm run build).
 //
-//   node bench/watch-latency.mjs [--saves 5]           prints one line per save and the median
-//   import { measureWatchLatency } from './watch-latency.mjs'; await measureWatchLatency({ saves: 5 })
+//   node bench/watch-latency.mjs [--saves 50] [--tool rollout-test|vitest]
+//   import { measureWatchLatency } from './watch-latency.mjs'; await measureWatchLatency({ saves: 50, tool: 'vitest' })
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { median, treeRssMb } from './lib/measure.mjs';
+import { benchRoot, BIN, makeProject, VITEST_BIN } from './lib/workloads.mjs';
 
-const REPO = fileURLToPath(new URL('..', import.meta.url));
-const BIN = path.join(REPO, 'bin/rollout-test.js');
-
-const FILES = {
-  'package.json': JSON.stringify({ type: 'module' }),
-  'rollouts/agent.ts': `import { AgentWorkflow } from 'rollout-test';
+const AGENT = `import { AgentWorkflow } from 'rollout-test';
 export class Echo extends AgentWorkflow {
   async run(ctx) { return [...ctx.prompt, { role: 'assistant', content: String(ctx.prompt.at(-1).content) }]; }
 }
-`,
-  'rollouts/echo.rollout.ts': `import { Grader, defineRollout } from 'rollout-test';
+`;
+const ROWS = `[{ prompt: 'a', label: 'a' }, { prompt: 'b', label: 'b' }]`;
+
+/** The two projects: the same agent module, run by a rollout file or by a Vitest test file. */
+const TOOLS = {
+  'rollout-test': {
+    links: ['rollout-test'],
+    files: {
+      'rollouts/echo.rollout.ts': `import { Grader, defineRollout } from 'rollout-test';
 import { Echo } from './agent.ts';
 class Exact extends Grader { grade(ctx) { return ctx.sample.messages.at(-1).content === ctx.label ? 1 : 0; } }
-defineRollout({ name: 'echo', dataset: [{ prompt: 'a', label: 'a' }, { prompt: 'b', label: 'b' }], workflow: Echo, grader: Exact });
+defineRollout({ name: 'echo', dataset: ${ROWS}, workflow: Echo, grader: Exact });
 `,
-};
-
-function makeProject() {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'rollout-test-watch-bench-'));
-  mkdirSync(path.join(dir, 'node_modules'));
-  symlinkSync(REPO, path.join(dir, 'node_modules', 'rollout-test'), 'dir');
-  for (const [name, content] of Object.entries(FILES)) {
-    mkdirSync(path.dirname(path.join(dir, name)), { recursive: true });
-    writeFileSync(path.join(dir, name), content);
-  }
-  return dir;
+    },
+    command: [BIN, 'watch'],
+  },
+  vitest: {
+    links: ['rollout-test', 'vitest'],
+    files: {
+      'rollouts/echo.test.ts': `import { expect, test } from 'vitest';
+import { Echo } from './agent.ts';
+for (const row of ${ROWS}) {
+  test(row.prompt, async () => {
+    const messages = await new Echo().run({ prompt: [{ role: 'user', content: row.prompt }] });
+    expect(messages.at(-1).content).toBe(row.label);
+  });
 }
+`,
+      'vitest.config.js': `export default { test: { include: ['rollouts/**/*.test.ts'] } };\n`,
+    },
+    command: [VITEST_BIN, 'watch'],
+  },
+};
 
 /** Resolves with the time at which the watcher's output after `from` first matches `pattern`. */
 function when(output, pattern, from) {
@@ -49,19 +62,21 @@ function when(output, pattern, from) {
       }
     };
     output.listeners.add(check);
-    output.onExit = () => reject(new Error(`watch exited early:\n${output.text}`));
+    output.onExit = () => reject(new Error(`watch exited early:\n${output.text.slice(-2000)}`));
     check();
   });
 }
 
 /**
- * Saves the workflow module `saves` times, each after the previous rerun ended, and measures each save to
- * the start of its rerun (debounce, reload and import graph included). Resolves with every sample and the
- * median, in milliseconds.
+ * Saves the agent module `saves` times, each after the previous rerun ended, and measures each save to the start
+ * of its rerun (debounce, reload and import graph included), and the RSS of the watching process tree after
+ * the first run and after each rerun. Resolves with every sample, the median latency and the RSS growth.
  */
-export async function measureWatchLatency({ saves = 5 } = {}) {
-  const dir = makeProject();
-  const child = spawn(process.execPath, [BIN, 'watch'], { cwd: dir, env: { ...process.env, CI: 'true', NO_COLOR: '1' } });
+export async function measureWatchLatency({ saves = 50, tool = 'rollout-test' } = {}) {
+  const { links, files, command } = TOOLS[tool];
+  const root = benchRoot();
+  const dir = makeProject(root, `w1-${tool}`, { 'rollouts/agent.ts': AGENT, ...files }, links);
+  const child = spawn(process.execPath, command, { cwd: dir, env: { ...process.env, CI: 'true', NO_COLOR: '1' } });
   const output = { text: '', listeners: new Set(), onExit: () => {} };
   child.stdout.on('data', (chunk) => {
     output.text += chunk;
@@ -69,26 +84,28 @@ export async function measureWatchLatency({ saves = 5 } = {}) {
   });
   child.on('exit', () => output.onExit());
   const samplesMs = [];
+  const rssMb = [];
   try {
     await when(output, /Waiting for file changes/, 0);
+    rssMb.push(treeRssMb(child.pid));
     for (let i = 0; i < saves; i++) {
       const from = output.text.length;
       const saved = performance.now();
-      writeFileSync(path.join(dir, 'rollouts/agent.ts'), `${FILES['rollouts/agent.ts']}// save ${i}\n`);
+      writeFileSync(path.join(dir, 'rollouts/agent.ts'), `${AGENT}// save ${i}\n`);
       samplesMs.push((await when(output, /RERUN/, from)) - saved);
       await when(output, /Waiting for file changes/, from);
+      rssMb.push(treeRssMb(child.pid));
     }
   } finally {
     child.kill();
-    rmSync(dir, { recursive: true, force: true });
+    rmSync(root, { recursive: true, force: true });
   }
-  const sorted = [...samplesMs].sort((a, b) => a - b);
-  return { samplesMs, medianMs: sorted[Math.floor(sorted.length / 2)] };
+  return { tool, samplesMs, medianMs: median(samplesMs), rssMb, rssGrowthMb: rssMb.at(-1) - rssMb[0] };
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const { values } = parseArgs({ options: { saves: { type: 'string', default: '5' } } });
-  const { samplesMs, medianMs } = await measureWatchLatency({ saves: Number(values.saves) });
-  for (const [i, ms] of samplesMs.entries()) console.log(`save ${i + 1}: ${ms.toFixed(0)} ms to the rerun's start`);
-  console.log(`watch save → rerun start: median ${medianMs.toFixed(0)} ms over ${samplesMs.length} saves (debounce 100 ms included)`);
+  const { values } = parseArgs({ options: { saves: { type: 'string', default: '50' }, tool: { type: 'string', default: 'rollout-test' } } });
+  const r = await measureWatchLatency({ saves: Number(values.saves), tool: values.tool });
+  for (const [i, ms] of r.samplesMs.entries()) console.log(`save ${i + 1}: ${ms.toFixed(0)} ms to the rerun's start, then RSS ${r.rssMb[i + 1].toFixed(0)} MB`);
+  console.log(`${r.tool} watch save → rerun start: median ${r.medianMs.toFixed(0)} ms over ${r.samplesMs.length} saves; RSS ${r.rssMb[0].toFixed(0)} → ${r.rssMb.at(-1).toFixed(0)} MB`);
 }

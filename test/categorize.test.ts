@@ -12,7 +12,7 @@ function thrown(fn: () => unknown): unknown {
   throw new Error('did not throw');
 }
 
-describe('categorizeError (SPEC §1)', () => {
+describe('categorizeError', () => {
   it.each([
     ['a TimeoutError', new TimeoutError('late'), 'TIMEOUT'],
     ['AbortSignal.timeout()', new DOMException('timed out', 'TimeoutError'), 'TIMEOUT'],

@@ -22,7 +22,7 @@ export class Scored extends Grader {
 `;
 
 const rows = (count: number, delayMs = 0) =>
-  JSON.stringify(Array.from({ length: count }, (_, i) => ({ prompt: 'p' + i, metadata: { score: (i % 5) / 4, delayMs } })));
+  JSON.stringify(Array.from({ length: count }, (_, i) => ({ prompt: `p${i}`, metadata: { score: (i % 5) / 4, delayMs } })));
 
 function calls(dir: string): string[] {
   try {
@@ -49,7 +49,10 @@ describe('--resume', () => {
     const child = runCli(interrupted, ['--reporter', 'json']);
     while (calls(interrupted).length < 6) await new Promise((r) => setTimeout(r, 50));
     child.kill('SIGINT');
-    expect((await child).exitCode).toBe(130);
+    const stopped = await child;
+    expect(stopped.exitCode).toBe(130);
+    // Nothing failed before Ctrl-C, but an incomplete suite never passes.
+    expect(JSON.parse(String(stopped.stdout)).suites[0]).toMatchObject({ cancelled: true, passed: false });
     const before = new Set(calls(interrupted));
     expect(before.size).toBeLessThan(24);
 

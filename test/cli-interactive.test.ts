@@ -45,7 +45,10 @@ describe('Ctrl-C', () => {
     expect(summary.exitCode).toBe(130);
     expect(summary.overall.counts.passed).toBe(finished.filter((r) => r.status === 'passed').length);
     expect(readFileSync(path.join(dir, 'junit.xml'), 'utf8')).toContain('<testsuite name="slow"');
-    expect(run.stdout).toContain('Cancelling');
+    expect(run.stderr).toContain('Cancelling');
+    // Nothing failed before Ctrl-C, but an incomplete suite never passes.
+    expect(run.stdout).toMatch(/○ slow \(slow.rollout.ts\) cancelled after \d+ rollout/);
+    expect(run.stdout).toMatch(/Suites {2}1 failed \| 0 passed \(1\)/);
     expect(run.stdout).toContain('Run cancelled (Ctrl-C)');
     expect(run.stdout).toContain('To finish it, run the same command with --resume.');
   });
@@ -83,7 +86,7 @@ defineRollout({ name: 'stuck', dataset: [{ prompt: 'p' }], workflow: Stuck });`,
     await until(() => existsSync(path.join(dir, 'started')));
     child.kill('SIGINT');
     const run = await child;
-    expect({ code: run.exitCode, stderr: run.stderr }).toEqual({ code: 130, stderr: '' });
+    expect({ code: run.exitCode, stderr: String(run.stderr).trim() }).toEqual({ code: 130, stderr: expect.stringMatching(/^Cancelling: [^\n]+$/) });
     expect(run.stdout).toMatch(/Rollouts {2}0 passed \| 0 failed \| 0 errored \| 1 skipped \(1\)/);
   });
 
@@ -96,6 +99,6 @@ defineRollout({ name: 'stuck', dataset: [{ prompt: 'p' }], workflow: Stuck });`,
     child.kill('SIGINT');
     const run = await child;
     expect(run.exitCode).toBe(130);
-    expect(run.stdout).toContain('Press Ctrl-C again to exit at once');
+    expect(run.stderr).toContain('Press Ctrl-C again to exit at once');
   });
 });

@@ -98,4 +98,20 @@ describe('task images of the docker environment', () => {
     const missing = await makeTask(path.join(root, 'tasks'), `${prefix}-missing`, { test: 'true', toml: '[environment]\ndocker_image = "rollout-test/absent:1"' });
     expect((await runRollout(backend(missing), request('r1'))).final.error?.message).toMatch(/never pull.*imageMap/);
   });
+
+  it('looks an image up once per process, not once per trial', async () => {
+    const log = path.join(root, 'inspects.log');
+    // A CLI of its own, so that no earlier lookup of this process (kept per CLI and image) counts.
+    const counting = path.join(root, 'inspect-counting-docker');
+    await writeFile(counting, `#!/bin/sh\n[ "$1 $2" = "image inspect" ] && echo "$*" >> '${log}'\nexec docker "$@"\n`);
+    await chmod(counting, 0o755);
+    const dir = await makeTask(path.join(root, 'tasks'), `${prefix}-lookup`, { test: 'echo 1 > "$V/reward.txt"', toml: `[environment]\ndocker_image = "${PUBLIC_IMAGE}"` });
+    const lookups = new HarborBackend({
+      orchestrator: new TrialQueue({ nConcurrent: 1 }),
+      taskDir: dir, userCodeDir: agents, workflow: './agents.ts:FixtureAgent', trialsDir: path.join(root, 'trials'),
+      environmentConfig: { type: 'docker', imageMap: IMAGE_MAP, cli: counting },
+    });
+    for (const id of ['r1', 'r2', 'r3']) expect((await runRollout(lookups, request(id))).final.rewards).toEqual({ reward: 1 });
+    expect((await readFile(log, 'utf8')).trim().split('\n')).toEqual([`image inspect --format {{json .Config}} ${BASE_IMAGE}`]);
+  });
 });

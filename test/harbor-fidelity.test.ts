@@ -109,16 +109,19 @@ describe.each(ENVIRONMENTS)('upstream task features in the %s environment', (env
     expect(await readdir(path.join(artifacts, 'collected'))).toEqual(['data.txt']);
   });
 
-  it('verifies in a separate container of tests/Dockerfile with only the artifacts copied in (docker only)', async () => {
+  it('verifies in a separate container (or image sandbox) of tests/Dockerfile with only the artifacts copied in', async () => {
     const run = await oracle('separate-verifier');
-    if (environment !== 'docker') {
+    if (environment === 'process') {
       // Before the agent runs (its solve.sh writes to /tmp, which is the host's in the process environment).
-      expect(run.final.error).toMatchObject({ category: 'VALIDATION_ERROR', phase: 'setup', message: expect.stringContaining('environment_mode = "separate" needs the docker environment') });
+      expect(run.final.error).toMatchObject({ category: 'VALIDATION_ERROR', phase: 'setup', message: expect.stringContaining('environment_mode = "separate" needs the docker or sandbox environment') });
       expect(existsSync(path.join(run.trialDir, 'agent/oracle.txt'))).toBe(false);
       return;
     }
     expect(await readText(path.join(run.trialDir, 'verifier/test-stdout.txt'))).not.toContain('FAIL');
     expect(run.final).toMatchObject({ status: 'success', rewards: { reward: 1 } });
+    // Harbor records the resolved mode of a single-step task.
+    expect((await readJson(path.join(run.trialDir, 'result.json'))).verifier_environment_mode).toBe('separate');
+    expect((await readJson(path.join(run.trialDir, 'lock.json'))).verifier.environment_mode).toBe('separate');
   });
 
   it('writes result.json, config.json and lock.json with the fields Harbor requires', async () => {

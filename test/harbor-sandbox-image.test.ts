@@ -18,7 +18,7 @@ import { makeTask } from './fixtures/harbor/make-task.ts';
 const agents = fileURLToPath(new URL('./fixtures/harbor/agents', import.meta.url));
 
 /** One image for every test here (each exported root costs ~200 MB): a user, a workdir, env and an entrypoint. */
-export const IMAGE_DOCKERFILE = `FROM ${PUBLIC_IMAGE}
+const IMAGE_DOCKERFILE = `FROM ${PUBLIC_IMAGE}
 RUN useradd -u 1234 -m agent && mkdir -p /app && chown agent /app && echo from-image > /app/base.txt
 COPY entrypoint.sh /usr/local/bin/entrypoint.sh
 WORKDIR /app
@@ -29,7 +29,7 @@ ENTRYPOINT ["/usr/local/bin/entrypoint.sh"]
 const ENTRYPOINT = '#!/bin/sh\necho "entrypoint ran with $*" > /tmp/entrypoint-ran\nexec "$@"\n';
 
 /** Writes the shared image's environment/ into a task directory. */
-export async function addImage(taskDir: string): Promise<void> {
+async function addImage(taskDir: string): Promise<void> {
   await mkdir(path.join(taskDir, 'environment'), { recursive: true });
   await writeFile(path.join(taskDir, 'environment', 'Dockerfile'), IMAGE_DOCKERFILE);
   await writeFile(path.join(taskDir, 'environment', 'entrypoint.sh'), ENTRYPOINT);

@@ -72,11 +72,31 @@ describe('task load', () => {
     ]);
   });
 
-  it('fails a compose task naming environment/docker-compose.yaml', async () => {
+  it('loads a compose task for docker, and fails it elsewhere naming environment/docker-compose.yaml', async () => {
     const dir = await makeTask(root, 'compose', {});
     await mkdir(path.join(dir, 'environment'));
-    await writeFile(path.join(dir, 'environment', 'docker-compose.yaml'), 'services: {}\n');
-    await expect(loadTask(dir)).rejects.toThrow(/environment\/docker-compose\.yaml: compose environments are not supported/);
+    await writeFile(path.join(dir, 'environment', 'docker-compose.yaml'), 'services:\n  db:\n    image: ubuntu:24.04\n');
+    expect((await loadTask(dir, { environment: 'docker' })).composeFile).toBe(path.join(dir, 'environment', 'docker-compose.yaml'));
+    for (const environment of ['sandbox', 'process'] as const) {
+      await expect(loadTask(dir, { environment })).rejects.toThrow(`environment/docker-compose.yaml: compose services run in the docker environment only, not ${environment}`);
+    }
+  });
+
+  it('refuses a compose file whose services would reach past the trial, naming the key', async () => {
+    const dir = await makeTask(root, 'compose-unsafe', {});
+    await mkdir(path.join(dir, 'environment'));
+    const cases: Array<[string, string]> = [
+      ['  db:\n    image: x\n    cap_add: [SYS_ADMIN]\n', 'services.db.cap_add is not supported'],
+      ['  db:\n    image: x\n    ports: ["8000:8000"]\n', 'services.db.ports is not supported'],
+      ['  db:\n    image: x\n    volumes: ["/:/host"]\n', 'services.db.volumes: "/:/host": only named volumes'],
+      ['  main:\n    privileged: true\n', 'services.main.privileged: Harbor configures main itself'],
+    ];
+    for (const [services, message] of cases) {
+      await writeFile(path.join(dir, 'environment', 'docker-compose.yaml'), `services:\n${services}`);
+      await expect(loadTask(dir, { environment: 'docker' })).rejects.toThrow(message);
+    }
+    await writeFile(path.join(dir, 'environment', 'docker-compose.yaml'), 'services: {}\nnetworks:\n  outside: {}\n');
+    await expect(loadTask(dir, { environment: 'docker' })).rejects.toThrow('top-level `networks` is not supported');
   });
 
   it('digests the task\'s files as Harbor\'s Packager does: stable, and changed by any file it covers', async () => {

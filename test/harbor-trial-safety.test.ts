@@ -27,14 +27,23 @@ async function smallFilesContaining(dir: string, text: string): Promise<string[]
   return hits;
 }
 
-describe.each(['sandbox', 'docker'] as const)('an untrusted trial in the %s environment', (environment) => {
+// Docker also with a warm pool: a claimed container's log folders were another's, moved to the trial.
+describe.each([
+  ['sandbox', false],
+  ['docker', false],
+  ['docker', true],
+] as const)('an untrusted trial in the %s environment (prewarm %s)', (environment, prewarm) => {
   let root: string;
   /** A host file and directory that no trial may read or change. */
   let secretFile: string;
   let secretDir: string;
   const SECRET = `HOST-SECRET-${process.pid}`;
-  const backend = (taskDir: string, extra: Partial<HarborBackendSettings> = {}) =>
-    createHarborBackend({ taskDir, environment, imageMap: IMAGE_MAP, workflow: 'oracle', userCodeDir: agents, trialsDir: path.join(root, 'trials'), ...extra });
+  const backends: Array<{ close(): Promise<void> }> = [];
+  const backend = (taskDir: string, extra: Partial<HarborBackendSettings> = {}) => {
+    const made = createHarborBackend({ taskDir, environment, imageMap: IMAGE_MAP, workflow: 'oracle', userCodeDir: agents, trialsDir: path.join(root, 'trials'), prewarm, ...extra });
+    backends.push(made);
+    return made;
+  };
   /** An oracle task on the (mapped) public image: `solve` runs as the agent, `test` as the verifier. */
   const task = async (name: string, solve: string, test: string, environmentKeys = '') => {
     const dir = await makeTask(path.join(root, 'tasks'), name, { test, toml: `[environment]\ndocker_image = "${PUBLIC_IMAGE}"\n${environmentKeys}` });
@@ -65,6 +74,7 @@ describe.each(['sandbox', 'docker'] as const)('an untrusted trial in the %s envi
     await writeFile(path.join(secretDir, 'kept.txt'), SECRET);
   }, 600_000);
   afterAll(async () => {
+    for (const made of backends) await made.close();
     expect(await ownContainers()).toEqual([]);
     await rm(root, { recursive: true, force: true });
   });

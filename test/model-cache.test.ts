@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { type ModelCacheSettings, resolveModelCache } from '../src/public/index.ts';
-import { type LocalBackendOptions } from '../src/public/node.ts';
+import type { LocalBackendOptions } from '../src/public/node.ts';
 import { calculatorScript, startModelServer } from '../src/public/testing.ts';
 import { AgentsSdkCalculatorWorkflow } from '../rollouts/agents/agents-sdk-calculator-agent.ts';
 import { CalculatorAgentWorkflow } from '../rollouts/agents/calculator-agent.ts';

@@ -2,7 +2,8 @@ import pc from 'picocolors';
 import { describe, expect, it } from 'vitest';
 import { DefaultReporter } from '../src/node/reporters/default/default-reporter.ts';
 import type { ProgressLine } from '../src/node/reporters/default/progress-line.ts';
-import { parseRedisUrl, redactCredentials, redactRedisUrl } from '../src/node/queue/redis-url.ts';
+import { parseRedisUrl, redactCredentials } from '../src/node/queue/redis-url.ts';
+import { redactUrlCredentials } from '../src/runtime/redact.ts';
 
 describe('queue URLs', () => {
   it('reads host, port, database and credentials', () => {
@@ -18,8 +19,8 @@ describe('queue URLs', () => {
   });
 
   it('redacts user and password everywhere', () => {
-    expect(redactRedisUrl('redis://:hunter22@127.0.0.1:6379/0')).toBe('redis://***@127.0.0.1:6379/0');
-    expect(redactRedisUrl('redis://127.0.0.1:6379/0')).toBe('redis://127.0.0.1:6379/0');
+    expect(redactUrlCredentials('redis://:hunter22@127.0.0.1:6379/0')).toBe('redis://***@127.0.0.1:6379/0');
+    expect(redactUrlCredentials('redis://127.0.0.1:6379/0')).toBe('redis://127.0.0.1:6379/0');
     const url = 'redis://admin:hunter22@db:6379/0';
     expect(redactCredentials(`connect to ${url} failed: auth hunter22 refused`, url)).toBe('connect to redis://***@db:6379/0 failed: auth *** refused');
   });

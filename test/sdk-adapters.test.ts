@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RolloutSample } from '../src/public/index.ts';
+import type { RolloutSample } from '../src/public/index.ts';
 import { calculatorScript, type ModelServer, startModelServer, withFaultDirectives } from '../src/public/testing.ts';
 import { AgentsSdkCalculatorWorkflow } from '../rollouts/agents/agents-sdk-calculator-agent.ts';
 import { AiSdkCalculatorWorkflow } from '../rollouts/agents/ai-sdk-calculator-agent.ts';

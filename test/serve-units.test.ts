@@ -9,6 +9,8 @@ import { bearerMatches, isLoopback } from '../src/node/serve/auth.ts';
 import { CallbackSender } from '../src/node/serve/callback-sender.ts';
 import { completionBody, graderBody, RolloutInitRequestSchema } from '../src/node/serve/protocol.ts';
 import { ServeJournal } from '../src/node/serve/serve-journal.ts';
+import { TurnBuffer } from '../src/node/output/turn-buffer.ts';
+import { backoffMs } from '../src/runtime/backoff.ts';
 import type { ExecutionResult } from '../src/model/result.ts';
 
 const timings = { queuedMs: 0, workflowMs: 1, graderMs: 1 };
@@ -128,5 +130,34 @@ describe('ServeJournal', () => {
       ['half', 'controller-secret', ['completion'], { completion: { status: 'success' }, grader: { status: 'failure' } }],
       ['lost', null, [], {}],
     ]);
+  });
+});
+
+describe('TurnBuffer', () => {
+  it('hands what one turn wrote to its sink in one piece, and flushed() waits for it', async () => {
+    const written: string[] = [];
+    const buffer = new TurnBuffer((text) => written.push(text));
+    await buffer.flushed();
+    buffer.write('a\n');
+    buffer.write('b\n');
+    const flushed = buffer.flushed();
+    expect(written).toEqual([]);
+    await flushed;
+    expect(written).toEqual(['a\nb\n']);
+    buffer.write('c\n');
+    await buffer.flushed();
+    expect(written).toEqual(['a\nb\n', 'c\n']);
+  });
+});
+
+describe('backoff', () => {
+  it('doubles from the first wait up to the cap, and jitter stays within its fraction', () => {
+    expect([0, 1, 2, 3, 4].map((retry) => backoffMs({ firstMs: 500, maxMs: 3_000 }, retry))).toEqual([500, 1_000, 2_000, 3_000, 3_000]);
+    expect(backoffMs({ firstMs: 1_000, maxMs: 60_000, factor: 3 }, 2)).toBe(9_000);
+    for (let i = 0; i < 100; i++) {
+      const wait = backoffMs({ firstMs: 100, maxMs: 2_000, jitter: 0.25 }, 1);
+      expect(wait).toBeGreaterThanOrEqual(150);
+      expect(wait).toBeLessThanOrEqual(250);
+    }
   });
 });

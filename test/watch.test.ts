@@ -1,4 +1,4 @@
-import { appendFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -142,12 +142,28 @@ describe('the bare command on a terminal', () => {
 });
 
 describe('cancelling in watch mode', () => {
-  const slow = `${COMMON}\ndefineRollout({ name: 'slow', dataset: [1, 2, 3].map((i) => ({ prompt: 'p' + i, label: 'p' + i, metadata: { delayMs: 1500 } })), workflow: Echo, grader: Exact });\n`;
+  /** Each rollout logs its start, so that the test acts while rollouts run, not before the first one starts. */
+  const slow = (name: string) => `${COMMON}
+import { appendFileSync } from 'node:fs';
+class Slow extends Echo {
+  async run(ctx) {
+    appendFileSync(new URL('./started.log', import.meta.url), '${name}\\n');
+    return super.run(ctx);
+  }
+}
+defineRollout({ name: '${name}', dataset: [1, 2, 3].map((i) => ({ prompt: 'p' + i, label: 'p' + i, metadata: { delayMs: 1500 } })), workflow: Slow, grader: Exact });
+`;
 
   it('a change during a run cancels the suites it touches and reruns them; Ctrl-C cancels a run, and quits (130) when idle', async () => {
-    const dir = makeProject({ 'slow.rollout.ts': slow, 'other.rollout.ts': slow.replace("name: 'slow'", "name: 'other'") });
+    const dir = makeProject({ 'slow.rollout.ts': slow('slow'), 'other.rollout.ts': slow('other') });
+    const started = () => (existsSync(path.join(dir, 'started.log')) ? readFileSync(path.join(dir, 'started.log'), 'utf8').split('\n').length - 1 : 0);
+    /** Resolves once `count` more rollouts than `before` have started. */
+    const rolloutsStarted = async (before: number, count: number) => {
+      while (started() < before + count) await new Promise((resolve) => setTimeout(resolve, 20));
+    };
     const watch = startWatch(dir);
     await watch.waitFor(/running other, slow|running slow, other/);
+    await rolloutsStarted(0, 6);
     appendFileSync(path.join(dir, 'slow.rollout.ts'), '// edited during the run\n');
     const output = await watch.waitFor(/RERUN {2}slow\.rollout\.ts changed\n {2}running slow\n[\s\S]*Waiting for file changes/);
     const [first, rerun] = output.split(/RERUN {2}slow\.rollout\.ts changed/) as [string, string];
@@ -157,8 +173,10 @@ describe('cancelling in watch mode', () => {
     expect(rerun).toMatch(/✓ slow .* 3 rollouts/);
     expect(rerun).not.toContain('other');
     const from = watch.output().length;
+    const before = started();
     watch.send('a');
     await watch.waitFor(/running other, slow/, from);
+    await rolloutsStarted(before, 6);
     watch.child.kill('SIGINT');
     const cancelled = await watch.waitFor(/Waiting for file changes/, from);
     expect(cancelled).toContain('Cancelling the run');

@@ -21,6 +21,20 @@ function hwmOf(pid) {
   }
 }
 
+/** The resident set of a process now, in kB (0 once it is gone). */
+function rssKbOf(pid) {
+  try {
+    return Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0);
+  } catch {
+    return 0;
+  }
+}
+
+/** The resident set of a process and its descendants now, in MB (threads are inside their process's figure). */
+export function treeRssMb(pid) {
+  return [pid, ...descendants(pid)].reduce((sum, p) => sum + rssKbOf(p), 0) / 1024;
+}
+
 function descendants(root) {
   const parents = new Map();
   for (const entry of readdirSync('/proc')) {
@@ -101,11 +115,3 @@ export const median = (values) => {
   const mid = sorted.length >> 1;
   return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 };
-
-/** Runs `once` `reps` times (after `warmup` unmeasured runs) and returns every result. */
-export async function repeat(reps, once, warmup = 0) {
-  for (let i = 0; i < warmup; i++) await once();
-  const results = [];
-  for (let i = 0; i < reps; i++) results.push(await once());
-  return results;
-}

@@ -13,7 +13,7 @@ export class AiSdkCalculatorWorkflow extends AgentWorkflow<CalculatorAgentConfig
     const system = ctx.prompt.find((m) => m.role === 'system');
     await generateText({
       model: provider(model),
-      system: system ? String(system.content) : undefined,
+      ...(system ? { system: String(system.content) } : {}),
       // Dataset prompts are plain text, which AI SDK messages take as they are.
       messages: ctx.prompt.filter((m) => m.role !== 'system').map(({ role, content }) => ({ role, content: String(content) })) as ModelMessage[],
       tools: { calculator },

@@ -36,7 +36,7 @@ export class CalculatorAgentWorkflow extends AgentWorkflow<CalculatorAgentConfig
     for (let turn = 0; turn < maxTurns; turn++) {
       const message = await this.#complete(client, params, ctx.signal);
       // Only what the conversation needs: SDK helpers add fields (`parsed`, `refusal`) a server need not see.
-      messages.push({ role: 'assistant', content: message.content, tool_calls: message.tool_calls });
+      messages.push({ role: 'assistant', content: message.content, ...(message.tool_calls ? { tool_calls: message.tool_calls } : {}) });
       if (!message.tool_calls?.length) return;
       messages.push(...toolResults(message));
     }

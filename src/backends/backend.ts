@@ -7,12 +7,12 @@ export type ResultCallback = (result: ExecutionResult) => void | Promise<void>;
 /** Per-call options of {@link ExecutionBackend.execute}. */
 export interface ExecuteOptions {
   /** Cancels this rollout: queued work is dropped, running work is aborted; results say `cancelled`. */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
   /**
    * The model endpoint and key of this rollout, overriding the backend's own (a rollout server gets them per
    * request from the trainer).
    */
-  model?: ModelEndpoint;
+  model?: ModelEndpoint | undefined;
 }
 
 /** Where a rollout's agent reaches its model: an OpenAI-compatible chat completions URL and its key. */

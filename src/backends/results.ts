@@ -7,13 +7,13 @@ import type { ResultCallback } from './backend.ts';
 /** The parts of a result that vary; everything else has a default. */
 export interface ResultParts {
   requestId: string;
-  samples?: RolloutSample[];
-  rewards?: Record<string, number>;
+  samples?: RolloutSample[] | undefined;
+  rewards?: Record<string, number> | undefined;
   error?: RolloutError | undefined;
   cancelled?: boolean | undefined;
   timings: Timings;
-  logs?: string[];
-  extraFields?: ExecutionResult['extraFields'];
+  logs?: string[] | undefined;
+  extraFields?: ExecutionResult['extraFields'] | undefined;
 }
 
 /** Builds a result; its status follows from whether it carries an error or was cancelled. */
@@ -42,7 +42,7 @@ export async function deliver(callback: ResultCallback | undefined, result: Exec
   }
 }
 
-/** Why a rollout is not graded, or undefined when it should be (SPEC §3 step 4). */
+/** Why a rollout is not graded, or undefined when it should be. */
 export function reasonNotGraded(
   hasGrader: boolean,
   request: { label?: string | null | undefined; metadata?: object | null | undefined },

@@ -17,15 +17,24 @@ export type TimeoutsConfig = z.input<typeof TimeoutsSchema>;
 
 export const PassThresholdSchema = reward;
 
-export const ThresholdSchema = z.union([
-  reward,
-  z.strictObject({
-    meanReward: reward.optional(),
-    passAtK: z.record(z.string().regex(/^[1-9]\d*$/, 'pass@k keys are whole numbers ≥ 1'), share).optional(),
-    rowPassRate: share.optional(),
-    maxErrorRate: share.optional(),
-  }),
-], {
+/**
+ * The gate of a suite: minimums it must reach, or the run fails naming it. A suite with a gate is judged by
+ * it: its failed rollouts are listed but fail the run only through the gate, and its errored rollouts only
+ * beyond `maxErrorRate`. Without a gate, any failed or errored rollout fails the run.
+ */
+const ThresholdObjectSchema = z.strictObject({
+  meanReward: reward.optional(),
+  /** Minimum pass@k by k, e.g. `{ 1: 0.5, 4: 0.9 }`. */
+  passAtK: z.record(z.string().regex(/^[1-9]\d*$/, 'pass@k keys are whole numbers ≥ 1'), share).optional(),
+  /** Minimum pass rate of every row: the share of its runs that pass, e.g. 0.5 for "each row passes in half its runs". */
+  rowPassRate: share.optional(),
+  /** Share of errored rollouts a gated suite tolerates (infrastructure errors included); 0 by default. */
+  maxErrorRate: share.optional(),
+});
+export type ThresholdConfig = z.input<typeof ThresholdObjectSchema>;
+
+/** A minimum mean reward, or the minimums of {@link ThresholdConfig}. */
+export const ThresholdSchema = z.union([reward, ThresholdObjectSchema], {
   error: (issue) =>
     typeof issue.input === 'number' ? `must be a finite number of at least 0, got ${issue.input}` : 'must be a mean reward, or { meanReward, passAtK, rowPassRate, maxErrorRate }',
 });
@@ -63,6 +72,8 @@ const HarborBackendSchema = z.strictObject({
   sandbox: z.strictObject({ root: z.enum(['image', 'host']).optional(), rootfsCache: z.string().optional() }).optional(),
   /** Sandbox and docker: processes a trial may run at once (512 by default). */
   pidsLimit: z.number().int().positive().optional(),
+  /** Docker: keep as many started containers ready as trials run at once; each serves one trial. */
+  prewarm: z.boolean().optional(),
 });
 
 /** Where a suite's rollouts run: one entry per backend of `src/backends/registry.ts`. */

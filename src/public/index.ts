@@ -61,6 +61,6 @@ export {
   type CacheEntry,
 } from '../integrations/recording/index.ts';
 export { defineRollout } from '../runtime/define-rollout.ts';
-export type { RolloutSuite, DatasetRow, ThresholdConfig } from '../runtime/suite.ts';
-export type { TimeoutsConfig, ModelConfig, BackendConfig, ImageMap } from '../model/suite-options.ts';
+export type { RolloutSuite, DatasetRow } from '../runtime/suite.ts';
+export type { TimeoutsConfig, ThresholdConfig, ModelConfig, BackendConfig, ImageMap } from '../model/suite-options.ts';
 export { defineConfig, type UserConfig, type ReporterSpec, type ReporterName, type ReporterOptions } from '../node/config/define-config.ts';

@@ -18,4 +18,6 @@ export {
   type ScriptReply,
   type ScriptToolCall,
   type ScriptFailure,
+  type ChatMessage,
+  type ToolDefinition,
 } from '../testing/model-server/index.ts';

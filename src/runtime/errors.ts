@@ -32,7 +32,7 @@ function errorName(error: unknown): string | undefined {
 }
 
 /**
- * Maps anything thrown by a workflow or grader to its category (SPEC §1). Names are compared rather than
+ * Maps anything thrown by a workflow or grader to its category. Names are compared rather than
  * classes because errors cross realms (worker threads, user copies of zod or chai).
  */
 export function categorizeError(error: unknown): ErrorCategory {

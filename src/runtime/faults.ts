@@ -36,7 +36,10 @@ export function onLateFault(listener: (fault: LateFault) => void): () => void {
 /** Fails the rollout the fault is traced to, or reports it as a late fault of that rollout. */
 function toScope(prefix: string, value: unknown, outside: string): void {
   const scope = currentRolloutScope();
-  if (!scope) return console.error(`rollout-test: ${outside} outside any rollout:`, value);
+  if (!scope) {
+    console.error(`rollout-test: ${outside} outside any rollout:`, value);
+    return;
+  }
   const fault = faultOf(prefix, value);
   if (scope.fault(fault)) return;
   const late = { rolloutId: scope.context.rolloutId, phase: scope.phase, message: `${fault.message} (after its phase ended)`, stack: fault.stack };

@@ -28,7 +28,7 @@ const PHASE_ENDED = Object.freeze(new Error('the phase already ended'));
 /** How a guarded phase ended. `cancelled` is set when the run was cancelled rather than the code failing. */
 export type GuardedOutcome<T> =
   | { ok: true; value: T; durationMs: number }
-  | { ok: false; error: RolloutError; durationMs: number; cancelled?: boolean };
+  | { ok: false; error: RolloutError; durationMs: number; cancelled?: boolean | undefined };
 
 export interface GuardOptions {
   phase: Phase;

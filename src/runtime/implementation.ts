@@ -40,6 +40,7 @@ export async function resolveExportRef(spec: string, cwd: string): Promise<unkno
 /** A workflow or grader in a form the runtime can call: a fresh instance's method, per rollout. */
 export type Invoke<TCtx, TResult> = (config: unknown, ctx: TCtx) => Promise<TResult> | TResult;
 
+// biome-ignore lint/complexity/noBannedTypes: what `typeof value === 'function'` narrows to
 function isClass(value: Function): boolean {
   return /^class[\s{]/.test(Function.prototype.toString.call(value));
 }

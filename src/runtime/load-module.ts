@@ -6,14 +6,18 @@ import { pathToFileURL } from 'node:url';
 const TS_EXTENSIONS = /\.[cm]?tsx?$/;
 let tsLoaderRegistered: Promise<void> | undefined;
 
-/** Registers tsx once per thread, only when a TypeScript file is first loaded: plain JS runs pay nothing. */
-function ensureTypeScriptLoader(file: string): Promise<void> {
-  if (!TS_EXTENSIONS.test(file)) return Promise.resolve();
+/** Registers tsx on this thread, once. */
+export function registerTypeScriptLoader(): Promise<void> {
   tsLoaderRegistered ??= Promise.all([import('tsx/esm/api'), import('tsx/cjs/api')]).then(([esm, cjs]) => {
     esm.register();
     cjs.register();
   });
   return tsLoaderRegistered;
+}
+
+/** Registers tsx only when a TypeScript file is first loaded: plain JS runs pay nothing. */
+function ensureTypeScriptLoader(file: string): Promise<void> {
+  return TS_EXTENSIONS.test(file) ? registerTypeScriptLoader() : Promise.resolve();
 }
 
 /** Where `specifier` points, as a path or URL: a file relative to `cwd` when one exists, else a package. */
@@ -36,7 +40,7 @@ export function resolveModuleSpecifier(specifier: string, cwd: string): string {
  */
 export async function loadModule(specifier: string, cwd: string): Promise<Record<string, unknown>> {
   const [bare = specifier, query] = specifier.split('?');
-  const url = resolveModuleSpecifier(bare, cwd) + (query ? `?${query}` : '');
-  await ensureTypeScriptLoader(url);
-  return (await import(url)) as Record<string, unknown>;
+  const resolved = resolveModuleSpecifier(bare, cwd);
+  await ensureTypeScriptLoader(resolved);
+  return (await import(resolved + (query ? `?${query}` : ''))) as Record<string, unknown>;
 }

@@ -37,7 +37,7 @@ interface PhaseReport {
   /** How long the phase waited for a slot on its worker thread before it started (see `Lane`). */
   waitedMs?: number;
 }
-type Failed = PhaseReport & { ok: false; error: RolloutError; cancelled?: boolean };
+type Failed = PhaseReport & { ok: false; error: RolloutError; cancelled?: boolean | undefined };
 
 export type WorkflowPhaseOutcome = (PhaseReport & { ok: true; samples: RolloutSample[] }) | Failed;
 export type GraderPhaseOutcome =

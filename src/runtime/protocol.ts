@@ -63,10 +63,6 @@ export interface SessionOutcomes {
   outcomes: TaskOutcome[];
 }
 
-export type WorkerTaskOutcome<T extends WorkerTask> = T['kind'] extends 'workflow'
-  ? WorkflowPhaseOutcome
-  : GraderPhaseOutcome;
-
 /**
  * Messages on the control channel: a thread announces itself before its first task; cancel a task; ask every
  * live thread to answer (blocked ones cannot); a thread reports a fault of a rollout whose phase had ended.

@@ -1,50 +1,38 @@
 import { loadModule } from './load-module.ts';
+import { invalidateModules, moduleVersion, versionedSpecifier } from './module-versions.ts';
 import { collectDeclaredSuites, type RolloutSuite } from './suite.ts';
 
-const loaded = new Map<string, Promise<RolloutSuite<any, any>[]>>();
-/** The version each reloaded file is at; files never reloaded are at 0 (the plain, shared module cache). */
-const versions = new Map<string, number>();
-let generation = 0;
-const namespaces = new Map<number, Promise<(specifier: string, parentUrl: string) => Promise<Record<string, unknown>>>>();
+/** Each rollout file's suites, as declared by the version of the file last loaded (older ones are let go). */
+const loaded = new Map<string, { version: number; suites: Promise<RolloutSuite<any, any>[]> }>();
+/** Files whose last load failed: Node keeps a failed module's error for its URL, so a retry needs a new version. */
+const failed = new Set<string>();
 
 /**
- * Imports `specifier` in the module graph of `version`. A `?v=N` query alone would re-run only the rollout
- * file and keep its imports cached; a tsx namespace per version re-imports every local file it reaches.
+ * Imports a module at its current version (see `module-versions.ts`): in watch mode the version the last
+ * loaded rollout files import; elsewhere the one plain, shared copy.
  */
-function importInVersion(specifier: string, version: number): Promise<Record<string, unknown>> {
-  if (version === 0) return loadModule(specifier, process.cwd());
-  let scoped = namespaces.get(version);
-  if (!scoped) {
-    scoped = import('tsx/esm/api').then(({ register }) => register({ namespace: `rollout-test-v${version}` }).import);
-    namespaces.set(version, scoped);
+export function importProjectModule(file: string): Promise<Record<string, unknown>> {
+  return loadModule(versionedSpecifier(file), process.cwd());
+}
+
+/** The suites a rollout file declares, loaded once per version of the file. */
+export function loadSuites(file: string): Promise<RolloutSuite<any, any>[]> {
+  const version = moduleVersion(file);
+  let entry = loaded.get(file);
+  if (!entry || entry.version !== version) {
+    const suites = collectDeclaredSuites(() => importProjectModule(file));
+    suites.catch(() => failed.add(file));
+    entry = { version, suites };
+    loaded.set(file, entry);
   }
-  return scoped.then((load) => load(specifier, import.meta.url));
+  return entry.suites;
 }
 
 /**
- * The suites a rollout file declares. `version` busts the module cache so that watch mode sees edits; it
- * defaults to the version {@link reloadSuites} last gave the file.
+ * Makes the next {@link loadSuites} of these files load anew those that failed last time; the others load
+ * anew only once one of their modules changed ({@link invalidateModules}).
  */
-export function loadSuites(file: string, version = versions.get(file) ?? 0): Promise<RolloutSuite<any, any>[]> {
-  const key = `${file}?v=${version}`;
-  let suites = loaded.get(key);
-  if (!suites) {
-    suites = collectDeclaredSuites(() => importInVersion(file, version));
-    loaded.set(key, suites);
-  }
-  return suites;
-}
-
-/** Makes the next {@link loadSuites} of these files import them, and every local module they import, anew. */
-export function reloadSuites(files: Iterable<string>): void {
-  generation++;
-  for (const file of files) versions.set(file, generation);
-}
-
-/**
- * Imports `module` as the last loaded copy of rollout file `file` sees it, so that the classes its suites
- * name compare equal (`===`) to that module's exports.
- */
-export function importBesideSuites(file: string, module: string): Promise<Record<string, unknown>> {
-  return importInVersion(module, versions.get(file) ?? 0);
+export async function retryFailedLoads(files: Iterable<string>): Promise<void> {
+  const retried = [...files].filter((file) => failed.delete(file));
+  if (retried.length) await invalidateModules(retried);
 }

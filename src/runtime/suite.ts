@@ -1,6 +1,6 @@
 import type { JsonObject } from '../model/json.ts';
 import type { Message } from '../model/message.ts';
-import type { BackendConfig, ModelConfig, TimeoutsConfig } from '../model/suite-options.ts';
+import type { BackendConfig, ModelConfig, ThresholdConfig, TimeoutsConfig } from '../model/suite-options.ts';
 import type { AgentWorkflowConfig, GraderConfig, GraderSpec, WorkflowSpec } from './workflow.ts';
 
 /** One dataset row as users write it; normalized by the runner. */
@@ -13,21 +13,6 @@ export interface DatasetRow {
   ground_truth?: string | number | boolean | null;
   metadata?: JsonObject;
   [key: string]: unknown;
-}
-
-/**
- * The gate of a suite: minimums it must reach, or the run fails naming it. A suite with a gate is judged by
- * it: its failed rollouts are listed but fail the run only through the gate, and its errored rollouts only
- * beyond `maxErrorRate`. Without a gate, any failed or errored rollout fails the run.
- */
-export interface ThresholdConfig {
-  meanReward?: number;
-  /** Minimum pass@k by k, e.g. `{ 1: 0.5, 4: 0.9 }`. */
-  passAtK?: Record<number, number>;
-  /** Minimum pass rate of every row: the share of its runs that pass, e.g. 0.5 for "each row passes in half its runs". */
-  rowPassRate?: number;
-  /** Share of errored rollouts a gated suite tolerates (infrastructure errors included); 0 by default. */
-  maxErrorRate?: number;
 }
 
 /** A rollout suite: a dataset run through a workflow and scored by a grader. */

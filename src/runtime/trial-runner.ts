@@ -28,7 +28,7 @@ async function bridgeModelEndpoint(): Promise<void> {
 }
 
 async function runPhase(spec: TrialRunnerSpec): Promise<WorkflowPhaseOutcome | GraderPhaseOutcome> {
-  let invoke;
+  let invoke: Awaited<ReturnType<typeof resolveImplementation>>;
   try {
     invoke = await resolveImplementation(spec.implementation, spec.kind, spec.cwd);
   } catch (error) {

@@ -11,4 +11,3 @@ const runtime = await import(fromSources ? new URL('./worker.ts', import.meta.ur
 export const runTask = runtime.runTask;
 export const preload = runtime.preload;
 export const runSession = runtime.runSession;
-export default runTask;

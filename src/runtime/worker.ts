@@ -104,4 +104,3 @@ export async function preload(files: string[]): Promise<void> {
   await Promise.allSettled(files.map((file) => loadSuites(file)));
 }
 
-export default runTask;

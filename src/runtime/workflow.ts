@@ -1,5 +1,5 @@
 import type { Message } from '../model/message.ts';
-import type { FiniteJson, JsonObject } from '../model/json.ts';
+import type { JsonObject } from '../model/json.ts';
 import type { RolloutSample } from '../model/sample.ts';
 import type { RolloutContext } from './rollout-context.ts';
 
@@ -82,9 +82,11 @@ export interface GraderContext<TConfig = GraderConfig> {
 }
 
 /** What `run` may resolve to: an output, a bare message list, or nothing (samples come from sources). */
+// biome-ignore lint/suspicious/noConfusingVoidType: so that a `run` declared `Promise<void>` satisfies it
 export type WorkflowResult = WorkflowOutput | Message[] | void | undefined;
 
 /** What `grade` may resolve to: the reward, named reward components (with `reward` primary), or nothing. */
+// biome-ignore lint/suspicious/noConfusingVoidType: so that a `grade` declared `Promise<void>` satisfies it
 export type GradeResult = number | Record<string, number> | void | undefined;
 
 /**
@@ -130,4 +132,3 @@ export type WorkflowSpec<TConfig = any> = WorkflowClass<TConfig> | WorkflowFunct
 /** A grader: a class, a function, or a `"module:export"` string naming one (resolved from the cwd). */
 export type GraderSpec<TConfig = any> = GraderClass<TConfig> | GraderFunction<TConfig> | string;
 
-export type { FiniteJson };

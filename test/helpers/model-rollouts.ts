@@ -1,5 +1,5 @@
 /** Runs example agents against a scripted server through the real LocalBackend. */
-import { type ExecutionRequest, type ExecutionResult, type RolloutSample } from '../../src/public/index.ts';
+import type { ExecutionRequest, ExecutionResult, RolloutSample } from '../../src/public/index.ts';
 import { LocalBackend, type LocalBackendOptions } from '../../src/public/node.ts';
 
 const AGENTS = new URL('../../rollouts/agents/', import.meta.url).pathname;

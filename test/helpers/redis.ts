@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { execa, type ResultPromise } from 'execa';
+import { execa } from 'execa';
 import { BIN } from './project.ts';
 
 /** A free TCP port on loopback (the kernel's pick; released just before redis-server binds it). */
@@ -63,15 +63,18 @@ export async function startRedis(): Promise<TestRedis> {
 
 /** A `rollout-test worker` process, its output gathered line by line. */
 export interface WorkerProcess {
-  process: ResultPromise;
+  process: ReturnType<typeof spawnWorker>;
   /** Everything it printed so far. */
   output(): string;
   /** Resolves once its output matches. */
   waitFor(pattern: RegExp, timeoutMs?: number): Promise<void>;
 }
 
+const spawnWorker = (cwd: string, url: string, args: string[]) =>
+  execa(process.execPath, [BIN, 'worker', '--queue', url, ...args], { cwd, reject: false, all: true, forceKillAfterDelay: false, env: { CI: 'true', NO_COLOR: '1' } });
+
 export function startWorker(cwd: string, url: string, args: string[] = []): WorkerProcess {
-  const child = execa(process.execPath, [BIN, 'worker', '--queue', url, ...args], { cwd, reject: false, all: true, forceKillAfterDelay: false, env: { CI: 'true', NO_COLOR: '1' } });
+  const child = spawnWorker(cwd, url, args);
   let text = '';
   child.all?.on('data', (chunk: Buffer) => (text += chunk));
   return {

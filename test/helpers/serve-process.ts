@@ -1,10 +1,10 @@
 /** Runs `rollout-test serve` as a real process on a free loopback port, and waits for it to listen. */
-import { execa, type ResultPromise } from 'execa';
+import { execa } from 'execa';
 import { BIN } from './project.ts';
 
 export interface ServeProcess {
   url: string;
-  child: ResultPromise;
+  child: ReturnType<typeof spawnServe>;
   /** Everything the server wrote to stderr so far. */
   log(): string;
   /** Resolves when the server has logged a line matching `pattern`. */
@@ -13,15 +13,18 @@ export interface ServeProcess {
   exited: Promise<number | string>;
 }
 
-export async function startServe(cwd: string, args: string[], env: Record<string, string> = {}): Promise<ServeProcess> {
-  // Under 2 GB whatever the test does.
-  const child = execa(process.execPath, ['--max-old-space-size=1536', BIN, 'serve', '--port', '0', ...args], {
+// Under 2 GB whatever the test does.
+const spawnServe = (cwd: string, args: string[], env: Record<string, string>) =>
+  execa(process.execPath, ['--max-old-space-size=1536', BIN, 'serve', '--port', '0', ...args], {
     cwd,
     reject: false,
     // A graceful stop may take long on a loaded machine; it must never be turned into a SIGKILL.
     forceKillAfterDelay: false,
     env: { CI: 'true', NO_COLOR: '1', ...env },
   });
+
+export async function startServe(cwd: string, args: string[], env: Record<string, string> = {}): Promise<ServeProcess> {
+  const child = spawnServe(cwd, args, env);
   let stderr = '';
   const listeners = new Set<() => void>();
   child.stderr!.setEncoding('utf8');

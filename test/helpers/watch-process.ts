@@ -1,4 +1,4 @@
-import { execa, type ResultPromise } from 'execa';
+import { execa } from 'execa';
 import { BIN } from './project.ts';
 
 /** A `rollout-test watch` process with piped stdin: keys go in as lines, output is read as it comes. */
@@ -8,12 +8,15 @@ export interface WatchProcess {
   /** Resolves with the output printed after `from` once it matches `pattern`; rejects after `timeoutMs`. */
   waitFor(pattern: RegExp, from?: number, timeoutMs?: number): Promise<string>;
   send(line: string): void;
-  child: ResultPromise;
+  child: ReturnType<typeof spawnWatch>;
 }
 
 /** Starts the real CLI in watch mode, as CI would print (plain output). */
+const spawnWatch = (cwd: string, args: string[], env: Record<string, string>) =>
+  execa(process.execPath, [BIN, 'watch', ...args], { cwd, reject: false, all: true, stdin: 'pipe', env: { CI: 'true', NO_COLOR: '1', ...env } });
+
 export function startWatch(cwd: string, args: string[] = [], env: Record<string, string> = {}): WatchProcess {
-  const child = execa(process.execPath, [BIN, 'watch', ...args], { cwd, reject: false, all: true, stdin: 'pipe', env: { CI: 'true', NO_COLOR: '1', ...env } });
+  const child = spawnWatch(cwd, args, env);
   let text = '';
   child.all!.on('data', (chunk: Buffer) => (text += chunk.toString()));
   const waitFor = (pattern: RegExp, from = 0, timeoutMs = 20_000) =>

@@ -1,7 +1,7 @@
 import type { ImplementationRef } from '../../runtime/protocol.ts';
 import type { EnvironmentType } from './environments/environment.ts';
 import type { SandboxOptions } from './environments/sandbox-environment.ts';
-import { HarborBackend } from './harbor-backend.ts';
+import { HarborBackend, type HarborBackendOptions } from './harbor-backend.ts';
 import type { RetryConfig } from './queue/retry.ts';
 import { TrialQueue } from './queue/trial-queue.ts';
 import type { TrialHooks } from './trial/hooks.ts';
@@ -11,30 +11,32 @@ import type { ImageMap } from '../../model/suite-options.ts';
 export interface HarborBackendSettings {
   taskDir: string;
   /** `sandbox` by default. */
-  environment?: EnvironmentType;
+  environment?: EnvironmentType | undefined;
   /** Docker: public image names (FROM lines, `docker_image`) → local images. */
-  imageMap?: ImageMap;
+  imageMap?: ImageMap | undefined;
   /** Docker: build each task image once and reuse it for every trial. */
-  prebuildLocalImage?: boolean;
+  prebuildLocalImage?: boolean | undefined;
+  /** Docker: keep `nConcurrent` started containers ready, each used by one trial (see {@link HarborBackendOptions.prewarm}). */
+  prewarm?: boolean | undefined;
   /** Sandbox: `{root: 'host'}` runs on the host's root filesystem instead of the task image's; `rootfsCache`. */
-  sandbox?: Pick<SandboxOptions, 'root' | 'rootfsCache'>;
+  sandbox?: Pick<SandboxOptions, 'root' | 'rootfsCache'> | undefined;
   /** Sandbox and docker: processes a trial may run at once (512 by default). */
-  pidsLimit?: number;
+  pidsLimit?: number | undefined;
   /** Trials at once; 1 by default. */
-  nConcurrent?: number;
+  nConcurrent?: number | undefined;
   /** A `"module:export"` string, a suite reference, or `"oracle"`. */
   workflow: ImplementationRef;
-  grader?: ImplementationRef;
-  workflowConfig?: unknown;
-  graderConfig?: unknown;
+  grader?: ImplementationRef | undefined;
+  workflowConfig?: unknown | undefined;
+  graderConfig?: unknown | undefined;
   /** Copied into each trial's workspace; the cwd by default. */
-  userCodeDir?: string;
-  trialsDir?: string;
-  retry?: Partial<RetryConfig>;
-  hooks?: TrialHooks;
-  cleanupSuccessfulTrials?: boolean;
-  chatCompletionsUrl?: string;
-  apiKey?: string;
+  userCodeDir?: string | undefined;
+  trialsDir?: string | undefined;
+  retry?: Partial<RetryConfig> | undefined;
+  hooks?: TrialHooks | undefined;
+  cleanupSuccessfulTrials?: boolean | undefined;
+  chatCompletionsUrl?: string | undefined;
+  apiKey?: string | undefined;
 }
 
 /** Builds a HarborBackend with its own TrialQueue: the one call the CLI makes for a harbor suite. */

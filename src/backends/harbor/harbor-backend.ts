@@ -8,6 +8,7 @@ import type { AgentWorkflowConfig, GraderConfig } from '../../runtime/workflow.t
 import type { ExecuteOptions, ExecutionBackend, ModelEndpoint, ResultCallback } from '../backend.ts';
 import { buildResult, deliver, deliverBoth, parseRequest } from '../results.ts';
 import type { EnvironmentConfig } from './environments/create-environment.ts';
+import { DockerPool } from './environments/docker/docker-pool.ts';
 import type { TrialQueue } from './queue/trial-queue.ts';
 import { type HarborTask, loadTask } from './task/load-task.ts';
 import { finalResultOf, noTrialTimings, trialTimings, unverifiedWorkflowResult, workflowResultOf } from './trial-results.ts';
@@ -16,7 +17,7 @@ import type { AgentSpec, TrialConfig } from './trial/trial-config.ts';
 /** The workflow name that selects Harbor's oracle agent (the task's `solution/solve.sh`). */
 export const ORACLE_AGENT = 'oracle';
 
-/** Options of {@link HarborBackend} (SPEC §2). */
+/** Options of {@link HarborBackend}. */
 export interface HarborBackendOptions<TW = AgentWorkflowConfig, TG = GraderConfig> {
   /** The TrialQueue that schedules this backend's trials. */
   orchestrator: TrialQueue;
@@ -29,21 +30,27 @@ export interface HarborBackendOptions<TW = AgentWorkflowConfig, TG = GraderConfi
    * passed: the workflow runs inside the trial environment, not in this process.
    */
   workflow: ImplementationRef;
-  workflowConfig?: TW;
+  workflowConfig?: TW | undefined;
   /** Run inside the environment when the task has no `tests/test.sh`. */
-  grader?: ImplementationRef;
-  graderConfig?: TG;
+  grader?: ImplementationRef | undefined;
+  graderConfig?: TG | undefined;
   /** Where trials run; `{type: 'sandbox'}` by default. */
-  environmentConfig?: EnvironmentConfig;
+  environmentConfig?: EnvironmentConfig | undefined;
   /** Docker only: build the task image once and reuse it. */
-  prebuildLocalImage?: boolean;
+  prebuildLocalImage?: boolean | undefined;
+  /**
+   * Docker only: keep as many started containers ready as the orchestrator runs trials at once (per task image
+   * and settings), so a trial claims a warm one instead of waiting for `docker run`. Each serves exactly one
+   * trial and is removed after it; the spares are removed by {@link HarborBackend.close}.
+   */
+  prewarm?: boolean | undefined;
   /** Removes the directories of successful trials; failed ones stay for inspection. */
-  cleanupSuccessfulTrials?: boolean;
+  cleanupSuccessfulTrials?: boolean | undefined;
   /** Where trial directories go; `<cwd>/.rollouts/trials` by default. */
-  trialsDir?: string;
+  trialsDir?: string | undefined;
   /** Model endpoint and key for the workflow (env fallbacks `ROLLOUT_CHAT_COMPLETIONS_URL`, `ROLLOUT_API_KEY`). */
-  chatCompletionsUrl?: string;
-  apiKey?: string;
+  chatCompletionsUrl?: string | undefined;
+  apiKey?: string | undefined;
 }
 
 function assertRef(value: unknown, what: string): asserts value is ImplementationRef | undefined {
@@ -69,6 +76,8 @@ export class HarborBackend<TW = AgentWorkflowConfig, TG = GraderConfig> implemen
   readonly #environment: EnvironmentConfig;
   readonly #trialsDir: string;
   #task: Promise<HarborTask> | undefined;
+  /** Docker with `prewarm`: the warm containers, and the run's snapshot of the user code they mount. */
+  readonly #dockerPool: DockerPool | undefined;
 
   constructor(options: HarborBackendOptions<TW, TG>) {
     assertRef(options.workflow, 'workflow');
@@ -76,6 +85,7 @@ export class HarborBackend<TW = AgentWorkflowConfig, TG = GraderConfig> implemen
     this.#options = options;
     this.#environment = { ...(options.environmentConfig ?? { type: 'sandbox' }), ...(options.prebuildLocalImage && { prebuildLocalImage: true }) };
     this.#trialsDir = path.resolve(options.trialsDir ?? path.join(process.cwd(), '.rollouts', 'trials'));
+    if (this.#environment.type === 'docker' && options.prewarm) this.#dockerPool = new DockerPool({ prewarm: this.maxConcurrency, trialsDir: this.#trialsDir });
   }
 
   get maxConcurrency(): number {
@@ -96,7 +106,7 @@ export class HarborBackend<TW = AgentWorkflowConfig, TG = GraderConfig> implemen
    * trials cannot honour is printed once here, and written to each trial's trial.log.
    */
   task(): Promise<HarborTask> {
-    this.#task ??= loadTask(this.#options.taskDir).then((task) => {
+    this.#task ??= loadTask(this.#options.taskDir, { environment: this.#environment.type }).then((task) => {
       for (const warning of task.warnings) console.warn(`rollout-test: Harbor task ${task.dir}: ${warning}`);
       return task;
     });
@@ -134,6 +144,7 @@ export class HarborBackend<TW = AgentWorkflowConfig, TG = GraderConfig> implemen
       task,
       apiKey: model?.apiKey ?? this.#options.apiKey ?? process.env.ROLLOUT_API_KEY,
       signal,
+      dockerPool: this.#dockerPool,
       onVerificationStart: async (agent, timings) => {
         workflowResult = workflowResultOf(request, agent, trialTimings(timings));
         await deliver(onWorkflowComplete, workflowResult, 'onWorkflowComplete');
@@ -172,8 +183,10 @@ export class HarborBackend<TW = AgentWorkflowConfig, TG = GraderConfig> implemen
     };
   }
 
-  /** Trials stop their environments themselves; nothing is held between rollouts. */
-  async close(): Promise<void> {}
+  /** Removes what docker trials share: warm containers (claimed or not) and the snapshot of the user code. */
+  async close(): Promise<void> {
+    await this.#dockerPool?.close();
+  }
 }
 
 /** Harbor-style `<task>__<rollout>__<random>`, safe as one directory name whatever the task is called. */

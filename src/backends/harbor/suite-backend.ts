@@ -25,6 +25,7 @@ export async function createHarborSuiteBackend(input: BackendInput<HarborConfig>
     nConcurrent: backend.nConcurrent ?? input.concurrency ?? undefined,
     imageMap: backend.imageMap,
     prebuildLocalImage: backend.prebuildLocalImage,
+    prewarm: backend.prewarm,
     sandbox: backend.sandbox,
     pidsLimit: backend.pidsLimit,
     workflow: suite.workflow === ORACLE_AGENT ? ORACLE_AGENT : ref('workflow'),

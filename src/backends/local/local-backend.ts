@@ -19,28 +19,28 @@ import { type PoolKind, WorkerPool } from './worker-pool.ts';
 export interface LocalBackendOptions<TW = AgentWorkflowConfig, TG = GraderConfig> {
   /** A class or function (runs on the calling thread), or a `"module:export"` string (runs in worker threads). */
   workflow: WorkflowSpec<TW> | ImplementationRef;
-  workflowConfig?: TW;
-  grader?: GraderSpec<TG> | ImplementationRef;
-  graderConfig?: TG;
+  workflowConfig?: TW | undefined;
+  grader?: GraderSpec<TG> | ImplementationRef | undefined;
+  graderConfig?: TG | undefined;
   /** `inline` runs everything on the calling thread; `pool` needs `"module:export"` references. */
-  mode?: 'auto' | 'inline' | 'pool';
+  mode?: 'auto' | 'inline' | 'pool' | undefined;
   /** Root under which each rollout gets `<root>/<rollout id>/`; a temporary directory by default. */
-  artifactsRoot?: string;
+  artifactsRoot?: string | undefined;
   /** Directory that `"module:export"` paths resolve from; the process's cwd by default. */
-  cwd?: string;
+  cwd?: string | undefined;
   /** Workers of the pool; the machine's parallelism by default. */
-  threads?: number;
+  threads?: number | undefined;
   /** `threads` (the default) or `forks`: child processes, which also survive a rollout that kills its process. */
-  poolKind?: PoolKind;
+  poolKind?: PoolKind | undefined;
   /** Heap limit of each worker in MB (2048 by default); a rollout past it fails alone. */
-  workerMemoryLimitMb?: number;
+  workerMemoryLimitMb?: number | undefined;
   /** A pool shared with other backends (e.g. one per CLI run); it is left open by {@link LocalBackend.close}. */
-  pool?: WorkerPool;
+  pool?: WorkerPool | undefined;
   /** Model endpoint and key handed to each rollout's RolloutContext (env fallbacks apply). */
-  chatCompletionsUrl?: string;
-  apiKey?: string;
+  chatCompletionsUrl?: string | undefined;
+  apiKey?: string | undefined;
   /** Record or replay model calls (off by default). */
-  modelCache?: ModelCacheSettings;
+  modelCache?: ModelCacheSettings | undefined;
 }
 
 let backendCount = 0;

@@ -4,8 +4,8 @@ import { raisedByRecorder } from './errors.ts';
 /** Where the model is and how to authenticate; every option falls back to the rollout context, then the env. */
 export interface EndpointOptions {
   /** A base URL (`.../v1`) or the full chat completions URL. */
-  baseURL?: string;
-  apiKey?: string;
+  baseURL?: string | undefined;
+  apiKey?: string | undefined;
 }
 
 /** Servers that need no key (vLLM, the scripted server) still get a non-empty one, as SDKs require it. */

@@ -1,9 +1,8 @@
-import { setTimeout as sleep } from 'node:timers/promises';
+import { type Backoff, waitBackoff } from '../../runtime/backoff.ts';
 
 /** Retries of a model call that failed before any response byte arrived (reset, closed or refused connection). */
 export const CONNECTION_RETRIES = 3;
-const FIRST_DELAY_MS = 100;
-const MAX_DELAY_MS = 2_000;
+const BACKOFF: Backoff = { firstMs: 100, maxMs: 2_000, jitter: 0.25 };
 
 /**
  * Sends a request again while it fails on its connection before an answer began (the promise of `fetch` rejects
@@ -17,8 +16,7 @@ export async function withConnectionRetries(send: () => Promise<Response>, signa
       return await send();
     } catch (error) {
       if (attempt > CONNECTION_RETRIES || signal?.aborted || !isConnectionFailure(error)) throw new AttemptsFailed(error, attempt);
-      const delay = Math.min(MAX_DELAY_MS, FIRST_DELAY_MS * 2 ** (attempt - 1)) * (0.75 + Math.random() / 2);
-      await sleep(delay, undefined, { signal: signal ?? undefined }).catch(() => undefined);
+      await waitBackoff(BACKOFF, attempt - 1, signal);
     }
   }
 }

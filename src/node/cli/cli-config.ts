@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { UserConfig } from '../config/config-schema.ts';
 import { UsageError } from '../errors.ts';
 
 /** A CLI option: how it is written and shown in `--help`, and how its value is checked. */
@@ -80,9 +81,15 @@ export const CLI_OPTIONS = {
   root: option('--root <dir>', 'Project root (default the current directory)', z.string()),
 };
 
+/**
+ * A flag named as a config key sets that key, so it must take what the config takes: this fails to compile
+ * otherwise. `--backend` is the exception: it names a backend type, where the config gives the backend's settings.
+ */
+type AsConfigKeys<T extends { [K in Exclude<keyof T & keyof UserConfig, 'backend'>]?: UserConfig[K] }> = T;
+
 /** CLI flags after parsing, checked by the table's schemas; every flag is optional. */
 export const CliOptionsSchema = schemaOf(CLI_OPTIONS).partial();
-export type CliOptions = z.infer<typeof CliOptionsSchema>;
+export type CliOptions = AsConfigKeys<z.infer<typeof CliOptionsSchema>>;
 
 /** Validates parsed flags; a bad value is a usage error that names the flag. */
 export function parseCliOptions(raw: Record<string, unknown>): CliOptions {

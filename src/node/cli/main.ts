@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { cac, type CAC } from 'cac';
 import { loadRunConfig as resolve } from '../config/load-run-config.ts';
@@ -11,9 +12,11 @@ import { parseServeOptions, SERVE_OPTIONS } from '../serve/serve-options.ts';
 import { CLI_OPTIONS, parseCliOptions } from './cli-config.ts';
 import { UsageError } from '../errors.ts';
 import { redactUrlCredentials } from '../../runtime/redact.ts';
+import { TurnBuffer } from '../output/turn-buffer.ts';
 import { interruptOnSignals } from './signals.ts';
 
-const VERSION = '0.1.0';
+/** The package's version, from its package.json (three levels up from both src/node/cli and dist/node/cli). */
+const VERSION = (JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
 async function watch(filters: string[], rawOptions: Record<string, unknown>): Promise<number> {
   if (rawOptions.queue) throw new UsageError('--queue goes with run (rollout-test run --queue …), not with watch mode');
@@ -54,7 +57,9 @@ async function worker(rawOptions: Record<string, unknown>): Promise<number> {
   if (!cli.queue) throw new UsageError('worker needs --queue redis://[user:pass@]host:port/db');
   const { runWorkerCommand, DEFAULT_WORKER_CONCURRENCY } = await import('../queue/worker-command.ts');
   const root = path.resolve(cli.root ?? process.cwd());
-  const log = (line: string) => void process.stdout.write(`${line}\n`);
+  // Two lines per rollout: one write per turn of the event loop, not one each (a pipe's write is synchronous).
+  const out = new TurnBuffer((text) => void process.stdout.write(text));
+  const log = (line: string) => out.write(`${line}\n`);
   return runWorkerCommand({ url: cli.queue, root, concurrency: cli.concurrency ?? DEFAULT_WORKER_CONCURRENCY, log });
 }
 

@@ -21,7 +21,8 @@ export function interruptOnSignals(terminal: Terminal): { signal: AbortSignal } 
     process.on(name.toUpperCase() as NodeJS.Signals, () => {
       if (controller.signal.aborted) process.exit(STOP_SIGNALS[name]);
       controller.abort(name);
-      terminal.write(`\n${terminal.colors.yellow(NOTICE[name])}\n`);
+      // stderr: the JSON reporter may be writing its report to stdout.
+      process.stderr.write(`\n${terminal.colors.yellow(NOTICE[name])}\n`);
     });
   }
   return { signal: controller.signal };

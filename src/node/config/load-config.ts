@@ -41,5 +41,5 @@ export async function loadUserConfig(file: string | undefined): Promise<UserConf
   }
   const parsed = UserConfigSchema.safeParse(exported ?? {});
   if (!parsed.success) throw new UsageError(`invalid config in ${file}:\n${describeIssues(UserConfigSchema, parsed.error)}`);
-  return parsed.data as UserConfig;
+  return parsed.data;
 }

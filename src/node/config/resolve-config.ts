@@ -9,8 +9,6 @@ import type { ReporterOptions, UserConfig } from './define-config.ts';
 export const DEFAULT_INCLUDE = ['**/*.rollout.{ts,mts,js,mjs}'];
 export const DEFAULT_EXCLUDE = ['**/node_modules/**', '**/dist/**', '**/.git/**'];
 
-/** The reporters built in; any other name is a module to load. */
-export const BUILT_IN_REPORTERS = ['default', 'verbose', 'json', 'junit', 'github-actions', 'html'] as const;
 const DOCUMENT_REPORTERS = new Set(['json', 'junit']);
 
 /**

@@ -1,11 +1,9 @@
+import type { z } from 'zod';
+import type { ModelPriceSchema } from '../config/config-schema.ts';
 import type { TokenUsage } from './usage.ts';
 
 /** Prices of a model, in your currency per million tokens; cached prompt tokens at their own price when given. */
-export interface ModelPrice {
-  prompt: number;
-  completion: number;
-  cached?: number;
-}
+export type ModelPrice = z.infer<typeof ModelPriceSchema>;
 
 /** The cost of some usage, and the models it could not price. */
 export interface Cost {

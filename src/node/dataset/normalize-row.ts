@@ -52,7 +52,7 @@ function metadataOf(row: Record<string, unknown>): JsonObject | null {
   return Object.keys(merged).length ? (merged as JsonObject) : null;
 }
 
-/** Turns a dataset row into prompt, label and metadata (SPEC §6); throws a ValidationError saying what is wrong. */
+/** Turns a dataset row into prompt, label and metadata; throws a ValidationError saying what is wrong. */
 export function normalizeRow(value: unknown): NormalizedRow {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw new ValidationError(`row must be an object, got ${Array.isArray(value) ? 'an array' : typeof value}`);

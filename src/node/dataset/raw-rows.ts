@@ -20,7 +20,7 @@ export interface RawRow {
   readError?: string;
 }
 
-async function* jsonlRows(file: string, maxLineBytes: number): AsyncGenerator<RawRow> {
+async function* jsonlRows(file: string, maxLineBytes: number, parse: boolean): AsyncGenerator<RawRow> {
   let index = 0;
   for await (const line of readLines(file, maxLineBytes)) {
     if ('text' in line && !line.text.trim()) continue;
@@ -28,6 +28,10 @@ async function* jsonlRows(file: string, maxLineBytes: number): AsyncGenerator<Ra
     index++;
     if ('tooLongBytes' in line) {
       yield { index, where, readError: tooLong(line.tooLongBytes, maxLineBytes) };
+      continue;
+    }
+    if (!parse) {
+      yield { index, where };
       continue;
     }
     try {
@@ -93,7 +97,7 @@ function* inlineRows(rows: DatasetRow[]): Generator<RawRow> {
   for (const [i, value] of rows.entries()) yield { index: i + 1, where: `inline row ${i + 1}`, value };
 }
 
-const READERS: Record<string, (file: string, maxLineBytes: number) => AsyncGenerator<RawRow>> = {
+const READERS: Record<string, (file: string, maxLineBytes: number, parse: boolean) => AsyncGenerator<RawRow>> = {
   '.jsonl': jsonlRows,
   '.ndjson': jsonlRows,
   '.json': jsonRows,
@@ -105,11 +109,19 @@ export function datasetFile(dataset: string, rolloutFile: string): string {
   return path.resolve(path.dirname(rolloutFile), dataset);
 }
 
-/** Streams the rows of a dataset: inline rows, or a JSONL / JSON / CSV file (a byte-order mark is ignored). */
-export function readRawRows(dataset: DatasetRow[] | string, rolloutFile: string, maxLineBytes = DEFAULT_MAX_LINE_BYTES): AsyncIterable<RawRow> | Iterable<RawRow> {
+/**
+ * Streams the rows of a dataset: inline rows, or a JSONL / JSON / CSV file (a byte-order mark is ignored).
+ * `parse: false` lets a JSONL file's rows come without their value (nor a parse error): enough to count them.
+ */
+export function readRawRows(
+  dataset: DatasetRow[] | string,
+  rolloutFile: string,
+  maxLineBytes = DEFAULT_MAX_LINE_BYTES,
+  { parse = true } = {},
+): AsyncIterable<RawRow> | Iterable<RawRow> {
   if (Array.isArray(dataset)) return inlineRows(dataset);
   const file = datasetFile(dataset, rolloutFile);
   const reader = READERS[path.extname(file).toLowerCase()];
   if (!reader) throw new Error(`dataset ${file}: unknown format; use .jsonl, .json or .csv`);
-  return reader(file, maxLineBytes);
+  return reader(file, maxLineBytes, parse);
 }

@@ -52,7 +52,7 @@ export async function collectSuites(files: string[], namePattern: RegExp | undef
     try {
       const suites = await loadSuites(file);
       if (suites.length === 0) throw new TypeError(`${file} declares no suite: call defineRollout({...}) in it`);
-      suites.forEach((suite) => checkSuite(suite, file, requireDataset));
+      for (const suite of suites) checkSuite(suite, file, requireDataset);
       checkUniqueNames(suites, file);
       collected.push({ file, suites: suites.filter((suite) => !namePattern || namePattern.test(suite.name)) });
     } catch (error) {

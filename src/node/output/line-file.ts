@@ -1,4 +1,5 @@
 import { closeSync, fstatSync, ftruncateSync, openSync, readSync, writeSync } from 'node:fs';
+import { TurnBuffer } from './turn-buffer.ts';
 
 /**
  * A file of lines written as they come, gathered per turn of the event loop: the lines of every rollout that
@@ -10,8 +11,7 @@ import { closeSync, fstatSync, ftruncateSync, openSync, readSync, writeSync } fr
  */
 export class LineFile {
   readonly #fd: number;
-  #pending: string[] = [];
-  #scheduled = false;
+  readonly #buffer = new TurnBuffer((text) => this.#append(text));
   /** Bytes of whole lines in the file. */
   #size: number;
   #failed = false;
@@ -28,18 +28,21 @@ export class LineFile {
   }
 
   write(line: string): void {
-    if (this.#failed) return;
-    this.#pending.push(line);
-    if (this.#scheduled) return;
-    this.#scheduled = true;
-    setImmediate(() => this.flush());
+    if (!this.#failed) this.#buffer.write(line);
   }
 
   flush(): void {
-    this.#scheduled = false;
-    if (this.#pending.length === 0 || this.#failed) return;
-    const data = Buffer.from(this.#pending.join(''));
-    this.#pending = [];
+    this.#buffer.flush();
+  }
+
+  /** Resolves once every line written so far is in the file (or was dropped after a failed write). */
+  flushed(): Promise<void> {
+    return this.#buffer.flushed();
+  }
+
+  #append(text: string): void {
+    if (this.#failed) return;
+    const data = Buffer.from(text);
     try {
       // A write to a nearly full disk may be short; the rest then fails with ENOSPC.
       for (let written = 0; written < data.length; ) written += writeSync(this.#fd, data, written);

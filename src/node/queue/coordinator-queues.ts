@@ -80,10 +80,14 @@ export class CoordinatorQueues {
     if (early) {
       this.#early.delete(id);
       this.#settled.add(id);
-      return settle(early);
+      settle(early);
+      return;
     }
     this.#pending.set(id, settle);
-    if (this.#cancelling) return this.#settleCancelled(id, 'cancelled before it was queued');
+    if (this.#cancelling) {
+      this.#settleCancelled(id, 'cancelled before it was queued');
+      return;
+    }
     if (this.resumed) void this.#resubmit(job);
     else this.#add(job);
   }

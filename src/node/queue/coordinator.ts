@@ -1,3 +1,4 @@
+import { redactUrlCredentials } from '../../runtime/redact.ts';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { CliOptions } from '../cli/cli-config.ts';
@@ -12,7 +13,7 @@ import { suiteCodeHash } from './content-hash.ts';
 import { CoordinatorQueues, type WorkerLoad } from './coordinator-queues.ts';
 import { QueueBackend } from './queue-backend.ts';
 import { newRunId, projectName, type RunAnnouncement } from './queue-names.ts';
-import { parseRedisUrl, redactRedisUrl } from './redis-url.ts';
+import { parseRedisUrl } from './redis-url.ts';
 import { RunRegistry } from './run-registry.ts';
 
 /** Rollouts of a suite queued ahead of their results: enough to keep many workers busy, few enough to keep memory flat. */
@@ -76,9 +77,9 @@ export async function runOnQueue(config: ResolvedConfig, reporters: Reporter[], 
     await queues.ready();
     await registry.announce(announcement);
     mkdirSync(config.outputDir, { recursive: true });
-    writeFileSync(runFile(config.outputDir), `${JSON.stringify({ id: announcement.id, queue: redactRedisUrl(url) })}\n`);
-    const how = `rollout-test worker --queue ${redactRedisUrl(url)} in a checkout of ${announcement.project}`;
-    terminal.write(`queue: ${redactRedisUrl(url)} · run ${announcement.id}${resumed ? ' (resumed)' : ''} · workers: ${how}\n`);
+    writeFileSync(runFile(config.outputDir), `${JSON.stringify({ id: announcement.id, queue: redactUrlCredentials(url) })}\n`);
+    const how = `rollout-test worker --queue ${redactUrlCredentials(url)} in a checkout of ${announcement.project}`;
+    terminal.write(`queue: ${redactUrlCredentials(url)} · run ${announcement.id}${resumed ? ' (resumed)' : ''} · workers: ${how}\n`);
     stopWatching = watchLoad(queues, told, terminal);
     const cancel = () => {
       if (announcement.state === 'cancelled') return;

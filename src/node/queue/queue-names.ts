@@ -10,6 +10,9 @@ export const PREFIX = 'rollout-test';
 /** The hash of the runs in progress: run id → {@link RunAnnouncement}, how workers find the queues to serve. */
 export const RUNS_KEY = `${PREFIX}:runs`;
 
+/** The channel a coordinator publishes on when it announces, cancels or ends a run: workers look at once. */
+export const RUNS_CHANNEL = `${PREFIX}:runs:changed`;
+
 /** The queue of a run's rollouts: one per run, so that runs never mix. */
 export const rolloutQueueName = (runId: string) => `run-${runId}`;
 

@@ -1,3 +1,4 @@
+import { redactUrlCredentials } from '../../runtime/redact.ts';
 import { UsageError } from '../errors.ts';
 
 /** Where the queue's Redis is, as ioredis takes it. */
@@ -21,14 +22,14 @@ export function parseRedisUrl(text: string): RedisConnection {
   try {
     url = new URL(text);
   } catch {
-    throw new UsageError(`--queue ${redactRedisUrl(text)} is not a URL: give redis://[user:pass@]host:port/db`);
+    throw new UsageError(`--queue ${redactUrlCredentials(text)} is not a URL: give redis://[user:pass@]host:port/db`);
   }
   if (url.protocol !== 'redis:' && url.protocol !== 'rediss:') {
-    throw new UsageError(`--queue ${redactRedisUrl(text)} is not a redis:// or rediss:// URL`);
+    throw new UsageError(`--queue ${redactUrlCredentials(text)} is not a redis:// or rediss:// URL`);
   }
   const dbText = url.pathname.replace(/^\//, '') || '0';
   const db = Number(dbText);
-  if (!Number.isInteger(db) || db < 0) throw new UsageError(`--queue ${redactRedisUrl(text)}: the database "${dbText}" is not a number`);
+  if (!Number.isInteger(db) || db < 0) throw new UsageError(`--queue ${redactUrlCredentials(text)}: the database "${dbText}" is not a number`);
   return {
     host: url.hostname.replace(/^\[|\]$/g, '') || '127.0.0.1',
     port: url.port ? Number(url.port) : 6379,
@@ -40,14 +41,12 @@ export function parseRedisUrl(text: string): RedisConnection {
   };
 }
 
-/** The URL with its user and password replaced by `***`: what every message, file and progress line shows. */
-export function redactRedisUrl(text: string): string {
-  return text.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^@/]*@/i, '$1***@');
-}
-
-/** The same redaction applied to any text (an error message may quote the URL it was given). */
+/**
+ * `text` with the credentials of every URL in it replaced by `***` (see redactUrlCredentials), and the password of
+ * `url` wherever else it appears (an error message may quote it alone).
+ */
 export function redactCredentials(text: string, url: string): string {
-  const out = text.split(url).join(redactRedisUrl(url));
+  const out = redactUrlCredentials(text);
   const password = passwordOf(url);
   return password ? out.split(password).join('***') : out;
 }

@@ -1,7 +1,8 @@
+import { redactUrlCredentials } from '../../runtime/redact.ts';
 import { Redis } from 'ioredis';
-import { type RunAnnouncement, RUNS_KEY } from './queue-names.ts';
+import { type RunAnnouncement, RUNS_CHANNEL, RUNS_KEY } from './queue-names.ts';
 import { UsageError } from '../errors.ts';
-import { parseRedisUrl, type RedisConnection, redactCredentials, redactRedisUrl } from './redis-url.ts';
+import { parseRedisUrl, type RedisConnection, redactCredentials } from './redis-url.ts';
 
 /**
  * The runs in progress, in one Redis hash: a coordinator announces its run there, workers read it to find the
@@ -9,6 +10,7 @@ import { parseRedisUrl, type RedisConnection, redactCredentials, redactRedisUrl 
  */
 export class RunRegistry {
   readonly #redis: Redis;
+  #subscriber: Redis | undefined;
 
   private constructor(connection: RedisConnection) {
     this.#redis = new Redis({ ...connection, lazyConnect: true });
@@ -26,13 +28,14 @@ export class RunRegistry {
     } catch (error) {
       registry.#redis.disconnect();
       const why = (lastError ?? (error as Error)).message;
-      throw new UsageError(`cannot reach Redis at ${redactRedisUrl(url)}: ${redactCredentials(why, url)}`);
+      throw new UsageError(`cannot reach Redis at ${redactUrlCredentials(url)}: ${redactCredentials(why, url)}`);
     }
     return registry;
   }
 
   async announce(run: RunAnnouncement): Promise<void> {
     await this.#redis.hset(RUNS_KEY, run.id, JSON.stringify(run));
+    await this.#tell(run.id);
   }
 
   async get(id: string): Promise<RunAnnouncement | undefined> {
@@ -46,9 +49,32 @@ export class RunRegistry {
 
   async remove(id: string): Promise<void> {
     await this.#redis.hdel(RUNS_KEY, id);
+    await this.#tell(id);
+  }
+
+  /** Wakes the workers; a Redis that refuses PUBLISH (an ACL) only leaves them to their next poll. */
+  async #tell(id: string): Promise<void> {
+    await this.#redis.publish(RUNS_CHANNEL, id).catch(() => undefined);
+  }
+
+  /**
+   * Calls `onChange` whenever a coordinator announces, cancels or ends a run, so that a worker need not wait
+   * for its next look. Best effort (a message published while reconnecting is lost): workers still look often.
+   */
+  async subscribe(onChange: () => void): Promise<void> {
+    const subscriber = this.#redis.duplicate();
+    this.#subscriber = subscriber;
+    subscriber.on('error', () => undefined);
+    subscriber.on('message', onChange);
+    await subscriber.subscribe(RUNS_CHANNEL).catch(() => {
+      // A Redis that refuses SUBSCRIBE (an ACL): the worker polls, as it does anyway.
+      subscriber.disconnect();
+      this.#subscriber = undefined;
+    });
   }
 
   async close(): Promise<void> {
+    this.#subscriber?.disconnect();
     await this.#redis.quit().catch(() => this.#redis.disconnect());
   }
 }

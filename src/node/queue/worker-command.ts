@@ -1,8 +1,9 @@
+import { redactUrlCredentials } from '../../runtime/redact.ts';
 import os from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { WorkerPool } from '../../backends/local/worker-pool.ts';
 import { projectName, type RunAnnouncement, workerName } from './queue-names.ts';
-import { parseRedisUrl, redactCredentials, redactRedisUrl } from './redis-url.ts';
+import { parseRedisUrl, redactCredentials } from './redis-url.ts';
 import { RunRegistry } from './run-registry.ts';
 import { RunWorker } from './run-worker.ts';
 import { WorkerSuites } from './worker-suites.ts';
@@ -76,10 +77,20 @@ export async function runWorkerCommand(options: WorkerCommandOptions): Promise<n
     }
   };
 
-  log(`worker ${name}: serving runs of ${project} on ${redactRedisUrl(url)} · root ${root} · concurrency ${concurrency}`);
+  // A coordinator's announcement wakes the worker at once; the poll catches what a lost message did not tell.
+  let nudged = false;
+  let nudge: AbortController | undefined;
+  await registry.subscribe(() => {
+    nudged = true;
+    nudge?.abort();
+  });
+  log(`worker ${name}: serving runs of ${project} on ${redactUrlCredentials(url)} · root ${root} · concurrency ${concurrency}`);
   while (!stopped.signal.aborted) {
+    nudged = false;
     await poll().catch((error: Error) => log(`worker ${name}: ${error.message}`));
-    await sleep(POLL_MS, undefined, { signal: stopped.signal }).catch(() => undefined);
+    if (nudged) continue;
+    nudge = new AbortController();
+    await sleep(POLL_MS, undefined, { signal: AbortSignal.any([stopped.signal, nudge.signal]) }).catch(() => undefined);
   }
   // A run that ended meanwhile leaves nothing of its queue behind; a live one keeps it for the other workers.
   const closing = [...runs].map(([id, run]) =>

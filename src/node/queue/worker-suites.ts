@@ -10,6 +10,7 @@ import type { CliOptions } from '../cli/cli-config.ts';
 import { findConfigFile, loadUserConfig } from '../config/load-config.ts';
 import { type ResolvedConfig, resolveConfig } from '../config/resolve-config.ts';
 import { collectSuites } from '../discovery/collect-suites.ts';
+import { findRolloutFiles } from '../discovery/find-rollout-files.ts';
 import { ModelEndpoints } from '../run/model-endpoints.ts';
 import { planSuite } from '../run/plan-suite.ts';
 import { suiteIdPrefix } from '../run/request-id.ts';
@@ -38,8 +39,12 @@ const refused = (requestId: string, message: string) =>
  * loaded, hashed and given a local backend (the worker pool, or harbor trials) on its first job.
  */
 export class WorkerSuites {
+  /** By `file\0suite`, the file relative to the root as jobs name it. */
   readonly #suites = new Map<string, Promise<LocalSuite>>();
   readonly #models: ModelEndpoints;
+
+  /** Settles once the suites the run's filters select here are loading (see #prepare). */
+  readonly #prepared: Promise<void>;
 
   private constructor(
     private readonly config: ResolvedConfig,
@@ -47,6 +52,7 @@ export class WorkerSuites {
     private readonly worker: string,
   ) {
     this.#models = new ModelEndpoints(config);
+    this.#prepared = this.#prepare().catch(() => undefined);
   }
 
   /**
@@ -87,20 +93,41 @@ export class WorkerSuites {
     }
   }
 
-  #suite(file: string, name: string): Promise<LocalSuite> {
-    const key = `${file}\0${name}`;
-    let local = this.#suites.get(key);
-    if (!local) {
-      const absolute = path.resolve(this.config.root, file);
-      const inside = path.relative(this.config.root, absolute);
-      // Whoever can write to the queue names the file: nothing outside this checkout is ever loaded.
-      local =
-        inside.startsWith('..') || path.isAbsolute(inside)
-          ? Promise.reject(new Refusal(`worker ${this.worker} refused: ${file} is outside its checkout (--root ${this.config.root})`))
-          : this.#load(absolute, name);
-      local.catch(() => undefined);
-      this.#suites.set(key, local);
+  /**
+   * Loads the suites the run's filters select in this checkout as soon as the run is announced, while the
+   * coordinator plans it: the first jobs find them loaded, and the threads have imported the files. Best effort:
+   * a file that fails here is loaded again, and refused with its error, when a job names it.
+   */
+  async #prepare(): Promise<void> {
+    const { root, include, exclude, fileFilters, namePattern, inline } = this.config;
+    const paths = await findRolloutFiles(root, include, exclude, fileFilters);
+    if (!inline) this.pool.preload(paths);
+    for (const { file, suites, loadError } of await collectSuites(paths, namePattern)) {
+      if (loadError) continue;
+      const relative = path.relative(root, file).split(path.sep).join('/');
+      for (const suite of suites) this.#remember(`${relative}\0${suite.name}`, this.#build(file, suite));
     }
+  }
+
+  async #suite(file: string, name: string): Promise<LocalSuite> {
+    await this.#prepared;
+    const key = `${file}\0${name}`;
+    const local = this.#suites.get(key);
+    if (local) return local;
+    const absolute = path.resolve(this.config.root, file);
+    const inside = path.relative(this.config.root, absolute);
+    // Whoever can write to the queue names the file: nothing outside this checkout is ever loaded.
+    return this.#remember(
+      key,
+      inside.startsWith('..') || path.isAbsolute(inside)
+        ? Promise.reject(new Refusal(`worker ${this.worker} refused: ${file} is outside its checkout (--root ${this.config.root})`))
+        : this.#load(absolute, name),
+    );
+  }
+
+  #remember(key: string, local: Promise<LocalSuite>): Promise<LocalSuite> {
+    local.catch(() => undefined);
+    this.#suites.set(key, local);
     return local;
   }
 
@@ -110,6 +137,11 @@ export class WorkerSuites {
     if (collected?.loadError) throw new Error(collected.loadError.message);
     const suite = collected?.suites.find((s) => s.name === name);
     if (!suite) throw new Refusal(`worker ${this.worker} refused: ${file} declares no suite "${name}" in its checkout`);
+    return this.#build(file, suite);
+  }
+
+  /** A loaded suite's hashes and backend. */
+  async #build(file: string, suite: RolloutSuite<any, any>): Promise<LocalSuite> {
     const settings = suiteSettings(suite, this.config);
     const [code, rows, backend] = await Promise.all([
       suiteCodeHash(file, suite, settings, this.config),
@@ -139,6 +171,7 @@ export class WorkerSuites {
   }
 
   async close(): Promise<void> {
+    await this.#prepared;
     const suites = await Promise.allSettled(this.#suites.values());
     await Promise.all(suites.map((s) => (s.status === 'fulfilled' ? s.value.backend.close() : undefined)));
     await this.#models.close();

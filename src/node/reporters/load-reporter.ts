@@ -1,6 +1,7 @@
 import { loadModule } from '../../runtime/load-module.ts';
 import { UsageError } from '../errors.ts';
-import { BUILT_IN_REPORTERS, type ReporterChoice } from '../config/resolve-config.ts';
+import type { ReporterChoice } from '../config/resolve-config.ts';
+import { BUILT_IN_REPORTERS } from './built-in.ts';
 import type { Reporter } from '../types/reporter.ts';
 
 /**
@@ -13,7 +14,7 @@ export async function loadReporter({ name, options }: ReporterChoice, root: stri
     const module = await loadModule(name, root);
     exported = module.default ?? module.reporter;
   } catch (error) {
-    throw new UsageError(`unknown reporter "${name}": not one of ${BUILT_IN_REPORTERS.join(', ')}, and it could not be loaded as a module: ${(error as Error).message}`);
+    throw new UsageError(`unknown reporter "${name}": not one of ${Object.keys(BUILT_IN_REPORTERS).join(', ')}, and it could not be loaded as a module: ${(error as Error).message}`);
   }
   if (typeof exported === 'function') return new (exported as new (options: object) => Reporter)({ ...options });
   if (typeof exported === 'object' && exported !== null) return exported as Reporter;

@@ -3,7 +3,7 @@ import { backendEntry } from '../../backends/registry.ts';
 import type { DatasetRow, RolloutSuite } from '../../runtime/suite.ts';
 import type { ResolvedConfig } from '../config/resolve-config.ts';
 import { normalizeRow } from '../dataset/normalize-row.ts';
-import { readRawRows } from '../dataset/raw-rows.ts';
+import { type RawRow, readRawRows } from '../dataset/raw-rows.ts';
 import { requestId } from './request-id.ts';
 import { inShard } from './shard.ts';
 import type { RolloutKey } from '../types/rollout-record.ts';
@@ -32,13 +32,20 @@ async function datasetOf(suite: RolloutSuite<any, any>, settings: SuiteSettings,
   return rowsFromTask(settings.backend, file);
 }
 
-/** Streams a suite's rollouts, row by row and run by run, without holding the dataset in memory. */
-
-export async function* planSuite({ file, suite, settings, config, idPrefix, seen }: SuitePlanInput): AsyncGenerator<PlannedRollout> {
-  for await (const raw of readRawRows(await datasetOf(suite, settings, file), file, config.user.datasetMaxLineBytes)) {
+/** The dataset rows that `--rows` and `--shard` select; `seen` counts every row read. */
+async function* selectedRows({ file, suite, settings, config, idPrefix, seen }: SuitePlanInput, parse: boolean): AsyncGenerator<RawRow> {
+  for await (const raw of readRawRows(await datasetOf(suite, settings, file), file, config.user.datasetMaxLineBytes, { parse })) {
     if (seen) seen.rows++;
     if (config.rows && !config.rows.has(raw.index)) continue;
     if (config.cli.shard && !inShard(idPrefix, raw.index, config.cli.shard)) continue;
+    yield raw;
+  }
+}
+
+/** Streams a suite's rollouts, row by row and run by run, without holding the dataset in memory. */
+export async function* planSuite(input: SuitePlanInput): AsyncGenerator<PlannedRollout> {
+  const { file, suite, settings, idPrefix } = input;
+  for await (const raw of selectedRows(input, true)) {
     const keyOf = (run: number, rowId?: string): RolloutKey => ({
       id: requestId(idPrefix, raw.index, run),
       suite: suite.name,
@@ -48,7 +55,7 @@ export async function* planSuite({ file, suite, settings, config, idPrefix, seen
       where: raw.where,
       run,
     });
-    let row;
+    let row: ReturnType<typeof normalizeRow>;
     try {
       if (raw.readError) throw new Error(raw.readError);
       row = normalizeRow(raw.value);
@@ -80,8 +87,17 @@ export function whyNothingPlanned(suite: RolloutSuite<any, any>, config: Resolve
   return undefined;
 }
 
-/** How many rollouts a suite plans (rows selected × runs), for progress and `list`. */
+/**
+ * How many rollouts a suite plans (rows selected × runs), for progress and `list`. With one run per row every
+ * row is one rollout, valid or not, so the rows are counted without parsing them; with more, a row that is not
+ * valid is one rollout (its error), so each is parsed.
+ */
 export async function countPlanned(input: SuitePlanInput): Promise<{ rows: number; rollouts: number }> {
+  if (input.settings.runs === 1) {
+    let rows = 0;
+    for await (const _ of selectedRows(input, false)) rows++;
+    return { rows, rollouts: rows };
+  }
   let rows = 0;
   let rollouts = 0;
   let lastRow = 0;

@@ -118,6 +118,7 @@ export async function runSuite(file: string, suite: RolloutSuite<any, any>, ctx:
   const inFlight = new Set<Promise<void>>();
   let slotFreed: (() => void) | undefined;
   const seen = { rows: 0 };
+  let stoppedEarly = false;
   try {
     // Remote workers start the suite's model endpoint themselves, beside the rollouts.
     const chatCompletionsUrl = ctx.remote ? undefined : await ctx.models.urlFor(suite, file);
@@ -125,7 +126,10 @@ export async function runSuite(file: string, suite: RolloutSuite<any, any>, ctx:
     backend = await (ctx.remote ? ctx.remote.create(input) : createSuiteBackend(input));
     const limit = ctx.remote?.window ?? (settings.concurrency === null ? UNBOUNDED_IN_FLIGHT : settings.concurrency * READ_AHEAD);
     for await (const planned of planSuite({ file, suite, settings, config: ctx.config, idPrefix, seen })) {
-      if (ctx.signal.aborted) break;
+      if (ctx.signal.aborted) {
+        stoppedEarly = true;
+        break;
+      }
       const done = ctx.finished.get(planned.key.id);
       if (done) {
         record(done);
@@ -163,6 +167,7 @@ export async function runSuite(file: string, suite: RolloutSuite<any, any>, ctx:
     definedAt: userFrame(definitionStack(suite)),
   };
   const report = buildSuiteReport(meta, records, performance.now() - started, error);
-  if (records.length === 0 && !error && !ctx.signal.aborted) report.noRollouts = whyNothingPlanned(suite, ctx.config, seen.rows);
+  if (stoppedEarly || records.some((r) => r.status === 'skipped')) report.cancelled = true;
+  else if (records.length === 0 && !error) report.noRollouts = whyNothingPlanned(suite, ctx.config, seen.rows);
   return report;
 }

@@ -128,7 +128,9 @@ function runController(config: ResolvedConfig, interrupt: AbortSignal) {
 function hearLateFaults(pool: WorkerPool, inline: boolean, listener: (fault: LateFault) => void): () => void {
   const stops = [pool.onLateFault(listener)];
   if (inline) stops.push(installFaultHandlers(), onLateFault(listener));
-  return () => stops.forEach((stop) => stop());
+  return () => {
+    for (const stop of stops) stop();
+  };
 }
 
 /** What watch mode changes about a run: which files and suites run, and how each suite runs. */

@@ -1,5 +1,6 @@
 import type { AgentWorkflowConfig } from '../../runtime/workflow.ts';
-import type { RolloutSuite, ThresholdConfig } from '../../runtime/suite.ts';
+import type { RolloutSuite } from '../../runtime/suite.ts';
+import type { ThresholdConfig } from '../../model/suite-options.ts';
 import type { BackendConfig, TimeoutsConfig } from '../../model/suite-options.ts';
 import type { ResolvedConfig } from '../config/resolve-config.ts';
 

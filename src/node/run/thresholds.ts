@@ -1,4 +1,4 @@
-import type { ThresholdConfig } from '../../runtime/suite.ts';
+import type { ThresholdConfig } from '../../model/suite-options.ts';
 import { isPass, type RolloutOutcome, scoredRows, type SuiteStatistics } from '../stats/index.ts';
 
 const shown = (value: number | null | undefined) => (value === null || value === undefined ? 'n/a' : value.toFixed(3));

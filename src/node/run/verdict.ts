@@ -14,11 +14,11 @@ export const DEFAULT_VERDICT_OPTIONS: VerdictOptions = { passWithNoRollouts: fal
 
 /**
  * Whether a suite passes, by the rules of the README's verdict table: never on an error of the suite itself,
- * never on nothing (unless allowed); with a gate, by the gate and its error budget (`thresholdMissed`);
+ * never when cancelled before all its rollouts ran, never on nothing (unless allowed); with a gate, by the gate and its error budget (`thresholdMissed`);
  * without one, only when no rollout failed or errored.
  */
 export function suitePasses(suite: SuiteReport, options: VerdictOptions): boolean {
-  if (suite.error || suite.thresholdMissed) return false;
+  if (suite.error || suite.thresholdMissed || suite.cancelled) return false;
   if (options.failOnRegression && suite.baseline?.verdict === 'regressed') return false;
   if (suite.noRollouts) return options.passWithNoRollouts;
   return hasGate(suite.thresholds) || suite.stats.counts.failed + suite.stats.counts.errored === 0;

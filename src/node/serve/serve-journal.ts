@@ -50,8 +50,6 @@ export const keyOf = (suite: string, id: string) => `${suite}\0${id}`;
 export class ServeJournal {
   readonly #file: LineFile;
   readonly #secret: Buffer;
-  readonly #waiters: Array<() => void> = [];
-  #scheduled = false;
   readonly #sealed = new Map<string, string>();
 
   private constructor(file: LineFile, secret: Buffer) {
@@ -96,8 +94,7 @@ export class ServeJournal {
 
   /** Resolves once everything written so far is in the file (one write per event-loop turn for all of it). */
   flushed(): Promise<void> {
-    if (!this.#scheduled) return Promise.resolve();
-    return new Promise((resolve) => this.#waiters.push(resolve));
+    return this.#file.flushed();
   }
 
   close(): void {
@@ -110,13 +107,6 @@ export class ServeJournal {
 
   #writeText(text: string): void {
     this.#file.write(text);
-    if (this.#scheduled) return;
-    this.#scheduled = true;
-    setImmediate(() => {
-      this.#scheduled = false;
-      this.#file.flush();
-      for (const resolve of this.#waiters.splice(0)) resolve();
-    });
   }
 
   /** A controller sends the same key with every rollout: it is sealed once (a cipher per rollout cost 0.2 ms). */

@@ -48,6 +48,7 @@ export class SuiteService {
   readonly #running = new Set<Promise<void>>();
   readonly #limit: number;
   #completed = 0;
+  #pumpScheduled = false;
 
   constructor(
     readonly name: string,
@@ -75,7 +76,7 @@ export class SuiteService {
     const rollout: LiveRollout = { target, state: 'queued', request, abort: new AbortController() };
     this.#live.set(id, rollout);
     this.#waiting.set(id, rollout);
-    this.#pump();
+    this.#schedulePump();
     return { kind: 'admitted', id };
   }
 
@@ -143,6 +144,20 @@ export class SuiteService {
     return 'cancelled_running';
   }
 
+  /**
+   * Starts the waiting rollouts at the end of this turn of the event loop: the rollouts admitted, and the slots
+   * freed, by all the requests and results of one turn start together, and reach the worker threads in one
+   * message per thread instead of one each.
+   */
+  #schedulePump(): void {
+    if (this.#pumpScheduled) return;
+    this.#pumpScheduled = true;
+    setImmediate(() => {
+      this.#pumpScheduled = false;
+      this.#pump();
+    });
+  }
+
   /** Starts waiting rollouts while slots are free. */
   #pump(): void {
     while (this.#running.size < this.#limit && this.#waiting.size) {
@@ -152,7 +167,7 @@ export class SuiteService {
       this.#running.add(running);
       void running.finally(() => {
         this.#running.delete(running);
-        this.#pump();
+        this.#schedulePump();
       });
     }
   }

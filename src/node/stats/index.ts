@@ -4,16 +4,9 @@
  * @module
  */
 export { passAtK, passHatK, kValues } from './passk.ts';
-export { createRng, type Rng } from './rng.ts';
-export { distribution, type Distribution } from './describe.ts';
-export { bootstrapMeanInterval, type BootstrapOptions, type MeanInterval } from './bootstrap.ts';
-export { isInfrastructureFailure, isPass, scoredReward, scoredRows, rowMeanRewards, type RolloutOutcome } from './outcomes.ts';
-export { type Trainability } from './trainability.ts';
-export {
-  summarizeOutcomes,
-  summarizeSuites,
-  type SummaryOptions,
-  type OutcomeCounts,
-  type SuiteStatistics,
-} from './summary.ts';
-export { compareToBaseline, type RowMeans, type BaselineVerdict, type BaselineComparison } from './baseline.ts';
+export { createRng } from './rng.ts';
+export { distribution } from './describe.ts';
+export { bootstrapMeanInterval } from './bootstrap.ts';
+export { isPass, scoredRows, rowMeanRewards, type RolloutOutcome } from './outcomes.ts';
+export { summarizeOutcomes, summarizeSuites, type SuiteStatistics } from './summary.ts';
+export { compareToBaseline, type BaselineComparison } from './baseline.ts';

@@ -1,4 +1,5 @@
 import type { Phase } from '../../model/index.ts';
+import type { RolloutStatus } from '../types/rollout-record.ts';
 
 /** How one rollout ended, as the statistics see it. */
 export interface RolloutOutcome {
@@ -9,11 +10,11 @@ export interface RolloutOutcome {
   /** The primary reward; `null` when none was produced. */
   reward: number | null;
   /** `completed`: a rollout of an ungraded suite, which has no reward to count. */
-  status: 'passed' | 'failed' | 'errored' | 'skipped' | 'completed';
+  status: RolloutStatus;
   /** Error category of an errored rollout (`TIMEOUT`, `HTTP_ERROR`, …). */
-  category?: string;
+  category?: string | undefined;
   /** Where an errored rollout failed. */
-  phase?: Phase;
+  phase?: Phase | undefined;
 }
 
 /** A run that counts in rewards and pass rates. */

@@ -1,7 +1,7 @@
-import { STOP_SIGNALS, type StopSignal } from '../cli/signals.ts';
+import type { STOP_SIGNALS, StopSignal } from '../cli/signals.ts';
 import type { RolloutError } from '../../model/result.ts';
 import type { LateFault } from '../../runtime/faults.ts';
-import type { ThresholdConfig } from '../../runtime/suite.ts';
+import type { ThresholdConfig } from '../../model/suite-options.ts';
 import type { Cost } from '../cost/prices.ts';
 import type { TokenUsage } from '../cost/usage.ts';
 import type { SourceLocation } from '../stack/user-frame.ts';
@@ -27,6 +27,8 @@ export interface SuiteReport {
   thresholdMissed?: string | undefined;
   /** Why the suite had nothing to run (an empty dataset, `--rows` beyond it): it fails unless `--pass-with-no-rollouts`. */
   noRollouts?: string | undefined;
+  /** Set when a signal or `--bail` stopped the suite before all its rollouts ran: an incomplete suite never passes. */
+  cancelled?: true | undefined;
   /** Whether the suite passes by the verdict rules; set when the run ends. */
   passed?: boolean | undefined;
   /** Set when watch mode graded the stored samples of the last run again instead of running the workflows. */

@@ -40,7 +40,10 @@ export class KeyInput {
   }
 
   #onLine = (line: string): void => {
-    if (this.#answer) return this.#answerWith(line.trim());
+    if (this.#answer) {
+      this.#answerWith(line.trim());
+      return;
+    }
     const key = line.trim();
     if (key) this.onKey(key);
   };

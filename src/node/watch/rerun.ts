@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { reloadSuites } from '../../runtime/suite-registry.ts';
+import { retryFailedLoads } from '../../runtime/suite-registry.ts';
 import type { ResolvedConfig } from '../config/resolve-config.ts';
 import { type CollectedFile, collectSuites } from '../discovery/collect-suites.ts';
 import { createReporters } from '../reporters/create-reporters.ts';
@@ -30,10 +30,13 @@ export interface RerunInput {
 
 type Modes = Map<string, { name: string; mode: RerunMode }>;
 
-/** Imports the planned files anew (and what they import), and learns what their suites depend on now. */
+/**
+ * Loads the planned files (anew where a module they import changed, or where their last load failed), and
+ * learns what their suites depend on now.
+ */
 async function reload({ config, state, plan }: RerunInput): Promise<CollectedFile[]> {
   const files = [...plan.keys()].filter((file) => state.files.has(file)).sort();
-  reloadSuites(files);
+  await retryFailedLoads(files);
   const collected = await collectSuites(files, config.namePattern);
   for (const { file, suites } of collected) {
     if (plan.get(file) === 'all') state.forget(file, true);

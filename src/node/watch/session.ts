@@ -1,3 +1,4 @@
+import { invalidateModules, trackModuleVersions } from '../../runtime/module-versions.ts';
 import type { ResolvedConfig } from '../config/resolve-config.ts';
 import { UsageError } from '../errors.ts';
 import type { Terminal } from '../reporters/terminal.ts';
@@ -52,6 +53,8 @@ export class WatchSession {
   /** Starts watching; resolves with the exit code once the user quits. */
   async start(): Promise<number> {
     this.#config = await this.#options.loadConfig(this.#configVersion);
+    // Before the first load, so that every import of the project's modules is seen.
+    await trackModuleVersions(this.#config.root);
     const exit = new Promise<number>((resolve) => (this.#quit = resolve));
     this.#keys = new KeyInput(this.#options.stdin, (text) => this.#write(text), (key) => void this.#onKey(key).catch((error) => this.#fail(error)));
     process.on('SIGINT', this.#onSigint);
@@ -121,6 +124,7 @@ export class WatchSession {
 
   async #onChanges(paths: Set<string>): Promise<void> {
     const { configFile, root } = this.#config;
+    await invalidateModules(paths);
     if (configFile && paths.has(configFile)) return this.#reloadConfig();
     const { added, removed } = await this.#state.refreshFiles(this.#effectiveConfig());
     const plan: RerunPlan = new Map();

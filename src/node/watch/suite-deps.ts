@@ -2,7 +2,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseExportRef } from '../../runtime/implementation.ts';
 import { resolveModuleSpecifier } from '../../runtime/load-module.ts';
-import { importBesideSuites } from '../../runtime/suite-registry.ts';
+import { importProjectModule } from '../../runtime/suite-registry.ts';
 import type { RolloutSuite } from '../../runtime/suite.ts';
 import type { GraderSpec, WorkflowSpec } from '../../runtime/workflow.ts';
 import { suiteKey } from '../types/suite-key.ts';
@@ -47,7 +47,7 @@ async function definingModule(spec: WorkflowSpec | GraderSpec, file: string, gra
   let best: { module: string; size: number } | undefined;
   for (const module of reachable(graph, [file])) {
     if (!IMPORTABLE.test(module)) continue;
-    const exported = await importBesideSuites(file, module).catch(() => ({}));
+    const exported = await importProjectModule(module).catch(() => ({}));
     if (!Object.values(exported).includes(spec)) continue;
     const size = reachable(graph, [module]).size;
     if (!best || size < best.size) best = { module, size };

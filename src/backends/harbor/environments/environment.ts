@@ -31,13 +31,13 @@ export function pathVariables(paths: EnvironmentPaths): Record<string, string> {
 /** Options of {@link TrialEnvironment.exec}. */
 export interface ExecOptions {
   /** Working directory inside the environment; the workspace by default. */
-  cwd?: string;
+  cwd?: string | undefined;
   /** Variables added to the environment's own; values here never reach a file. */
-  env?: Record<string, string>;
+  env?: Record<string, string> | undefined;
   /** Kills every process the command started once this many milliseconds have passed. */
-  timeoutMs?: number;
+  timeoutMs?: number | undefined;
   /** Kills every process the command started when aborted. */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
   /**
    * The user to run as (`[agent]`/`[verifier] user`: a name or a uid, optionally `:group`); the environment's
    * default user when unset. The host-root sandbox and `process` run every command as the harness's user.
@@ -85,8 +85,26 @@ export interface EnvironmentInit {
    * image has no Node.
    */
   sharedPaths: string[];
+  /**
+   * Paths the harness copies into besides the workdir, `/tmp`, `/tests` and `/solution` (a separate verifier's
+   * artifacts): with `storage_mb`, docker's root is read-only and these must be writable.
+   */
+  uploadPaths?: string[] | undefined;
   /** What the docker environment builds or runs; the host-backed environments ignore it. */
   image: ImageSource;
+  /**
+   * The user's code, when the trial runs it: the docker environment mounts a snapshot of it read-only and copies
+   * it into the workspace as the container starts (see {@link TrialEnvironment.installUserCode}); the others
+   * get it through `upload`.
+   */
+  userCode?: UserCodeSource | undefined;
+}
+
+/** The user's code to put into a trial's workspace, and the paths under it that stay out. */
+export interface UserCodeSource {
+  dir: string;
+  /** Absolute paths never copied: the trials directory, the task's tests and solution (the agent must not see them). */
+  excluded: string[];
 }
 
 /** The host folder behind each of Harbor's log folders, by name (`agent`, `verifier`, `artifacts`). */
@@ -99,6 +117,8 @@ export interface ImageSource {
   dockerImage: string | undefined;
   /** `[environment] build_timeout_sec`: how long a build may take. */
   buildTimeoutSec: number;
+  /** `environment/docker-compose.yaml`, when the task has one: its services run beside the trial's (docker only). */
+  composeFile?: string | undefined;
 }
 
 /** Limits from task.toml; each is applied where the environment can enforce it. */
@@ -122,6 +142,11 @@ export interface TrialEnvironment {
    * any command could have put a link on the way); false leaves it to a command run inside.
    */
   symlink?(target: string, envPath: string): Promise<boolean>;
+  /**
+   * Present when the environment installs `init.userCode` into the workspace itself: resolves once it is there
+   * (its `node_modules` linked), and rejects with why it could not be.
+   */
+  installUserCode?(): Promise<void>;
   /** Copies a file or directory inside the environment to the host. */
   download(envPath: string, hostPath: string): Promise<void>;
   /** Routes the model endpoint into the environment (through a unix socket when it has no network). */
@@ -130,6 +155,8 @@ export interface TrialEnvironment {
   stop(): Promise<void>;
   /** After start: what the environment could not provide as asked (e.g. a fallback), for the trial's log. */
   readonly notes?: readonly string[];
+  /** After start: whether commands run as the {@link ExecOptions.user} they are given (else as the harness's user). */
+  readonly honoursUsers?: boolean;
   /** The limits (as task.toml names them) that commands have reached so far; empty when none was. */
   limitsReached?(): Promise<string[]>;
 }

@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { z } from 'zod';
 import { DockerCli } from './docker/docker-cli.ts';
+import { prepareEngine } from './docker/docker-containers.ts';
 import { resolveImage } from './docker/docker-image.ts';
 import { DEFAULT_PIDS_LIMIT, type EndpointRoute, type EnvironmentInit, type ExecOptions, type ExecResult, pathVariables } from './environment.ts';
 import { loadExeca } from './exec.ts';
@@ -39,6 +40,8 @@ const OWN_TOP_LEVEL = new Set(['proc', 'dev', 'tmp']);
 /** Host directories and files a host-root sandbox never shows. */
 const MASKED_DIRS = ['/root', '/home'];
 const MASKED_FILES = ['/etc/shadow', '/etc/gshadow'];
+/** How long the image's ENTRYPOINT may take to run its command at start. */
+const ENTRYPOINT_MS = 10_000;
 const DEFAULT_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
 const FALLBACK_LACKS =
   "the task's image is not applied: the host's programs and libraries (read-only) stand in for it, and its Env, WorkingDir, " +
@@ -79,6 +82,16 @@ export class SandboxEnvironment extends HostBackedEnvironment {
   /** Whether the layer is a tmpfs of `storage_mb`. */
   #storageMounted = false;
 
+  /** After start: whether the sandbox runs on the task image's root (else on the host's, the fallback). */
+  get onImageRoot(): boolean {
+    return this.#root.kind === 'image';
+  }
+
+  /** On the image's root, commands run as the user asked for; on the host's, as the harness's user. */
+  get honoursUsers(): boolean {
+    return this.onImageRoot;
+  }
+
   /** The writable layer (`upper/` and overlayfs's `work/`). */
   get #layer(): string {
     return path.join(this.root, 'layer');
@@ -117,7 +130,7 @@ export class SandboxEnvironment extends HostBackedEnvironment {
     if (process.getuid?.() !== 0) return fallback('mounting the image root needs root, and this runs as another user');
     const cli = new DockerCli(this.#options.cli);
     try {
-      await cli.requireEngineOnce();
+      await prepareEngine(cli);
     } catch (error) {
       return fallback(`no docker engine to build the task's image: ${(error as Error).message}`);
     }
@@ -139,19 +152,18 @@ export class SandboxEnvironment extends HostBackedEnvironment {
     }
   }
 
-  /**
-   * The writable layer's folders, with the mount points of every bind already in it: an unprivileged
-   * bubblewrap could not create them in the image's root-owned directories. They are made before any command
-   * has run, so the layer holds nothing of the trial's yet, and links in the image's own layer are never
-   * followed (a directory in the upper layer hides whatever the image has at that path). A non-root image
-   * user must also be able to reach these folders and write its logs.
-   */
   /** As in docker: the task's workdir, else the image's WORKDIR, but a workflow's code never lands in the image's root. */
   #imageWorkspace(workingDir: string | undefined): string {
     const workdir = this.init.workdir ?? (workingDir || '/');
     return workdir === '/' ? (this.init.rootWorkdirFallback ?? workdir) : workdir;
   }
 
+  /**
+   * The writable layer's folders, with the mount points of every bind already in it: an unprivileged
+   * bubblewrap could not create them in the image's root-owned directories. They are made before any command
+   * has run, so the layer holds nothing of the trial's yet, and links in the image's own layer are never
+   * followed (a directory in the upper layer hides whatever the image has at that path).
+   */
   async #prepareLayer(rootfs: string, user: ResolvedUser): Promise<void> {
     await mkdir(path.join(this.root, 'merged'));
     await mkdir(this.#layer);
@@ -169,9 +181,10 @@ export class SandboxEnvironment extends HostBackedEnvironment {
       if (statSync(host).isDirectory()) await makeLayerDirs(upper, rootfs, inside);
       else await makeLayerDirs(upper, rootfs, path.posix.dirname(inside)).then(() => writeFile(point, ''));
     }
-    if (user.uid === 0) return;
+    // Any user may run a command (the image's, `[agent]`/`[verifier] user`): each must reach the merged root
+    // (bubblewrap runs as that user), and the model socket, as in docker; the log folders are everyone's already.
     await chmod(this.root, 0o711);
-    for (const [inside, host] of super.mounts()) if (inside.startsWith(`${this.paths.logs}/`) || inside === this.paths.ipc) await chown(host, user.uid, user.gid);
+    await chmod(this.hostPathOf(this.paths.ipc), 0o1777);
   }
 
   /** `storage_mb` caps the layer as a tmpfs of that size; mounting one needs root, else only files are capped. */
@@ -201,7 +214,12 @@ export class SandboxEnvironment extends HostBackedEnvironment {
   async #runEntrypoint(rootfs: ImageRootfs, signal: AbortSignal | undefined): Promise<void> {
     const { entrypoint, workingDir } = rootfs.config;
     if (!entrypoint.length) return;
-    const result = await this.exec([...entrypoint, 'sh', '-c', 'true'], { cwd: workingDir || '/', ...(signal && { signal }) });
+    const result = await this.exec([...entrypoint, 'sh', '-c', 'true'], { cwd: workingDir || '/', timeoutMs: ENTRYPOINT_MS, ...(signal && { signal }) });
+    if (result.timedOut) {
+      // One that ignores its command and keeps running (`exec sleep infinity`) is docker's keep-alive itself.
+      this.notes.push(`the image's ENTRYPOINT ${JSON.stringify(entrypoint)} did not end within ${ENTRYPOINT_MS / 1000}s (it does not run its command): it was stopped, and what it started does not run on in the sandbox`);
+      return;
+    }
     if (result.exitCode !== 0) {
       const tail = (result.stderr || result.stdout).trim().split('\n').slice(-10).join('\n');
       throw new Error(`the image's ENTRYPOINT ${JSON.stringify(entrypoint)} exited with code ${result.exitCode}: ${tail}`);
@@ -218,8 +236,10 @@ export class SandboxEnvironment extends HostBackedEnvironment {
   override async exec(command: string[], options: ExecOptions = {}): Promise<ExecResult> {
     this.#pristine = false;
     const user = this.#root.kind === 'image' ? await this.#userOf(this.#root, options.user) : undefined;
+    // As `docker exec --user`: HOME is that user's, unless the image's Env or the task's env sets it.
+    const home: Record<string, string> = user && !('HOME' in this.#imageEnv() || 'HOME' in this.init.env) ? { HOME: user.home } : {};
     try {
-      return await super.exec(command, { ...options, ...(user && { user: `${user.uid}:${user.gid}` }) });
+      return await super.exec(command, { ...options, ...(user && { user: `${user.uid}:${user.gid}` }), env: { ...home, ...options.env } });
     } finally {
       // The pid namespace ends with the command; the cgroup makes sure of it.
       await this.#cgroup?.killAll();
@@ -230,11 +250,6 @@ export class SandboxEnvironment extends HostBackedEnvironment {
     return user === undefined ? Promise.resolve(root.user) : resolveUser(root.rootfs.dir, user);
   }
 
-  /**
-   * Uploads to a host-backed directory are host copies (and make it appear inside). Anything else goes into
-   * the layer: straight from the host while no command has run on it, else copied inside the sandbox, as root,
-   * from a stage in the ipc folder, since from the host the harness would follow links the trial made.
-   */
   /**
    * Downloads from a host-backed directory are bounded copies; anything else is in the layer, copied out inside
    * the sandbox (links kept as links) to a stage in the ipc folder, then from the stage without following links.
@@ -254,6 +269,11 @@ export class SandboxEnvironment extends HostBackedEnvironment {
     }
   }
 
+  /**
+   * Uploads to a host-backed directory are host copies (and make it appear inside). Anything else goes into
+   * the layer: straight from the host while no command has run on it, else copied inside the sandbox, as root,
+   * from a stage in the ipc folder, since from the host the harness would follow links the trial made.
+   */
   override async upload(hostPath: string, envPath: string, exclude?: (hostPath: string) => boolean): Promise<void> {
     const backed = this.mounts().find(([inside]) => envPath === inside || envPath.startsWith(`${inside}/`));
     if (backed) {
@@ -388,8 +408,13 @@ export class SandboxEnvironment extends HostBackedEnvironment {
   protected override baseEnv(): Record<string, string> {
     const root = this.#root;
     if (root.kind === 'host') return { ...super.baseEnv(), HOME: '/tmp' };
-    const imageEnv = Object.fromEntries(root.rootfs.config.env.map((entry) => [entry.slice(0, entry.indexOf('=')), entry.slice(entry.indexOf('=') + 1)]));
-    return { PATH: DEFAULT_PATH, HOME: root.user.home, ...imageEnv, ...pathVariables(this.paths) };
+    return { PATH: DEFAULT_PATH, HOME: root.user.home, ...this.#imageEnv(), ...pathVariables(this.paths) };
+  }
+
+  /** The image's `Env`, by name. */
+  #imageEnv(): Record<string, string> {
+    if (this.#root.kind === 'host') return {};
+    return Object.fromEntries(this.#root.rootfs.config.env.map((entry) => [entry.slice(0, entry.indexOf('=')), entry.slice(entry.indexOf('=') + 1)]));
   }
 
   /** With a cgroup, only storage is left to prlimit (as the largest file). */

@@ -4,7 +4,9 @@ import path from 'node:path';
 import { parse as parseToml } from 'smol-toml';
 import type { z } from 'zod';
 import { ValidationError } from '../../../runtime/errors.ts';
+import type { EnvironmentType } from '../environments/environment.ts';
 import { type TaskConfig, TaskConfigSchema } from './task-config.ts';
+import { readTaskCompose } from '../environments/compose/compose-file.ts';
 import { taskDigest } from './task-digest.ts';
 import { unsupportedKeys } from './unsupported-keys.ts';
 
@@ -22,6 +24,8 @@ export interface HarborTask {
   instruction: string;
   /** `environment/`, the build context of the docker environment. */
   environmentDir: string | undefined;
+  /** `environment/docker-compose.yaml`: services beside `main` (docker only). */
+  composeFile: string | undefined;
   /** `tests/`, copied to `/tests`; its `test.sh` is the verifier. */
   testsDir: string | undefined;
   /** `solution/`, copied to `/solution`; its `solve.sh` is what the oracle agent runs. */
@@ -72,16 +76,19 @@ function existing(dir: string, name: string): string | undefined {
 /**
  * Loads a Harbor task directory: `task.toml` (required), `instruction.md` (required, or one per step in
  * `steps/<name>/`), and the optional `environment/`, `tests/` and `solution/`. A key that trials cannot honour
- * is an error naming it, or a warning kept on the task (see {@link unsupportedKeys}).
+ * (in `options.environment`, when given) is an error naming it, or a warning kept on the task (see {@link unsupportedKeys}).
  */
-export async function loadTask(dir: string): Promise<HarborTask> {
+export async function loadTask(dir: string, options: { environment?: EnvironmentType } = {}): Promise<HarborTask> {
   const absolute = path.resolve(dir);
   const tomlFile = path.join(absolute, 'task.toml');
   const config = parseTaskConfig(await readRequired(tomlFile), tomlFile);
   const environmentDir = existing(absolute, 'environment');
   const trajectory = [absolute, ...(config.steps ?? []).map((step) => path.join(absolute, 'steps', step.name))].some((dir) => existsSync(path.join(dir, 'trajectory.json')));
-  const { errors, warnings } = unsupportedKeys(config, { compose: existsSync(path.join(absolute, 'environment', 'docker-compose.yaml')), trajectory });
+  const composeFile = environmentDir && existing(environmentDir, 'docker-compose.yaml');
+  const { errors, warnings } = unsupportedKeys(config, { compose: composeFile !== undefined, trajectory }, options.environment);
   if (errors.length) throw new ValidationError(errors.map((error) => `${tomlFile}: ${error}`).join('\n'));
+  // A compose file that cannot run as written is refused here, naming the key, not when a trial starts.
+  if (composeFile) await readTaskCompose(composeFile).catch((error: Error) => Promise.reject(new ValidationError(error.message)));
   const steps = await Promise.all(
     (config.steps ?? []).map(async ({ name }) => {
       const stepDir = path.join(absolute, 'steps', name);
@@ -94,6 +101,7 @@ export async function loadTask(dir: string): Promise<HarborTask> {
     config,
     instruction: steps[0]?.instruction ?? (await readRequired(path.join(absolute, 'instruction.md'))),
     environmentDir,
+    composeFile,
     testsDir: existing(absolute, 'tests'),
     solutionDir: existing(absolute, 'solution'),
     steps,

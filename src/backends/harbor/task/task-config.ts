@@ -62,8 +62,7 @@ const CollectSchema = z.looseObject({
 
 /**
  * `[environment]`, with legacy keys folded: `memory`/`storage` become `memory_mb`/`storage_mb`, `allow_internet`
- * becomes `network_mode`. Unlike Harbor, a task with neither gets no network (SPEC §5: none unless the task
- * asks). Unknown keys are kept.
+ * becomes `network_mode`. Unlike Harbor, a task with neither gets no network. Unknown keys are kept.
  */
 const EnvironmentSchema = z
   .looseObject({

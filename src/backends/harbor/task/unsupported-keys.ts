@@ -1,3 +1,4 @@
+import type { EnvironmentType } from '../environments/environment.ts';
 import type { TaskConfig } from './task-config.ts';
 
 /** What a task asks for that trials cannot give: errors stop it at load, warnings are reported with each trial. */
@@ -17,20 +18,20 @@ const isMain = (service: string | undefined) => service === undefined || service
 
 /**
  * Names each key of task.toml (and layout file) that trials cannot honour, so that none is silently ignored.
- * A task that needs hardware or another OS, or compose services (a compose file, sidecar artifacts or
- * collect hooks) is an error: running it anyway would grade something else. Network allowlists, MCP servers and skills only
+ * A task that needs hardware or another OS, a compose file outside docker, or sidecar artifacts or collect
+ * hooks is an error: running it anyway would grade something else. Network allowlists, MCP servers and skills only
  * change what the agent is offered, so they are warnings, and the trial runs without them (no network).
  */
-export function unsupportedKeys(config: TaskConfig, layout: TaskLayout): UnsupportedKeys {
+export function unsupportedKeys(config: TaskConfig, layout: TaskLayout, environment?: EnvironmentType): UnsupportedKeys {
   const errors: string[] = [];
   const warnings: string[] = [];
-  const { environment, verifier } = config;
-  const extra = environment as Record<string, unknown>;
-  if (environment.gpus) errors.push(`[environment] gpus = ${environment.gpus}: trials have no GPUs`);
+  const { environment: table, verifier } = config;
+  const extra = table as Record<string, unknown>;
+  if (table.gpus) errors.push(`[environment] gpus = ${table.gpus}: trials have no GPUs`);
   if (extra.gpu_types !== undefined) errors.push('[environment] gpu_types: trials have no GPUs');
   if (extra.tpu !== undefined) errors.push('[environment] tpu: trials have no TPUs');
-  if (environment.os !== 'linux') errors.push(`[environment] os = "${environment.os}": trials run Linux only`);
-  if (layout.compose) errors.push('environment/docker-compose.yaml: compose environments are not supported');
+  if (table.os !== 'linux') errors.push(`[environment] os = "${table.os}": trials run Linux only`);
+  if (layout.compose && environment && environment !== 'docker') errors.push(`environment/docker-compose.yaml: compose services run in the docker environment only, not ${environment}`);
   const verifiers = [{ where: '[verifier]', verifier }, ...(config.steps ?? []).map((step) => ({ where: `[[steps]] "${step.name}" verifier`, verifier: step.verifier }))];
   for (const { where, verifier: v } of verifiers) {
     for (const hook of v.collect) if (!isMain(hook.service)) errors.push(`${where} collect service = "${hook.service}": compose services are not supported`);
@@ -38,7 +39,7 @@ export function unsupportedKeys(config: TaskConfig, layout: TaskLayout): Unsuppo
   for (const entry of [...config.artifacts, ...(config.steps ?? []).flatMap((step) => step.artifacts)]) {
     if (typeof entry !== 'string' && !isMain(entry.service)) errors.push(`artifacts service = "${entry.service}": compose services are not supported`);
   }
-  if (environment.network_mode === 'allowlist' || environment.allowed_hosts) {
+  if (table.network_mode === 'allowlist' || table.allowed_hosts) {
     warnings.push('[environment] network_mode = "allowlist" / allowed_hosts: allowlists are not supported; the trial has no network');
   }
   for (const table of ['agent', 'verifier'] as const) {

@@ -3,6 +3,7 @@ import { pathToFileURL } from 'node:url';
 import type { ImplementationRef } from '../../../runtime/protocol.ts';
 import type { HarborTask } from '../task/load-task.ts';
 import type { TrialConfig } from './trial-config.ts';
+import { taskVerifierMode } from './phases.ts';
 import type { TrialIdentity } from './trial-record.ts';
 
 /** This package's version: the agent's version when a workflow plays it. */
@@ -65,7 +66,7 @@ export function harborTrialLock(config: TrialConfig, task: HarborTask): Record<s
     skills: [],
     bridge_inputs: {},
     environment: environmentConfig(config),
-    verifier: { ...verifierConfig(config), ...(task.steps.length === 0 && { environment_mode: 'shared' }) },
+    verifier: { ...verifierConfig(config), ...(task.steps.length === 0 && { environment_mode: taskVerifierMode(task.config) }) },
   };
 }
 
@@ -85,7 +86,7 @@ export function trialIdentity(config: TrialConfig, task: HarborTask, trialDir: s
     agent_info: oracle
       ? { name: 'oracle', version: '1.0.0', model_info: null }
       : { name: implementationName((config.agent as { implementation: ImplementationRef }).implementation), version: PACKAGE_VERSION, model_info: null },
-    verifier_environment_mode: task.steps.length === 0 ? 'shared' : null,
+    verifier_environment_mode: task.steps.length === 0 ? taskVerifierMode(task.config) : null,
     task_dir: task.dir,
     rollout_id: config.request.id,
     environment_type: config.environment.type,

@@ -44,11 +44,16 @@ const modeOf = (verifier: VerifierTable) => verifier.environment_mode ?? (verifi
  * the task's `[environment]`, built from `tests/` (the step's when it has one).
  */
 function separateVerifier(task: HarborTask, step?: { dir: string; settings: StepConfig }): SeparateVerifier | undefined {
-  const mode = (step && modeOf(step.settings.verifier)) ?? modeOf(task.config.verifier) ?? 'shared';
+  const mode = (step && modeOf(step.settings.verifier)) ?? taskVerifierMode(task.config);
   if (mode !== 'separate') return undefined;
   const environment = step?.settings.verifier.environment ?? task.config.verifier.environment ?? task.config.environment;
   const stepTests = step && withFile(path.join(step.dir, 'tests'), '.');
   return { buildContext: stepTests ?? task.testsDir ?? path.join(task.dir, 'tests'), environment };
+}
+
+/** Harbor's `resolve_task_verifier_mode`: the trial-level verifier mode of a single-step task. */
+export function taskVerifierMode(config: TaskConfig): 'shared' | 'separate' {
+  return modeOf(config.verifier) ?? 'shared';
 }
 
 /** Whether any verification of the task runs in a separate environment. */

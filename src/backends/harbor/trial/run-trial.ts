@@ -4,7 +4,8 @@ import type { TrialEnvironment } from '../environments/environment.ts';
 import type { HarborTask } from '../task/load-task.ts';
 import { type AgentOutcome, runAgent } from './agent.ts';
 import { collectArtifacts } from './artifacts.ts';
-import { createTaskEnvironment } from './environment-init.ts';
+import type { DockerPool } from '../environments/docker/docker-pool.ts';
+import { checkEnvTemplates, createTaskEnvironment } from './environment-init.ts';
 import { harborTrialConfig, harborTrialLock, trialIdentity } from './harbor-files.ts';
 import { runHealthcheck } from './healthcheck.ts';
 import type { EmitTrialEvent } from './hooks.ts';
@@ -50,8 +51,10 @@ export interface TrialContext {
   emit: EmitTrialEvent;
   /** Milliseconds the trial waited for a slot. */
   queuedMs?: number;
-  /** Called when verification starts, with what the agent produced (SPEC §5: `onWorkflowComplete` goes here). */
+  /** Called when verification starts, with what the agent produced (`onWorkflowComplete` goes here). */
   onVerificationStart?: (agent: AgentOutcome, timings: TrialTimings) => Promise<void>;
+  /** The backend's docker containers and user-code snapshots (warm containers with `prewarm`); docker only. */
+  dockerPool?: DockerPool | undefined;
 }
 
 /**
@@ -69,9 +72,12 @@ export async function runTrial(config: TrialConfig, context: TrialContext): Prom
   try {
     const { task } = context;
     await step(recorder, 'environment_setup', 'EnvironmentStartError', context.signal, async () => {
-      env = createTrialEnvironment(config, task, paths, launch);
+      env = createTrialEnvironment(config, task, paths, launch, context.dockerPool);
       await withDeadline(env.start(context.signal), task.config.environment.build_timeout_sec, 'environment start');
       for (const note of env.notes ?? []) await recorder.log(note);
+      if (!env.honoursUsers && (task.config.agent.user !== undefined || task.config.verifier.user !== undefined)) {
+        await recorder.log(`warning: [agent]/[verifier] user is not honoured here: the ${env.type} environment runs every command as the harness's user`);
+      }
     });
     await context.emit('environment-started');
     const healthcheck = task.config.environment.healthcheck;
@@ -109,9 +115,6 @@ async function openTrialDir(config: TrialConfig, task: HarborTask): Promise<{ pa
   await writeFile(paths.lockFile, `${JSON.stringify(harborTrialLock(config, task), null, 2)}\n`);
   const recorder = new TrialRecorder(paths, trialIdentity(config, task, paths.dir));
   for (const warning of task.warnings) await recorder.log(`warning: ${warning}`);
-  if (config.environment.type !== 'docker' && (task.config.agent.user !== undefined || task.config.verifier.user !== undefined)) {
-    await recorder.log(`warning: [agent]/[verifier] user is honoured in docker only; the ${config.environment.type} environment runs as the harness's user`);
-  }
   return { paths, recorder };
 }
 
@@ -129,10 +132,11 @@ function timingsOf(recorder: TrialRecorder, context: TrialContext): TrialTimings
  * The environment of a trial, sharing the harness runtime and the user's node_modules with it. A task that
  * verifies in a separate environment needs docker: it fails here, before its agent runs.
  */
-function createTrialEnvironment(config: TrialConfig, task: HarborTask, paths: TrialPaths, launch: RunnerLaunch): TrialEnvironment {
-  if (config.environment.type !== 'docker' && usesSeparateVerifier(task)) {
-    throw TrialError.of('ValueError', 'VALIDATION_ERROR', 'setup', `environment_mode = "separate" needs the docker environment, not ${config.environment.type}`);
+function createTrialEnvironment(config: TrialConfig, task: HarborTask, paths: TrialPaths, launch: RunnerLaunch, pool: DockerPool | undefined): TrialEnvironment {
+  if (config.environment.type === 'process' && usesSeparateVerifier(task)) {
+    throw TrialError.of('ValueError', 'VALIDATION_ERROR', 'setup', `environment_mode = "separate" needs the docker or sandbox environment, not ${config.environment.type}`);
   }
+  checkEnvTemplates(task, config.agent.kind === 'oracle');
   const modules = userNodeModules(config.userCodeDir);
   return createTaskEnvironment(config.environment, task.config.environment, {
     trialDir: paths.dir,
@@ -140,8 +144,10 @@ function createTrialEnvironment(config: TrialConfig, task: HarborTask, paths: Tr
     sharedPaths: [...launch.sharedPaths, ...(modules ? [modules] : [])],
     taskName: task.name,
     buildContext: task.environmentDir,
+    composeFile: task.composeFile,
     rootWorkdirFallback: needsUserCode(config) ? '/workspace' : undefined,
-  });
+    userCode: needsUserCode(config) ? { dir: config.userCodeDir, excluded: excludedFrom(config, task) } : undefined,
+  }, pool);
 }
 
 /** The user's code runs in the trial when a workflow or a grader does; Harbor's oracle alone needs none. */
@@ -155,10 +161,10 @@ function needsUserCode(config: TrialConfig): boolean {
  */
 async function setUpAgent(run: TrialRun, apiKey: string | undefined): Promise<void> {
   if (!needsUserCode(run.config)) return;
-  await installUserCode(run.env, { dir: run.config.userCodeDir, excluded: excludedFrom(run) });
+  await installUserCode(run.env, { dir: run.config.userCodeDir, excluded: excludedFrom(run.config, run.task) });
   const user = run.task.config.agent.user;
   // The copy is root's; the workspace must stay the agent's own, as the image made it.
-  if (user !== undefined && run.env.type === 'docker') await run.env.exec(['chown', '-R', String(user), run.env.paths.workspace], { user: 0 });
+  if (user !== undefined && run.env.honoursUsers) await run.env.exec(['chown', '-R', String(user), run.env.paths.workspace], { user: 0 });
   const url = run.config.chatCompletionsUrl;
   if (url) {
     const route = await run.env.routeEndpoint(url);
@@ -168,8 +174,7 @@ async function setUpAgent(run: TrialRun, apiKey: string | undefined): Promise<vo
   if (apiKey) run.runnerEnv.ROLLOUT_API_KEY = apiKey;
 }
 
-function excludedFrom(run: TrialRun): string[] {
-  const { task, config } = run;
+function excludedFrom(config: TrialConfig, task: HarborTask): string[] {
   const steps = task.steps.length ? path.join(task.dir, 'steps') : undefined;
   return [path.resolve(config.trialsDir), task.testsDir, task.solutionDir, steps].filter((dir): dir is string => dir !== undefined);
 }

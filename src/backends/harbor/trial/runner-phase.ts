@@ -49,7 +49,7 @@ export async function runInEnvironment<S extends TrialRunnerSpec>(
 
 /** The runner's outcome; none when it wrote no JSON. A link or FIFO in its place fails the phase. */
 async function readOutcome(kind: TrialRunnerSpec['kind'], file: string): Promise<unknown> {
-  let text;
+  let text: string | undefined;
   try {
     text = await readTrialFile(file);
   } catch (error) {

@@ -5,7 +5,7 @@
  * never blocks on a file, and never reads more than a bound.
  */
 import { constants } from 'node:fs';
-import { copyFile, lstat, mkdir, open, readdir, rm } from 'node:fs/promises';
+import { copyFile, type FileHandle, lstat, mkdir, open, readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 
 /** What a trial's output file may weigh by default: rewards, outcomes and samples are far smaller. */
@@ -31,7 +31,7 @@ const CREATE_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL |
  * than `maxBytes`, is an {@link UnsafeTrialFileError}: nothing of it is read.
  */
 export async function readTrialFile(file: string, maxBytes = MAX_TRIAL_FILE_BYTES): Promise<string | undefined> {
-  let handle;
+  let handle: FileHandle | undefined;
   try {
     // O_NONBLOCK: opening a FIFO without a writer would otherwise wait forever.
     handle = await open(file, READ_FLAGS);
@@ -72,7 +72,7 @@ function kindOf(stats: import('node:fs').Stats): string {
  */
 export async function writeTrialFile(file: string, data: string): Promise<void> {
   await removeTrialEntry(file);
-  let handle;
+  let handle: FileHandle | undefined;
   try {
     handle = await open(file, CREATE_FLAGS, 0o644);
   } catch (error) {

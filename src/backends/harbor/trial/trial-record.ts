@@ -50,7 +50,7 @@ export interface TrialIdentity {
   /** Harbor's `TrialConfig`, as config.json holds it. */
   config: Record<string, unknown>;
   agent_info: { name: string; version: string; model_info: { name: string; provider?: string } | null };
-  verifier_environment_mode: 'shared' | null;
+  verifier_environment_mode: 'shared' | 'separate' | null;
   task_dir: string;
   rollout_id: string;
   environment_type: string;

@@ -1,16 +1,11 @@
 import { existsSync } from 'node:fs';
+import { chmod, cp } from 'node:fs/promises';
 import path from 'node:path';
-import type { TrialEnvironment } from '../environments/environment.ts';
+import type { TrialEnvironment, UserCodeSource as UserCode } from '../environments/environment.ts';
 
 /** Never copied: dependencies are shared instead, history and run outputs do not belong to a trial. */
 const SKIPPED_NAMES = new Set(['node_modules', '.git', '.rollouts']);
 
-/** What to copy into a trial's workspace, and what to keep out. */
-export interface UserCode {
-  dir: string;
-  /** Absolute paths never copied: the trials directory, the task's tests and solution (the agent must not see them). */
-  excluded: string[];
-}
 
 function isInside(file: string, dir: string): boolean {
   const relative = path.relative(dir, file);
@@ -23,15 +18,29 @@ export function userNodeModules(userCodeDir: string): string | undefined {
   return existsSync(dir) ? dir : undefined;
 }
 
+/** Whether a host file of the user's code stays out of the trial. */
+function excludes(code: UserCode): (file: string) => boolean {
+  return (file) => SKIPPED_NAMES.has(path.basename(file)) || code.excluded.some((dir) => isInside(file, dir));
+}
+
+/**
+ * Copies what of the user's code goes into a trial to the host folder `into`, readable by any user: a snapshot
+ * that an environment can mount read-only into many trials instead of copying the code into each.
+ */
+export async function stageUserCode(code: UserCode, into: string): Promise<void> {
+  await cp(path.resolve(code.dir), into, { recursive: true, filter: (file) => !excludes(code)(file) });
+  await chmod(into, 0o755);
+}
+
 /**
  * Copies the user's code into the workspace, and links its `node_modules` there read-only (the environment
- * shares that host path), so that the workflow's imports resolve as they do on the host.
+ * shares that host path), so that the workflow's imports resolve as they do on the host. An environment that
+ * installs the code itself (docker: from a read-only mount, at start) is only waited for.
  */
 export async function installUserCode(env: TrialEnvironment, code: UserCode): Promise<void> {
+  if (env.installUserCode) return env.installUserCode();
   const root = path.resolve(code.dir);
-  const exclude = (file: string) =>
-    SKIPPED_NAMES.has(path.basename(file)) || code.excluded.some((dir) => isInside(file, dir));
-  await env.upload(root, env.paths.workspace, exclude);
+  await env.upload(root, env.paths.workspace, excludes(code));
   const modules = userNodeModules(root);
   if (!modules) return;
   const linkPath = path.posix.join(env.paths.workspace, 'node_modules');

@@ -20,6 +20,7 @@ export function suiteLine(suite: SuiteReport, root: string, { colors }: Terminal
   const { counts, meanReward, passAtK } = suite.stats;
   const where = colors.dim(`(${relative(root, suite.file)})`);
   if (suite.noRollouts && !suite.error) return `${colors.yellow('○')} ${suite.name} ${where} ${colors.yellow(`no rollouts: ${suite.noRollouts}`)}\n`;
+  if (suite.cancelled && !suite.error) return `${colors.yellow('○')} ${suite.name} ${where} ${colors.yellow(`cancelled after ${suite.records.length - suite.stats.counts.skipped} rollout(s)`)}\n`;
   const mark = suitePasses(suite, DEFAULT_VERDICT_OPTIONS) ? colors.green('✓') : colors.red('✗');
   if (suite.error && suite.records.length === 0) {
     return `${mark} ${suite.name === suite.file ? relative(root, suite.file) : `${suite.name} ${where}`} ${colors.red(`failed to load: ${suite.error.message.split('\n')[0]}`)}\n`;

@@ -60,7 +60,7 @@ export function summary(report: RunReport, terminal: Terminal): string {
     '',
     table.toString() + statisticsTable(report, terminal),
     '',
-    `${colors.dim('   Suites')}  ${failedSuites ? colors.red(`${failedSuites} failed`) + ' | ' : ''}${colors.green(`${suitesPassed} passed`)} (${report.suites.length})`,
+    `${colors.dim('   Suites')}  ${failedSuites ? `${colors.red(`${failedSuites} failed`)} | ` : ''}${colors.green(`${suitesPassed} passed`)} (${report.suites.length})`,
     `${colors.dim(' Rollouts')}  ${colors.green(`${c.passed} passed`)} | ${c.failed ? colors.red(`${c.failed} failed`) : '0 failed'} | ${c.errored ? colors.red(`${c.errored} errored`) : '0 errored'} | ${c.skipped} skipped${c.completed ? ` | ${c.completed} completed (not graded)` : ''} (${c.total})`,
     `${colors.dim('   Errors')}  ${errors || 'none'}`,
     `${colors.dim(' Duration')}  ${formatDuration(report.durationMs)}`,

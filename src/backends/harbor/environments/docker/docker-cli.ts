@@ -3,13 +3,10 @@ import { loadExeca } from '../exec.ts';
 /** Options of {@link DockerCli.run}. */
 export interface DockerCallOptions {
   /** Written to the command's stdin (e.g. a Dockerfile for `build -f -`). */
-  input?: string;
+  input?: string | undefined;
   /** Kills the command when aborted. */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
 }
-
-/** Engines that answered, by CLI. */
-const engines = new Map<string, Promise<void>>();
 
 /**
  * The docker CLI, run through execa. It talks to whichever engine its own environment points at
@@ -38,17 +35,6 @@ export class DockerCli {
     const { execa } = await loadExeca();
     const result = await execa(this.command, [kind, 'inspect', '--format', '{{.Id}}', name], { reject: false });
     return result.exitCode === 0;
-  }
-
-  /** {@link requireEngine}, asked once per process and CLI; a failure is asked again next time. */
-  requireEngineOnce(): Promise<void> {
-    let pending = engines.get(this.command);
-    if (!pending) {
-      pending = this.requireEngine();
-      engines.set(this.command, pending);
-      pending.catch(() => engines.delete(this.command));
-    }
-    return pending;
   }
 
   /** Fails with a message saying how to get an engine when none answers. */

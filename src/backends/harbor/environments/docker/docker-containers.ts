@@ -8,9 +8,9 @@ export const RUN_LABEL = 'rollout-test.run';
 /** The host of that runner: a pid means nothing to another machine sharing the engine. */
 export const HOST_LABEL = 'rollout-test.host';
 
-/** `docker run` flags labelling a trial's container with its trial, runner and host. */
+/** The labels (`key=value`) of a trial's containers: its trial, runner and host. */
 export function containerLabels(trialName: string): string[] {
-  return ['--label', `${TRIAL_LABEL}=${trialName}`, '--label', `${RUN_LABEL}=${process.pid}`, '--label', `${HOST_LABEL}=${os.hostname()}`];
+  return [`${TRIAL_LABEL}=${trialName}`, `${RUN_LABEL}=${process.pid}`, `${HOST_LABEL}=${os.hostname()}`];
 }
 
 /** Per CLI, once per process: the engine stays up, and only a runner that died before this one leaves orphans. */

@@ -1,19 +1,22 @@
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
-import { chmod, cp, mkdir, rm, stat } from 'node:fs/promises';
+import { chmod, cp, mkdtemp, rm, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
 import { type Forwarder, startForwarder, tcpTargetOf } from '../../../../runtime/trial-bridge.ts';
-import { DEFAULT_PIDS_LIMIT, type EndpointRoute, type EnvironmentInit, type EnvironmentPaths, type ExecOptions, type ExecResult, pathVariables, type TrialEnvironment } from '../environment.ts';
+import { DEFAULT_PIDS_LIMIT, type EndpointRoute, type ResourceLimits, type EnvironmentInit, type EnvironmentPaths, type ExecOptions, type ExecResult, pathVariables, type TrialEnvironment } from '../environment.ts';
 import { killGroup, runProcessGroup } from '../process-group.ts';
 import { DockerCli } from './docker-cli.ts';
 import { containerLabels, prepareEngine, removeContainer } from './docker-containers.ts';
 import { checkHarness } from './docker-harness.ts';
 import { TrialCgroup } from '../limits/trial-cgroup.ts';
 import { copyTrialTree, readTrialFile } from '../../trial/trial-files.ts';
-import { imageWorkdir, resolveImage } from './docker-image.ts';
+import { type ImageConfig, inspectImage, resolveImage } from './docker-image.ts';
+import { type ContainerOwner, type ContainerSpec, containerRoot, IPC, type StartedContainer, startContainer, USER_CODE, type UserCodeInstall } from './container-start.ts';
+import type { DockerPool } from './docker-pool.ts';
+import { stageUserCode, userNodeModules } from '../../trial/workspace.ts';
 import { cliEnv, envFlags, limitFlags, mountFlags } from './docker-flags.ts';
+import { mountStorage, type StorageVolumes, storageFlags, storageReached, unmountStorage } from './docker-storage.ts';
 import { ImageMapSchema } from '../../../../model/suite-options.ts';
 
 /** Options of the docker environment: `environmentConfig: {type: 'docker', ...}`. */
@@ -33,44 +36,69 @@ export const DockerOptionsSchema = z.object({
 /** Options of the docker environment, as written. */
 export type DockerOptions = z.input<typeof DockerOptionsSchema>;
 
-/** Where the model socket and exec pid files appear inside the container. */
-const IPC = '/rollout-ipc';
+/** A trial's container as a whole, for a starter that is not `docker run` (compose's `main` service). */
+export interface ContainerConfig {
+  name: string;
+  /** `key=value` labels naming the trial, runner and host. */
+  labels: string[];
+  network: 'none' | 'host';
+  workdir: string;
+  limits: ResourceLimits;
+  pidsLimit: number;
+  /** With `storage_mb`: the root is read-only, and the paths a trial writes are on a filesystem of that size. */
+  storage?: StorageVolumes | undefined;
+  /** [host, inside, read-only?] bind mounts. */
+  mounts: Array<[host: string, inside: string, readOnly?: boolean]>;
+  env: Record<string, string>;
+}
+
 /** Runs `"$@"` as the leader of its process group; `$0` is where it records its pid and exit code. */
 const GROUP_SHELL = 'echo $$ > "$0.pid"; "$@"; echo $? > "$0.exit"; kill -9 0';
-
-/** Harbor's long-running command: given to the image's ENTRYPOINT (kept), or run as is when it has none. */
-const KEEP_ALIVE = ['sh', '-c', 'sleep infinity'];
 
 /**
  * A trial in a docker container: the task's image (built from its Dockerfile or named by `docker_image`),
  * started as Harbor starts it (its ENTRYPOINT kept, `sh -c "sleep infinity"` as the command, `[environment]
  * env` in the container's environment) while commands run in it through `docker exec`, in the task's
- * `workdir` or else the image's WORKDIR, as `[agent]`/`[verifier] user` when set. The trial's log folders
- * and the harness (node, the package, the user's node_modules) are bind mounts, so the image needs no Node;
- * the user code, tests and solution are copied in. No network unless the task asks for it, in which case the
- * container shares the host's. The container is labelled with its trial and runner, and removed on stop.
+ * `workdir` or else the image's WORKDIR, as `[agent]`/`[verifier] user` when set. The trial's log folders,
+ * the harness (node, the package, the user's node_modules) and a snapshot of the user's code are bind mounts,
+ * the last two read-only, so the image needs no Node; the container copies the user's code into the workspace
+ * as it starts, and the tests and solution are copied in when their step comes. No network unless the task
+ * asks for it, in which case the container shares the host's. The container is labelled with its trial and
+ * runner, and removed on stop. With a {@link DockerPool} that prewarms, the container is a warm one of the
+ * pool, claimed for this trial only.
  */
 export class DockerEnvironment implements TrialEnvironment {
   readonly type = 'docker' as const;
+  readonly honoursUsers = true;
   readonly paths: EnvironmentPaths;
   readonly #options: z.output<typeof DockerOptionsSchema>;
   readonly #cli: DockerCli;
-  /** Host side of the ipc mount, and scratch space for staged copies. */
-  readonly #root = mkdtempSync(path.join(os.tmpdir(), 'rollout-docker-'));
-  readonly #container = `rollout-${randomUUID()}`;
+  readonly #pool: DockerPool | undefined;
+  /** The trial's container, once started. */
+  #box: StartedContainer | undefined;
+  /** Whether it is a warm one of the pool, which removes it. */
+  #claimed = false;
+  /** Host folders to remove on stop: the container's, and a snapshot of the user's code made for this trial alone. */
+  readonly #scratch: string[] = [];
+  /** The name of the container this trial started itself (not a warm one), known before it exists. */
+  #ownName: string | undefined;
   /** Process groups of the docker CLIs still running a command. */
   readonly #clients = new Set<number>();
   #starting: Promise<void> | undefined;
   /** The container's cgroup, when the engine is local: which limits it reached. */
   #cgroup: TrialCgroup | undefined;
   #bridge: Forwarder | undefined;
+  /** With `storage_mb`: the capped filesystem behind the paths the trial writes. */
+  #storage: StorageVolumes | undefined;
 
   constructor(
-    private readonly init: EnvironmentInit,
+    protected readonly init: EnvironmentInit,
     options: Record<string, unknown>,
+    pool?: DockerPool,
   ) {
     this.#options = DockerOptionsSchema.parse(options);
     this.#cli = new DockerCli(this.#options.cli);
+    this.#pool = pool;
     // Without a task workdir, the workspace is the image's WORKDIR, known once the image is.
     this.paths = { workspace: init.workdir ?? '/', logs: '/logs', tests: '/tests', solution: '/solution' };
   }
@@ -84,32 +112,113 @@ export class DockerEnvironment implements TrialEnvironment {
     await prepareEngine(this.#cli);
     const { imageMap, prebuildLocalImage: prebuild, buildNetwork } = this.#options;
     const image = await resolveImage(this.#cli, { source: this.init.image, imageMap, prebuild, buildNetwork, signal });
-    // Any user the task names must reach the pid and exit files, and the model socket, kept here.
-    await mkdir(path.join(this.#root, 'ipc'), { mode: 0o1777 });
-    await chmod(path.join(this.#root, 'ipc'), 0o1777);
-    const workdir = this.init.workdir ?? (await imageWorkdir(this.#cli, image));
+    const config = await inspectImage(this.#cli, image);
+    const workdir = this.init.workdir ?? config.workdir;
     this.paths.workspace = workdir === '/' ? (this.init.rootWorkdirFallback ?? workdir) : workdir;
-    const id = (await this.#cli.run(['run', '--detach', ...this.#runFlags(), image, ...KEEP_ALIVE], { signal })).trim();
-    this.#cgroup = TrialCgroup.ofContainer(id, { ...this.init.limits, pids: this.#options.pidsLimit });
-    await checkHarness(this.#cli, this.#container, image, process.execPath);
+    const spec: ContainerSpec = { cli: this.#cli, image, flags: this.#runFlags(), logTargets: this.#logTargets(), userCode: await this.#userCode(config) };
+    // A warm container has no capped filesystem of its own: with storage_mb the trial starts its own.
+    const warm = this.init.limits.storageMb ? undefined : await this.#pool?.claim(spec, this.init.logDirs, signal);
+    this.#claimed = warm !== undefined;
+    this.#box = warm ?? (await this.#startOwn(spec, signal));
+    this.#cgroup = TrialCgroup.ofContainer(this.#box.id, { ...this.init.limits, pids: this.#options.pidsLimit });
+    await checkHarness(this.#cli, this.#box.name, image, process.execPath);
   }
 
+  async #startOwn(spec: ContainerSpec, signal: AbortSignal | undefined): Promise<StartedContainer> {
+    const root = await containerRoot();
+    this.#scratch.push(root);
+    const { storageMb } = this.init.limits;
+    if (storageMb) {
+      this.#storage = await mountStorage(root, storageMb, [this.paths.workspace, ...(this.init.uploadPaths ?? [])]);
+      spec = { ...spec, flags: [...spec.flags, ...storageFlags(this.#storage)] };
+    }
+    const name = path.basename(this.init.trialDir);
+    return this.startContainer(spec, root, { trialLabel: name, logs: this.init.logDirs, signal, onName: (container) => (this.#ownName = container) });
+  }
+
+  /** Starts the trial's own container in one `docker run`; compose overrides it to start the task's services. */
+  protected startContainer(spec: ContainerSpec, root: string, owner: ContainerOwner): Promise<StartedContainer> {
+    return startContainer(spec, root, owner);
+  }
+
+  /** The whole of what {@link startContainer} gives the container named `name`, as one description. */
+  protected containerConfig(name: string, spec: ContainerSpec, root: string, owner: ContainerOwner): ContainerConfig {
+    const { logDirs, limits } = this.init;
+    return {
+      name,
+      labels: containerLabels(owner.trialLabel),
+      network: this.#network(),
+      workdir: this.paths.workspace,
+      limits,
+      pidsLimit: this.#options.pidsLimit,
+      storage: this.#storage,
+      mounts: [
+        [path.join(root, 'ipc'), IPC],
+        ...Object.entries(logDirs).map(([dir, host]): [string, string] => [host, spec.logTargets[dir as keyof typeof logDirs]!]),
+        ...this.#sharedMounts(),
+        ...(spec.userCode ? [[spec.userCode.stage, USER_CODE, true] as [string, string, boolean]] : []),
+      ],
+      env: this.#env(),
+    };
+  }
+
+  /** The snapshot of the user's code (the pool's for the run, else one for this trial) and how it gets copied. */
+  async #userCode(config: ImageConfig): Promise<UserCodeInstall | undefined> {
+    const code = this.init.userCode;
+    if (!code) return undefined;
+    let stage: string;
+    if (this.#pool) stage = await this.#pool.stageUserCode(code);
+    else {
+      const dir = await mkdtemp(path.join(os.tmpdir(), 'rollout-code-'));
+      this.#scratch.push(dir);
+      stage = path.join(dir, 'code');
+      await stageUserCode(code, stage);
+    }
+    const asRoot = config.user === '' || /^(0|root)(:|$)/.test(config.user);
+    return { stage, workspace: this.paths.workspace, modules: userNodeModules(code.dir), byCommand: asRoot && !config.hasEntrypoint };
+  }
+
+  async installUserCode(): Promise<void> {
+    if (!this.init.userCode) throw new Error('the docker environment was given no user code to install');
+    await this.#box!.installed;
+  }
+
+  /** The container's name: the trial's own, or the warm one it claimed. */
+  get #container(): string {
+    return this.#box?.name ?? this.#ownName ?? '';
+  }
+
+  /** Host side of the ipc mount, and scratch space for staged copies. */
+  get #root(): string {
+    return this.#box!.root;
+  }
+
+  #logTargets(): ContainerSpec['logTargets'] {
+    return Object.fromEntries(Object.keys(this.init.logDirs).map((dir) => [dir, path.posix.join(this.paths.logs, dir)]));
+  }
+
+  /** Flags every container of this trial's kind gets; the name, labels and per-container mounts are added at start. */
   #runFlags(): string[] {
-    const { trialDir, logDirs, env, limits, sharedPaths } = this.init;
-    const mounts: Array<[string, string, boolean?]> = [
-      [path.join(this.#root, 'ipc'), IPC],
-      ...Object.entries(logDirs).map(([dir, host]): [string, string] => [host, path.posix.join(this.paths.logs, dir)]),
-      ...sharedPaths.map((shared): [string, string, boolean] => [shared, shared, true]),
-    ];
-    // PATH and HOME stay the image's own.
-    const baseEnv = { LANG: 'C.UTF-8', ...pathVariables(this.paths) };
     return [
-      '--name', this.#container, ...containerLabels(path.basename(trialDir)),
       // --init reaps the orphans of killed commands; the image is never pulled (no registry is reachable).
-      '--init', '--pull', 'never', '--network', this.#isolated() ? 'none' : 'host',
-      '--workdir', this.paths.workspace, ...limitFlags(limits), '--pids-limit', String(this.#options.pidsLimit), ...mountFlags(mounts),
-      ...Object.entries({ ...baseEnv, ...env }).flatMap(([name, value]) => ['--env', `${name}=${value}`]),
+      '--init', '--pull', 'never', '--network', this.#network(),
+      '--workdir', this.paths.workspace, ...limitFlags(this.init.limits), '--pids-limit', String(this.#options.pidsLimit), ...mountFlags(this.#sharedMounts()),
+      ...Object.entries(this.#env()).flatMap(([name, value]) => ['--env', `${name}=${value}`]),
     ];
+  }
+
+  /** The harness (node, the package, the user's node_modules), read-only at the same paths. */
+  #sharedMounts(): Array<[string, string, boolean]> {
+    return this.init.sharedPaths.map((shared): [string, string, boolean] => [shared, shared, true]);
+  }
+
+  /** PATH and HOME stay the image's own. */
+  #env(): Record<string, string> {
+    return { LANG: 'C.UTF-8', ...pathVariables(this.paths), ...this.init.env };
+  }
+
+  #network(): 'none' | 'host' {
+    return this.#isolated() ? 'none' : 'host';
   }
 
   #isolated(): boolean {
@@ -193,19 +302,32 @@ export class DockerEnvironment implements TrialEnvironment {
   }
 
   async limitsReached(): Promise<string[]> {
-    return (await this.#cgroup?.reached()) ?? [];
+    return [...((await this.#cgroup?.reached()) ?? []), ...(this.#storage ? await storageReached(this.#storage) : [])];
   }
 
-  /** Waits for a start still under way (so its container cannot appear afterwards), then removes the container. */
+  /**
+   * Waits for a start still under way (so its container cannot appear afterwards), then removes the container.
+   * A warm pool's container has its processes killed here (through its cgroup, when the engine is local) and is
+   * removed by the pool in the background, so the next trial need not wait for the engine.
+   */
   async stop(): Promise<void> {
     await this.#starting?.catch(() => undefined);
     for (const pgid of this.#clients) killGroup(pgid);
     try {
-      await removeContainer(this.#cli, this.#container);
+      if (this.#claimed) {
+        // Its processes end here; unless they cannot be reached from this machine, the engine's part goes on after.
+        if (this.#cgroup) await this.#cgroup.killAll();
+        const removal = this.#pool!.retire(this.#box!);
+        if (!this.#cgroup) await removal;
+      } else if (this.#container) {
+        await removeContainer(this.#cli, this.#container);
+      }
     } finally {
       await this.#bridge?.close();
       this.#bridge = undefined;
-      await rm(this.#root, { recursive: true, force: true });
+      if (this.#storage) await unmountStorage(this.#storage);
+      this.#storage = undefined;
+      for (const dir of this.#scratch.splice(0)) await rm(dir, { recursive: true, force: true });
     }
   }
 }

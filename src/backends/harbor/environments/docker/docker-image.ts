@@ -43,12 +43,40 @@ export async function resolveImage(cli: DockerCli, request: ImageRequest): Promi
     prebuilt.set(key, pending);
     pending.catch(() => prebuilt.delete(key));
   }
-  return untilAborted(pending, request.signal);
+  return untilAborted(pending, request.signal, 'the image build');
 }
 
-/** The image's WORKDIR, where Harbor runs commands when task.toml sets no `workdir`; `/` when it has none. */
-export async function imageWorkdir(cli: DockerCli, image: string): Promise<string> {
-  return (await cli.run(['image', 'inspect', '--format', '{{.Config.WorkingDir}}', image])).trim() || '/';
+/** What a trial needs to know of an image's config. */
+export interface ImageConfig {
+  /** WORKDIR, where Harbor runs commands when task.toml sets no `workdir`; `/` when it has none. */
+  workdir: string;
+  /** Whether it has an ENTRYPOINT, which gets the container's command (and may not run it as given). */
+  hasEntrypoint: boolean;
+  /** USER, empty for root. */
+  user: string;
+}
+
+/** Lookups of this process by CLI and image; a failed one is not kept, so an image built later is found. */
+const inspected = new Map<string, Promise<ImageConfig>>();
+
+/**
+ * The image's config, looked up once per image and process (`docker image inspect` costs a round trip to the
+ * engine on every trial otherwise). Rejects when the engine lacks the image.
+ */
+export function inspectImage(cli: DockerCli, image: string): Promise<ImageConfig> {
+  const key = `${cli.command}\0${image}`;
+  let pending = inspected.get(key);
+  if (!pending) {
+    pending = cli.run(['image', 'inspect', '--format', '{{json .Config}}', image]).then(parseImageConfig);
+    inspected.set(key, pending);
+    pending.catch(() => inspected.delete(key));
+  }
+  return pending;
+}
+
+function parseImageConfig(json: string): ImageConfig {
+  const config = (JSON.parse(json) ?? {}) as { WorkingDir?: string; Entrypoint?: string[] | null; User?: string };
+  return { workdir: config.WorkingDir || '/', hasEntrypoint: Boolean(config.Entrypoint?.length), user: config.User ?? '' };
 }
 
 /**
@@ -66,7 +94,7 @@ export function mapBaseImages(dockerfile: string, imageMap: ImageMap): string {
 }
 
 async function requireLocal(cli: DockerCli, image: string): Promise<string> {
-  if (await cli.exists('image', image)) return image;
+  if (await inspectImage(cli, image).then(() => true, () => false)) return image;
   throw new Error(`image ${image} is not in the docker engine, and trials never pull: build or load it, or map it onto a local image with imageMap`);
 }
 
@@ -114,11 +142,11 @@ async function build(cli: DockerCli, tag: string, dockerfile: string, request: I
   return tag;
 }
 
-/** Waits for `work` unless `signal` aborts first. */
-function untilAborted<T>(work: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+/** Waits for `work` unless `signal` aborts first, then rejects saying it was cancelled while waiting for `what`. */
+export function untilAborted<T>(work: Promise<T>, signal: AbortSignal | undefined, what: string): Promise<T> {
   if (!signal) return work;
   return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(new Error('cancelled while waiting for the image build'));
+    const onAbort = () => reject(new Error(`cancelled while waiting for ${what}`));
     if (signal.aborted) return onAbort();
     signal.addEventListener('abort', onAbort, { once: true });
     work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));

@@ -42,9 +42,9 @@ function reapOnce(): Promise<void> {
   return reaped;
 }
 
-/** Unmounts and removes the layers under this machine's temporary directory whose runner is gone. */
+/** Unmounts and removes the layers (sandbox and docker trials') under this machine's temporary directory whose runner is gone. */
 async function reapOrphans(): Promise<void> {
-  const pattern = new RegExp(`^${escape(os.tmpdir())}/rollout-trial-[^/]+/layer$`);
+  const pattern = new RegExp(`^${escapeRegExp(os.tmpdir())}/rollout-(trial|docker)-[^/]+/layer$`);
   const mountPoints = readFileSync('/proc/self/mountinfo', 'utf8')
     .split('\n')
     .map((line) => line.split(' ')[4] ?? '')
@@ -58,6 +58,6 @@ async function reapOrphans(): Promise<void> {
   }
 }
 
-function escape(text: string): string {
+function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }

@@ -33,9 +33,9 @@ const watchOrRun = (filters: string[], rawOptions: Record<string, unknown>) =>
 async function run(filters: string[], rawOptions: Record<string, unknown>): Promise<number> {
   const config = await resolve(filters, rawOptions);
   const terminal = stdoutTerminal();
-  const queue = config.cli.queue;
+  const { queue } = config;
   if (queue && config.inline) throw new UsageError('--inline runs workflows on this thread; it does not go with --queue');
-  if (config.cli.concurrency) throw new UsageError('--concurrency is for rollout-test worker; a run takes --max-concurrency');
+  if (config.workerConcurrency) throw new UsageError('--concurrency is for rollout-test worker; a run takes --max-concurrency');
   // The handlers stay until the process exits: a second Ctrl-C while the run winds down must still exit at once.
   const interrupt = interruptOnSignals(terminal);
   const reporters = await createReporters(config.reporters, terminal, config.root);

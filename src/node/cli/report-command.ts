@@ -25,7 +25,7 @@ function storedReport(runDir: string): RunReport {
 export async function reportCommand(run: string | undefined, config: ResolvedConfig, terminal: Terminal): Promise<number> {
   const runDir = findRun(config.outputDir, config.root, run ?? 'latest');
   if (!runDir) throw new UsageError(`no run ${run ?? 'latest'} in ${path.join(config.outputDir, 'runs')}`);
-  const flag = config.cli.outputFile;
+  const flag = config.outputFile;
   const given = typeof flag === 'string' ? flag : flag?.html;
   const outputFile = given === undefined ? undefined : path.resolve(config.root, given);
   new HtmlReporter(terminal, outputFile).onRunEnd(storedReport(runDir));

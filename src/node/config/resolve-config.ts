@@ -1,8 +1,9 @@
 import path from 'node:path';
-import type { BackendConfig } from '../../model/suite-options.ts';
+import type { BackendConfig, ThresholdConfig, TimeoutsConfig } from '../../model/suite-options.ts';
 import type { CliOptions } from '../cli/cli-config.ts';
 import { UsageError } from '../errors.ts';
 import { parseRowSelection, type RowSelection } from '../dataset/row-selection.ts';
+import { DEFAULT_KEEP_RUNS } from '../output/run-history.ts';
 import type { Reporter } from '../types/reporter.ts';
 import type { ReporterOptions, UserConfig } from './define-config.ts';
 
@@ -22,7 +23,21 @@ export interface ReporterChoice {
   instance?: Reporter | undefined;
 }
 
-/** The config file and the CLI flags merged; flags win. */
+/** Per-suite settings as one layer gives them (the flags, or the config file); each a suite may set itself. */
+export interface SuiteLayer {
+  runs: number | undefined;
+  passThreshold: number | undefined;
+  threshold: number | ThresholdConfig | undefined;
+  /** `null` means no limit. */
+  concurrency: number | null | undefined;
+  timeouts: TimeoutsConfig | undefined;
+}
+
+/**
+ * The config file and the CLI flags merged into final values; flags win. Only the settings a suite may set
+ * itself stay in layers ({@link flagLayer}, {@link configLayer}), which `suiteSettings` ranks flag > suite >
+ * config file > default.
+ */
 export interface ResolvedConfig {
   root: string;
   configFile: string | undefined;
@@ -38,11 +53,34 @@ export interface ResolvedConfig {
   inline: boolean;
   /** Worker threads or child processes, and the heap limit of each. */
   pool: { kind: 'threads' | 'forks'; memoryLimitMb: number | undefined };
-  /** The flags and the config file as given: per-suite settings rank flag > suite > config file (see suite-settings). */
-  cli: CliOptions;
-  user: UserConfig;
+  flagLayer: SuiteLayer;
+  configLayer: SuiteLayer;
   /** The backend the flags ask for, else the config file's. */
   backend: BackendConfig | undefined;
+  /** Whether `--backend` chose it: then it wins over the suites' own. */
+  backendFromFlag: boolean;
+  passWithNoRollouts: boolean;
+  failOnRegression: boolean;
+  /** `--baseline`: the baseline file to compare with. */
+  baseline: string | undefined;
+  /** `--save-baseline`: `true` for the default place. */
+  saveBaseline: string | true | undefined;
+  resume: boolean;
+  /** Run folders kept in `<outputDir>/runs`. */
+  keepRuns: number;
+  prices: UserConfig['prices'];
+  /** The model every suite talks to unless it names its own. */
+  model: UserConfig['model'];
+  modelCache: CliOptions['modelCache'];
+  datasetMaxLineBytes: number | undefined;
+  shard: CliOptions['shard'];
+  /** `--queue`: the Redis URL a coordinator hands its rollouts to. */
+  queue: string | undefined;
+  /** `--concurrency`, which only `worker` takes. */
+  workerConcurrency: number | undefined;
+  outputFile: CliOptions['outputFile'];
+  /** The flags a queue's workers resolve the same run from, against their own checkout: no root, queue or resume of ours. */
+  workerFlags: CliOptions;
 }
 
 function compilePattern(source: string | undefined): RegExp | undefined {
@@ -126,12 +164,33 @@ export function resolveConfig(cli: CliOptions, config: UserConfig, root: string,
     rows: cli.rows === undefined ? undefined : parseRowSelection(cli.rows),
     reporters: resolveReporters(cli, config, root),
     outputDir,
-    cli,
-    user: config,
+    flagLayer: { runs: cli.runs, passThreshold: cli.passThreshold, threshold: cli.threshold, concurrency: cli.maxConcurrency, timeouts: undefined },
+    configLayer: { runs: config.runs, passThreshold: config.passThreshold, threshold: config.threshold, concurrency: config.concurrency, timeouts: config.timeouts },
     backend: resolveBackend(cli, config),
+    backendFromFlag: cli.backend !== undefined,
     environment: cli.env,
     bail: cli.bail ?? config.bail,
     inline: cli.inline ?? false,
     pool: { kind: cli.pool ?? config.pool ?? 'threads', memoryLimitMb: config.workerMemoryLimitMb },
+    passWithNoRollouts: cli.passWithNoRollouts ?? config.passWithNoRollouts ?? false,
+    failOnRegression: cli.failOnRegression ?? false,
+    baseline: cli.baseline,
+    saveBaseline: cli.saveBaseline,
+    resume: cli.resume ?? false,
+    keepRuns: config.keepRuns ?? DEFAULT_KEEP_RUNS,
+    prices: config.prices,
+    model: config.model,
+    modelCache: cli.modelCache,
+    datasetMaxLineBytes: config.datasetMaxLineBytes,
+    shard: cli.shard,
+    queue: cli.queue,
+    workerConcurrency: cli.concurrency,
+    outputFile: cli.outputFile,
+    workerFlags: workerFlags(cli, root, configFile),
   };
+}
+
+function workerFlags(cli: CliOptions, root: string, configFile: string | undefined): CliOptions {
+  const { root: _root, queue: _queue, resume: _resume, config: _config, ...flags } = cli;
+  return configFile ? { ...flags, config: path.relative(root, configFile) } : flags;
 }

@@ -1,7 +1,6 @@
 import { redactUrlCredentials } from '../../runtime/redact.ts';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import type { CliOptions } from '../cli/cli-config.ts';
 import type { ResolvedConfig } from '../config/resolve-config.ts';
 import type { Reporter } from '../types/reporter.ts';
 import { ReporterSet } from '../reporters/reporter-set.ts';
@@ -32,12 +31,6 @@ function previousRunId(outputDir: string): string | undefined {
   }
 }
 
-/** The flags workers resolve the run's settings from, against their own checkout: no root, queue or config path of ours. */
-function flagsForWorkers(config: ResolvedConfig): CliOptions {
-  const { root: _root, queue: _queue, resume: _resume, config: _config, ...cli } = config.cli;
-  return config.configFile ? { ...cli, config: path.relative(config.root, config.configFile) } : cli;
-}
-
 const loadText = (load: WorkerLoad) =>
   load.workers === 0 ? 'waiting for workers' : `${load.workers} worker${load.workers === 1 ? '' : 's'} · ${load.active}/${load.slots} busy`;
 
@@ -65,9 +58,9 @@ function watchLoad(queues: CoordinatorQueues, reporters: ReporterSet, terminal: 
  */
 export async function runOnQueue(config: ResolvedConfig, reporters: Reporter[], interrupt: AbortSignal, terminal: Terminal, url: string): Promise<RunReport> {
   const registry = await RunRegistry.connect(url);
-  const previous = config.cli.resume ? previousRunId(config.outputDir) : undefined;
+  const previous = config.resume ? previousRunId(config.outputDir) : undefined;
   const resumed = previous !== undefined && (await registry.get(previous)) !== undefined;
-  const announcement: RunAnnouncement = { id: resumed ? previous : newRunId(), project: projectName(config.root), cli: flagsForWorkers(config), state: 'running', startedAt: new Date().toISOString() };
+  const announcement: RunAnnouncement = { id: resumed ? previous : newRunId(), project: projectName(config.root), cli: config.workerFlags, state: 'running', startedAt: new Date().toISOString() };
   const queues = new CoordinatorQueues(parseRedisUrl(url), announcement.id, resumed);
   // One set hears every event, the queue's status included: a reporter that throws fails the run, never ends it.
   const told = new ReporterSet(reporters);

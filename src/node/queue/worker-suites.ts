@@ -154,7 +154,7 @@ export class WorkerSuites {
           config: this.config,
           pool: this.pool,
           chatCompletionsUrl,
-          modelCache: resolveModelCache(this.config.cli.modelCache, { outputDir: this.config.outputDir, cwd: this.config.root }),
+          modelCache: resolveModelCache(this.config.modelCache, { outputDir: this.config.outputDir, cwd: this.config.root }),
           // A worker's trials and artifacts go under the run's output dir as the coordinator names it, on the worker's machine.
           runDir: this.config.outputDir,
         }),

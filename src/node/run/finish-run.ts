@@ -23,15 +23,15 @@ export interface RunFacts {
 /** The verdict rules' options, from the flags over the config file. */
 export function verdictOptions(config: ResolvedConfig): VerdictOptions {
   return {
-    passWithNoRollouts: config.cli.passWithNoRollouts ?? config.user.passWithNoRollouts ?? false,
-    failOnRegression: config.cli.failOnRegression ?? false,
+    passWithNoRollouts: config.passWithNoRollouts,
+    failOnRegression: config.failOnRegression,
   };
 }
 
 /** Attaches each suite's comparison with the baseline (`--baseline`), when the baseline has the suite. */
 function compareWithBaseline(suites: SuiteReport[], config: ResolvedConfig, facts: RunFacts, read: Baseline | undefined): SuiteReport[] {
-  if (!config.cli.baseline) return suites;
-  const baseline = read ?? loadBaseline(config.cli.baseline, config, facts.runDir);
+  if (!config.baseline) return suites;
+  const baseline = read ?? loadBaseline(config.baseline, config, facts.runDir);
   return suites.map((suite) => {
     const stored = baseline.suites[suite.key];
     if (!stored || suite.error) return suite;
@@ -43,7 +43,7 @@ function compareWithBaseline(suites: SuiteReport[], config: ResolvedConfig, fact
 function withCost(suites: SuiteReport[], config: ResolvedConfig): SuiteReport[] {
   return suites.map((suite) => {
     const usage = sumUsage(suite.records.map((r) => r.usage));
-    return usage ? { ...suite, usage, cost: costOf(usage, config.user.prices) } : suite;
+    return usage ? { ...suite, usage, cost: costOf(usage, config.prices) } : suite;
   });
 }
 
@@ -58,14 +58,14 @@ export function finishRun(suiteReports: SuiteReport[], facts: RunFacts, config: 
   const suites = withCost(compared, config);
   const usage = sumUsage(suites.map((s) => s.usage));
   const passThreshold = passThresholdOf(config);
-  if (config.cli.saveBaseline && !facts.interrupted) saveBaseline(baselinePath(config.cli.saveBaseline, config.outputDir, config.root), suites);
+  if (config.saveBaseline && !facts.interrupted) saveBaseline(baselinePath(config.saveBaseline, config.outputDir, config.root), suites);
   return {
     version: 1,
     ...facts,
     root: config.root,
     suites,
     usage,
-    cost: costOf(usage, config.user.prices),
+    cost: costOf(usage, config.prices),
     overall: statsOf(suites.flatMap((s) => s.records), passThreshold, (r) => `${r.file}\0${r.suite}\0${r.row}`),
     exitCode: exitCodeOf({ suites, ...facts }, options),
   };

@@ -14,9 +14,9 @@ export class ModelEndpoints {
   constructor(private readonly config: ResolvedConfig) {}
 
   async urlFor(suite: RolloutSuite<any, any>, file: string): Promise<string | undefined> {
-    const user = this.config.user.model;
+    const user = this.config.model;
     const url = suite.model?.url ?? user?.url ?? process.env.ROLLOUT_CHAT_COMPLETIONS_URL;
-    if (url || this.config.cli.modelCache === 'replay') return url;
+    if (url || this.config.modelCache === 'replay') return url;
     const script = suite.model?.script ? { spec: suite.model.script, cwd: path.dirname(file) } : user?.script ? { spec: user.script, cwd: this.config.root } : undefined;
     if (!script) return undefined;
     const key = `${script.cwd}\0${script.spec}`;

@@ -34,10 +34,10 @@ async function datasetOf(suite: RolloutSuite<any, any>, settings: SuiteSettings,
 
 /** The dataset rows that `--rows` and `--shard` select; `seen` counts every row read. */
 async function* selectedRows({ file, suite, settings, config, idPrefix, seen }: SuitePlanInput, parse: boolean): AsyncGenerator<RawRow> {
-  for await (const raw of readRawRows(await datasetOf(suite, settings, file), file, config.user.datasetMaxLineBytes, { parse })) {
+  for await (const raw of readRawRows(await datasetOf(suite, settings, file), file, config.datasetMaxLineBytes, { parse })) {
     if (seen) seen.rows++;
     if (config.rows && !config.rows.has(raw.index)) continue;
-    if (config.cli.shard && !inShard(idPrefix, raw.index, config.cli.shard)) continue;
+    if (config.shard && !inShard(idPrefix, raw.index, config.shard)) continue;
     yield raw;
   }
 }

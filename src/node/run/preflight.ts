@@ -19,7 +19,7 @@ export function preflight(config: ResolvedConfig): Preflight {
     if (outputFile) checkWritable(path.dirname(outputFile), `the directory of the ${name} report (--outputFile)`);
   }
   // Before this run's directory exists: `latest` is the run before it.
-  const baseline = config.cli.baseline ? loadBaseline(config.cli.baseline, config, undefined) : undefined;
+  const baseline = config.baseline ? loadBaseline(config.baseline, config, undefined) : undefined;
   return { baseline };
 }
 

@@ -6,7 +6,7 @@ import { type CollectedFile, collectSuites } from '../discovery/collect-suites.t
 import { findRolloutFiles } from '../discovery/find-rollout-files.ts';
 import { RunOutputs } from '../output/run-outputs.ts';
 import { finishedRollouts, readJournal } from '../output/journal-reader.ts';
-import { createRunDir, DEFAULT_KEEP_RUNS, latestRun, pruneRuns } from '../output/run-history.ts';
+import { createRunDir, latestRun, pruneRuns } from '../output/run-history.ts';
 import type { Reporter } from '../types/reporter.ts';
 import { ReporterSet } from '../reporters/reporter-set.ts';
 import { countPlanned } from './plan-suite.ts';
@@ -161,9 +161,9 @@ export async function runRollouts(config: ResolvedConfig, given: Reporter[], int
   reporters.onRunStart({ total, suites: suiteCount, files: files.length, root: config.root, startedAt: startedAt.toISOString() });
   const control = runController(config, interrupt);
   // A resumed run goes on in the directory of the run it resumes; any other run gets a new one in the history.
-  const resumed = config.cli.resume ? latestRun(config.outputDir) : undefined;
+  const resumed = config.resume ? latestRun(config.outputDir) : undefined;
   const runDir = resumed ?? createRunDir(config.outputDir, startedAt);
-  pruneRuns(config.outputDir, config.user.keepRuns ?? DEFAULT_KEEP_RUNS, runDir);
+  pruneRuns(config.outputDir, config.keepRuns, runDir);
   const finished = resumed ? finishedRollouts(readJournal(resumed)) : new Map<string, RolloutRecord>();
   const outputs = new RunOutputs(runDir, resumed !== undefined, (error, file) => {
     process.stderr.write(
@@ -181,7 +181,7 @@ export async function runRollouts(config: ResolvedConfig, given: Reporter[], int
     config,
     pool,
     models,
-    modelCache: resolveModelCache(config.cli.modelCache, { outputDir: config.outputDir, cwd: config.root }),
+    modelCache: resolveModelCache(config.modelCache, { outputDir: config.outputDir, cwd: config.root }),
     outputs,
     runDir,
     finished,

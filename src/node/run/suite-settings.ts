@@ -24,7 +24,7 @@ export interface SuiteSettings {
  * config file's, else 1.
  */
 export function passThresholdOf(config: ResolvedConfig, suite?: RolloutSuite<any, any>): number {
-  return config.cli.passThreshold ?? suite?.passThreshold ?? config.user.passThreshold ?? 1;
+  return config.flagLayer.passThreshold ?? suite?.passThreshold ?? config.configLayer.passThreshold ?? 1;
 }
 
 function suiteConcurrency(suite: RolloutSuite<any, any>): number | null | undefined {
@@ -37,16 +37,16 @@ function asThresholds(threshold: number | ThresholdConfig | undefined): Threshol
 }
 
 export function suiteSettings(suite: RolloutSuite<any, any>, config: ResolvedConfig): SuiteSettings {
-  const { cli, user } = config;
-  const concurrency = cli.maxConcurrency ?? suiteConcurrency(suite) ?? user.concurrency ?? DEFAULT_CONCURRENCY;
+  const { flagLayer: flags, configLayer: file } = config;
+  const concurrency = flags.concurrency ?? suiteConcurrency(suite) ?? file.concurrency ?? DEFAULT_CONCURRENCY;
   const workflowConfig = { ...(suite.workflowConfig as AgentWorkflowConfig | undefined), concurrency: { maxConcurrent: concurrency } };
   return {
-    runs: cli.runs ?? suite.n ?? user.runs ?? 1,
+    runs: flags.runs ?? suite.n ?? file.runs ?? 1,
     passThreshold: passThresholdOf(config, suite),
-    thresholds: { ...asThresholds(user.threshold), ...asThresholds(suite.threshold), ...asThresholds(cli.threshold) },
+    thresholds: { ...asThresholds(file.threshold), ...asThresholds(suite.threshold), ...asThresholds(flags.threshold) },
     concurrency,
-    timeouts: { ...user.timeouts, ...suite.timeouts },
-    backend: (cli.backend ? config.backend : undefined) ?? suite.backend ?? config.backend ?? { type: 'local' },
+    timeouts: { ...file.timeouts, ...suite.timeouts },
+    backend: (config.backendFromFlag ? config.backend : undefined) ?? suite.backend ?? config.backend ?? { type: 'local' },
     workflowConfig,
   };
 }

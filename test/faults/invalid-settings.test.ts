@@ -37,3 +37,16 @@ describe('a harbor backend with a misspelled key (taskdir)', () => {
     expect(report.suites[0].error.message).toMatch(/taskdir/);
   });
 });
+
+describe('a harbor suite whose task does not load (invalid task.toml)', () => {
+  test('is a VALIDATION_ERROR of the suite, naming the file, and the run goes on', async () => {
+    const rollout = `${COMMON}\ndefineRollout({ name: 'broken task', backend: { type: 'harbor', taskDir: 'task' }, workflow: 'oracle' });\ndefineRollout({ name: 'valid', dataset: [{ prompt: 'a', label: 'a' }], workflow: Echo, grader: Exact });\n`;
+    const dir = makeProject({ 'broken.rollout.ts': rollout, 'task/task.toml': '[agent\n', 'task/instruction.md': 'do it\n' });
+    const run = await runCli(dir, ['run', '--reporter', 'json', '--outputFile', 'report.json']);
+    expect(run.exitCode, String(run.all)).toBe(1);
+    const report = JSON.parse(readFileSync(path.join(dir, 'report.json'), 'utf8'));
+    const broken = report.suites.find((s: { name: string }) => s.name === 'broken task');
+    expect(broken.error).toMatchObject({ category: 'VALIDATION_ERROR', phase: 'setup', message: expect.stringMatching(/task\.toml: invalid TOML/) });
+    expect(report.suites.find((s: { name: string }) => s.name === 'valid').passed).toBe(true);
+  });
+});

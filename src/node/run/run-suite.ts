@@ -151,7 +151,7 @@ export async function runSuite(file: string, suite: RolloutSuite<any, any>, ctx:
       if (inFlight.size >= limit) await new Promise<void>((resolve) => (slotFreed = resolve));
     }
   } catch (caught) {
-    error = toRolloutError(caught, 'setup', 'AGENT_ERROR');
+    error = toRolloutError(caught, 'setup');
   } finally {
     await Promise.all(inFlight);
     await backend?.close();

@@ -2,11 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import type { z } from 'zod';
 import type { EnvironmentInit } from '../environment.ts';
 import { loadExeca } from '../exec.ts';
-import { DockerCli } from '../docker/docker-cli.ts';
-import { DockerEnvironment, DockerOptionsSchema } from '../docker/docker-environment.ts';
+import { DockerEnvironment } from '../docker/docker-environment.ts';
 import { type ContainerOwner, type ContainerSpec, installByExec, KEEP_ALIVE, type StartedContainer } from '../docker/container-start.ts';
 import { resolveImage } from '../docker/docker-image.ts';
 import { composeProject, composeVariables, readTaskCompose, type TaskCompose } from './compose-file.ts';
@@ -23,16 +21,12 @@ const SIDECAR_START_MS = 120_000;
  */
 export class ComposeEnvironment extends DockerEnvironment {
   readonly #composeFile: string;
-  readonly #cli: DockerCli;
-  readonly #options: z.output<typeof DockerOptionsSchema>;
   /** The project's folder (its compose file) and name, once written. */
   #project: { dir: string; name: string; file: string; env: Record<string, string> } | undefined;
 
   constructor(init: EnvironmentInit, options: Record<string, unknown>, composeFile: string) {
     super(init, options);
     this.#composeFile = composeFile;
-    this.#options = DockerOptionsSchema.parse(options);
-    this.#cli = new DockerCli(this.#options.cli);
   }
 
   protected override async startContainer(spec: ContainerSpec, root: string, owner: ContainerOwner): Promise<StartedContainer> {
@@ -49,7 +43,7 @@ export class ComposeEnvironment extends DockerEnvironment {
     await writeFile(file, JSON.stringify(composeProject(compose, main, spec.image, images, KEEP_ALIVE), null, 2));
     await this.#compose(['up', '--detach', '--no-build'], owner.signal);
     await this.#waitForDependencies(compose, owner.signal);
-    const id = (await this.#cli.run(['inspect', '--format', '{{.Id}}', name])).trim();
+    const id = (await this.docker.cli.run(['inspect', '--format', '{{.Id}}', name])).trim();
     // Compose starts main as Harbor's long-running command, so the user's code is copied in afterwards.
     const installed = spec.userCode ? installByExec(spec.cli, name, spec.userCode) : Promise.resolve();
     installed.catch(() => undefined);
@@ -58,11 +52,11 @@ export class ComposeEnvironment extends DockerEnvironment {
 
   /** Each sidecar's image: its build context built, or its image mapped, as main's; never pulled. */
   async #sidecarImages(compose: TaskCompose, signal: AbortSignal | undefined): Promise<Record<string, string>> {
-    const { imageMap, buildNetwork } = this.#options;
+    const { imageMap, buildNetwork } = this.docker.options;
     const images: Record<string, string> = {};
     for (const sidecar of compose.sidecars) {
       const source = { taskName: `${this.init.image.taskName}-${sidecar.name}`, environmentDir: sidecar.buildContext, dockerImage: sidecar.image, buildTimeoutSec: this.init.image.buildTimeoutSec };
-      images[sidecar.name] = await resolveImage(this.#cli, { source, imageMap, prebuild: true, buildNetwork, signal });
+      images[sidecar.name] = await resolveImage(this.docker.cli, { source, imageMap, prebuild: true, buildNetwork, signal });
     }
     return images;
   }
@@ -73,7 +67,7 @@ export class ComposeEnvironment extends DockerEnvironment {
     for (const [service, condition] of Object.entries(compose.mainDependsOn)) {
       const container = (await this.#compose(['ps', '--quiet', service], signal)).trim();
       for (;;) {
-        const state = (await this.#cli.run(['inspect', '--format', '{{.State.Status}} {{if .State.Health}}{{.State.Health.Status}}{{end}}', container])).trim();
+        const state = (await this.docker.cli.run(['inspect', '--format', '{{.State.Status}} {{if .State.Health}}{{.State.Health.Status}}{{end}}', container])).trim();
         const [status, health] = state.split(' ');
         if (status !== 'running' && status !== 'created') throw new Error(`service ${service} is ${status}: ${await this.#logsOf(service)}`);
         if (condition === 'service_started' || health === 'healthy') break;

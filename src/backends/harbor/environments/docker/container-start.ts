@@ -81,15 +81,20 @@ export async function containerRoot(): Promise<string> {
   return root;
 }
 
+/** A container's own bind mounts, [host, inside, read-only?]: its ipc folder, its log folders and the user code's snapshot. */
+export function containerMounts(spec: ContainerSpec, root: string, logs: Partial<LogDirs>): Array<[string, string, boolean?]> {
+  return [
+    [path.join(root, 'ipc'), IPC],
+    ...Object.entries(logs).map(([dir, host]): [string, string] => [host, spec.logTargets[dir as keyof LogDirs]!]),
+    ...(spec.userCode ? [[spec.userCode.stage, USER_CODE, true] as [string, string, boolean]] : []),
+  ];
+}
+
 /** `docker run --detach` of a container of `spec`, with everything the trial needs, in one call. */
 export async function startContainer(spec: ContainerSpec, root: string, owner: ContainerOwner): Promise<StartedContainer> {
   const name = `rollout-${randomUUID()}`;
   owner.onName?.(name);
-  const mounts: Array<[string, string, boolean?]> = [
-    [path.join(root, 'ipc'), IPC],
-    ...Object.entries(owner.logs).map(([dir, host]): [string, string] => [host, spec.logTargets[dir as keyof LogDirs]!]),
-    ...(spec.userCode ? [[spec.userCode.stage, USER_CODE, true] as [string, string, boolean]] : []),
-  ];
+  const mounts = containerMounts(spec, root, owner.logs);
   const code = spec.userCode;
   const command = code?.byCommand
     ? ['sh', '-c', `(${INSTALL}) 2> ${IPC}/installed.err; echo $? > ${IPC}/installed; exec sleep infinity`, code.workspace, code.modules ?? '']

@@ -12,7 +12,7 @@ import { checkHarness } from './docker-harness.ts';
 import { TrialCgroup } from '../limits/trial-cgroup.ts';
 import { copyTrialTree, readTrialFile } from '../../trial/trial-files.ts';
 import { type ImageConfig, inspectImage, resolveImage } from './docker-image.ts';
-import { type ContainerOwner, type ContainerSpec, containerRoot, IPC, type StartedContainer, startContainer, USER_CODE, type UserCodeInstall } from './container-start.ts';
+import { containerMounts, type ContainerOwner, type ContainerSpec, containerRoot, IPC, type StartedContainer, startContainer, type UserCodeInstall } from './container-start.ts';
 import type { DockerPool } from './docker-pool.ts';
 import { stageUserCode, userNodeModules } from '../../trial/workspace.ts';
 import { cliEnv, envFlags, limitFlags, mountFlags } from './docker-flags.ts';
@@ -136,6 +136,11 @@ export class DockerEnvironment implements TrialEnvironment {
     return this.startContainer(spec, root, { trialLabel: name, logs: this.init.logDirs, signal, onName: (container) => (this.#ownName = container) });
   }
 
+  /** The parsed options and the CLI they name, for a subclass that starts its containers its own way. */
+  protected get docker(): { cli: DockerCli; options: z.output<typeof DockerOptionsSchema> } {
+    return { cli: this.#cli, options: this.#options };
+  }
+
   /** Starts the trial's own container in one `docker run`; compose overrides it to start the task's services. */
   protected startContainer(spec: ContainerSpec, root: string, owner: ContainerOwner): Promise<StartedContainer> {
     return startContainer(spec, root, owner);
@@ -143,21 +148,15 @@ export class DockerEnvironment implements TrialEnvironment {
 
   /** The whole of what {@link startContainer} gives the container named `name`, as one description. */
   protected containerConfig(name: string, spec: ContainerSpec, root: string, owner: ContainerOwner): ContainerConfig {
-    const { logDirs, limits } = this.init;
     return {
       name,
       labels: containerLabels(owner.trialLabel),
       network: this.#network(),
       workdir: this.paths.workspace,
-      limits,
+      limits: this.init.limits,
       pidsLimit: this.#options.pidsLimit,
       storage: this.#storage,
-      mounts: [
-        [path.join(root, 'ipc'), IPC],
-        ...Object.entries(logDirs).map(([dir, host]): [string, string] => [host, spec.logTargets[dir as keyof typeof logDirs]!]),
-        ...this.#sharedMounts(),
-        ...(spec.userCode ? [[spec.userCode.stage, USER_CODE, true] as [string, string, boolean]] : []),
-      ],
+      mounts: [...containerMounts(spec, root, owner.logs), ...this.#sharedMounts()],
       env: this.#env(),
     };
   }

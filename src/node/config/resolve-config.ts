@@ -30,7 +30,6 @@ export interface SuiteLayer {
   threshold: number | ThresholdConfig | undefined;
   /** `null` means no limit. */
   concurrency: number | null | undefined;
-  timeouts: TimeoutsConfig | undefined;
 }
 
 /**
@@ -54,7 +53,8 @@ export interface ResolvedConfig {
   /** Worker threads or child processes, and the heap limit of each. */
   pool: { kind: 'threads' | 'forks'; memoryLimitMb: number | undefined };
   flagLayer: SuiteLayer;
-  configLayer: SuiteLayer;
+  /** The config file's layer also holds timeouts, which no flag sets. */
+  configLayer: SuiteLayer & { timeouts: TimeoutsConfig | undefined };
   /** The backend the flags ask for, else the config file's. */
   backend: BackendConfig | undefined;
   /** Whether `--backend` chose it: then it wins over the suites' own. */
@@ -164,7 +164,7 @@ export function resolveConfig(cli: CliOptions, config: UserConfig, root: string,
     rows: cli.rows === undefined ? undefined : parseRowSelection(cli.rows),
     reporters: resolveReporters(cli, config, root),
     outputDir,
-    flagLayer: { runs: cli.runs, passThreshold: cli.passThreshold, threshold: cli.threshold, concurrency: cli.maxConcurrency, timeouts: undefined },
+    flagLayer: { runs: cli.runs, passThreshold: cli.passThreshold, threshold: cli.threshold, concurrency: cli.maxConcurrency },
     configLayer: { runs: config.runs, passThreshold: config.passThreshold, threshold: config.threshold, concurrency: config.concurrency, timeouts: config.timeouts },
     backend: resolveBackend(cli, config),
     backendFromFlag: cli.backend !== undefined,

@@ -39,6 +39,13 @@ function worker(cwd: string, ...args: string[]): WorkerProcess {
   return started;
 }
 
+/** `count` workers of `cwd` at `--concurrency concurrency`, once each says it serves runs. */
+async function readyWorkers(cwd: string, count: number, concurrency: number): Promise<WorkerProcess[]> {
+  const started = Array.from({ length: count }, () => worker(cwd, '--concurrency', String(concurrency)));
+  await Promise.all(started.map((w) => w.waitFor(/serving runs of/)));
+  return started;
+}
+
 async function stopWorkers(list: WorkerProcess[]): Promise<void> {
   for (const w of list) w.process.kill('SIGTERM');
   await Promise.all(list.map((w) => w.process));
@@ -81,8 +88,7 @@ describe('rollout-test run --queue with 3 workers', () => {
     const local = await runCli(REPO, ['run', ...examples, '--reporter', 'json', '--outputFile', path.join(localDir, 'report.json'), '--outputDir', localDir], { env });
     expect(local.exitCode, String(local.all)).toBe(1);
 
-    const three = [worker(REPO, '--concurrency', '2'), worker(REPO, '--concurrency', '2'), worker(REPO, '--concurrency', '2')];
-    await Promise.all(three.map((w) => w.waitFor(/serving runs of/)));
+    const three = await readyWorkers(REPO, 3, 2);
     const queueDir = tmp('queued');
     const args = ['run', ...examples, '--queue', url, '--reporter', 'default', '--reporter', 'json'];
     const queued = await runCli(REPO, [...args, '--outputFile.json', path.join(queueDir, 'report.json'), '--outputDir', queueDir], { env });
@@ -178,11 +184,10 @@ function coordinator(project: string, outputDir: string, extra: string[] = []) {
 describe('exactly one result per rollout', () => {
   it('re-runs the jobs of a worker killed with kill -9 elsewhere, and reports each rollout once, right', { timeout: 240_000 }, async () => {
     const project = slowProject(16, 1_500);
-    const [a, b] = [worker(project, '--concurrency', '4'), worker(project, '--concurrency', '4')];
-    await Promise.all([a, b].map((w) => w.waitFor(/serving runs of/)));
+    const [a, b] = await readyWorkers(project, 2, 4);
     const outputDir = tmp('worker-kill');
     const run = coordinator(project, outputDir);
-    await a.waitFor(/▶ slow › .*\n(.|\n)*▶ slow › /);
+    await a!.waitFor(/▶ slow › .*\n(.|\n)*▶ slow › /);
     a!.process.kill('SIGKILL');
     const result = await run;
     expect(result.exitCode, String(result.all)).toBe(1);
@@ -260,8 +265,7 @@ describe('workers and their checkouts', () => {
   });
 
   it('runs a Harbor suite in the sandbox across 2 workers', { timeout: 240_000 }, async () => {
-    const two = [worker(REPO, '--concurrency', '2'), worker(REPO, '--concurrency', '2')];
-    await Promise.all(two.map((w) => w.waitFor(/serving runs of/)));
+    const two = await readyWorkers(REPO, 2, 2);
     const outputDir = tmp('harbor');
     const run = await coordinator(REPO, outputDir, ['rollouts/harbor', '--runs', '2']);
     expect(run.exitCode, String(run.all)).toBe(0);
@@ -282,8 +286,7 @@ describe('workers and their checkouts', () => {
 describe('stopping', () => {
   it('a worker sent SIGTERM finishes its jobs; sent it twice, hands them back; either way it exits 0', { timeout: 180_000 }, async () => {
     const project = slowProject(6, 4_000);
-    const [finisher, handsBack] = [worker(project, '--concurrency', '2'), worker(project, '--concurrency', '2')];
-    await Promise.all([finisher, handsBack].map((w) => w.waitFor(/serving runs of/)));
+    const [finisher, handsBack] = await readyWorkers(project, 2, 2);
     const outputDir = tmp('sigterm');
     const run = coordinator(project, outputDir);
     await Promise.all([finisher, handsBack].map((w) => w!.waitFor(/▶ .*\n(.|\n)*▶ /)));
@@ -310,8 +313,7 @@ describe('stopping', () => {
 describe('cancelling', () => {
   it('Ctrl-C on the coordinator removes the waiting jobs, cancels the running ones and still writes the report', { timeout: 180_000 }, async () => {
     const project = slowProject(12, 120_000);
-    const two = [worker(project, '--concurrency', '3'), worker(project, '--concurrency', '3')];
-    await Promise.all(two.map((w) => w.waitFor(/serving runs of/)));
+    const two = await readyWorkers(project, 2, 3);
     const outputDir = tmp('cancel');
     const run = coordinator(project, outputDir);
     await waitUntil(() => ranLog(project).starts.length >= 6, 120_000, 'six running rollouts');

@@ -19,10 +19,12 @@ describe('an output directory that cannot be written is a usage error before any
   test('no permission to write it', async () => {
     const dir = makeProject({ 'rows.rollout.ts': rollout(3) });
     writeFileSync(path.join(dir, 'ran.txt'), '');
-    // The project is readable by others; the user "nobody" may write only ran.txt, not the output dir.
-    chmodSync(dir, 0o755);
+    // Root without the capabilities that bypass file permissions: it may write only ran.txt, not the output dir.
+    // (Not another user: the checkout, wherever CI cloned it, may be unreadable to anyone but its owner.)
+    chmodSync(dir, 0o555);
     chmodSync(path.join(dir, 'ran.txt'), 0o666);
-    const command = ['--reuid=65534', '--regid=65534', '--clear-groups', process.execPath, BIN, 'run'];
+    const withoutOverride = '-dac_override,-dac_read_search';
+    const command = [`--inh-caps=${withoutOverride}`, `--bounding-set=${withoutOverride}`, process.execPath, BIN, 'run'];
     const run = await execa('setpriv', command, { cwd: dir, reject: false, env: { CI: 'true', HOME: '/tmp' } });
     expect(run.exitCode, run.stderr).toBe(2);
     expect(run.stderr).toMatch(/\.rollouts cannot be written: permission denied \(EACCES\)/);

@@ -34,6 +34,7 @@ async function startRedis() {
     server.once('exit', (code) => reject(new Error(`redis-server exited with ${code}`)));
   });
   return {
+    pid: server.pid,
     url: `redis://127.0.0.1:${port}/0`,
     stop: async () => {
       const exited = new Promise((resolve) => server.once('exit', resolve));
@@ -57,6 +58,18 @@ function runPhase(cwd, args) {
   if (run.status !== 0) throw new Error(`rollout-test run ${args.join(' ')} exited with ${run.status}: ${run.stderr.slice(-1000)}`);
   return JSON.parse(readFileSync(report, 'utf8')).durationMs;
 }
+
+const TICK_MS = 1000 / Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim() || 100);
+/** utime + stime of a live process, in ms (Linux /proc). */
+const cpuMs = (pid) => {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * TICK_MS;
+};
+/** cutime + cstime of this process: the CPU of its children that exited and were waited for. */
+const childrenCpuMs = () => {
+  const fields = readFileSync('/proc/self/stat', 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[13]) + Number(fields[14])) * TICK_MS;
+};
 
 const nodeStartMs = () => {
   const started = performance.now();
@@ -85,16 +98,25 @@ defineRollout({ name: 'wait', dataset: Array.from({ length: ${COUNT} }, (_, i) =
     fn();
     return median(Array.from({ length: reps }, fn));
   };
+  /** CPU (ms) of one queued run over all its processes: redis-server, the workers, the coordinator (a reaped child). */
+  const queuedCpu = () => {
+    const pids = [redis.pid, ...workers.map((w) => w.pid)];
+    const before = pids.reduce((sum, pid) => sum + cpuMs(pid), 0) + childrenCpuMs();
+    queued();
+    return pids.reduce((sum, pid) => sum + cpuMs(pid), 0) + childrenCpuMs() - before;
+  };
   try {
     const local = measured(() => runPhase(project, ['--max-concurrency', String(CONCURRENCY)]));
     workers.push(startWorker(project, redis.url));
     const one = measured(queued);
     workers.push(startWorker(project, redis.url), startWorker(project, redis.url));
     const three = measured(queued);
+    const cpu = median(Array.from({ length: reps }, queuedCpu));
     const state = `bare \`node -e 0\` ${ms(median([nodeStartMs(), nodeStartMs(), nodeStartMs()]))}, load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')} (nproc ${os.availableParallelism()})`;
     row(`Q1 ${COUNT} × ${DELAY_MS} ms, 3 workers c=${CONCURRENCY} vs 1`, ms(three), `${ms(one)} (1 worker)`, `${(one / three).toFixed(2)}× faster`, '≥ 2.5×', one / three >= 2.5);
     const perRollout = (one - local) / COUNT;
     row(`Q2 queue overhead per rollout (1 worker c=${CONCURRENCY})`, `${perRollout.toFixed(2)} ms`, `${ms(local)} local vs ${ms(one)} queued`, '', 'reported', undefined);
+    row(`Q1 CPU per rollout, 3 workers (all processes)`, `${(cpu / COUNT).toFixed(2)} ms`, `${ms(cpu)} per run`, '', 'reported', undefined);
     notes.push(`Q1/Q2 machine state: ${state}; ideal run phases: ${ms((COUNT / CONCURRENCY) * DELAY_MS)} (1 worker), ${ms((COUNT / (3 * CONCURRENCY)) * DELAY_MS)} (3 workers)`);
   } finally {
     for (const worker of workers) worker.kill('SIGTERM');

@@ -1,4 +1,5 @@
 import { type Job, Queue, QueueEvents } from 'bullmq';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { buildResult } from '../../backends/results.ts';
 import { type ExecutionResult, ExecutionResultSchema, type RolloutError } from '../../model/result.ts';
 import { QUEUE_WINDOW, rolloutsPerJob } from './job-size.ts';
@@ -24,6 +25,12 @@ export const CANCEL_GRACE_MS = 5_000;
 const SWEEP_MS = 2_000;
 /** Events kept in the run's stream: far more than a coordinator falls behind by. */
 const MAX_EVENTS = 100_000;
+/**
+ * How long the first jobs wait for a worker to attach to the run (workers attach when it is announced), so
+ * that they are cut to fit the workers; a run whose workers come later starts with one rollout per job.
+ */
+const FIRST_WORKER_WAIT_MS = 2_000;
+const FIRST_WORKER_POLL_MS = 50;
 /** The states of a job the last coordinator of a resumed run may have left. */
 const LEFT_STATES = ['waiting', 'prioritized', 'delayed', 'paused', 'active', 'completed', 'failed'] as const;
 
@@ -69,6 +76,7 @@ export class CoordinatorQueues {
   #toAdd = new Map<string, { suite: JobSuite; rollouts: QueuedRollout[] }>();
   #lastLoad: WorkerLoad = { workers: 0, slots: 0, smallest: 0, active: 0 };
   #cancelling: Promise<void> | undefined;
+  #firstWorker: Promise<void> | undefined;
 
   constructor(
     connection: RedisConnection,
@@ -113,7 +121,7 @@ export class CoordinatorQueues {
     const key = `${suite.file}\0${suite.suite}`;
     const buffer = this.#toAdd.get(key) ?? { suite, rollouts: [] };
     buffer.rollouts.push(rollout);
-    if (this.#toAdd.size === 0) setImmediate(() => this.#flushAdds());
+    if (this.#toAdd.size === 0) setImmediate(() => void this.#flushAdds());
     this.#toAdd.set(key, buffer);
   }
 
@@ -142,8 +150,9 @@ export class CoordinatorQueues {
     else await this.#gaveUp(job.id!, job.failedReason || 'the job failed');
   }
 
-  /** Cuts the turn's rollouts into jobs and adds them in one call. */
-  #flushAdds(): void {
+  /** Cuts the turn's rollouts (and those submitted while it waited for a first worker) into jobs, and adds them in one call. */
+  async #flushAdds(): Promise<void> {
+    await this.#waitForFirstWorker();
     const buffers = [...this.#toAdd.values()];
     this.#toAdd = new Map();
     if (this.#cancelling) {
@@ -159,6 +168,17 @@ export class CoordinatorQueues {
         }
       }
     });
+  }
+
+  #waitForFirstWorker(): Promise<void> {
+    this.#firstWorker ??= (async () => {
+      const until = Date.now() + FIRST_WORKER_WAIT_MS;
+      while (this.#lastLoad.workers === 0 && !this.#cancelling && Date.now() < until) {
+        await sleep(FIRST_WORKER_POLL_MS);
+        await this.load().catch(() => undefined);
+      }
+    })();
+    return this.#firstWorker;
   }
 
   /** A job's id is its first rollout's, and how many it holds: a rollout is queued in one job per run. */

@@ -80,6 +80,7 @@ export class RunWorker {
     this.#hold(rollouts.length, 1);
     try {
       const ids = rollouts.map((r) => r.request.id);
+      if (ids.length > 1) this.options.log(`run ${this.options.runId} job ${job.id}: ${ids.length} rollouts of ${job.data.suite}`);
       const recorded = await this.#finished.of(ids);
       if (recorded.size > 0) this.options.log(`run ${this.options.runId} ⤼ ${[...recorded.keys()].join(' ')} finished before: not run again`);
       const stop = signal ?? new AbortController().signal;

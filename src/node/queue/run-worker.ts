@@ -1,4 +1,5 @@
 import { type Job, Queue, WaitingError, Worker } from 'bullmq';
+import { setMaxListeners } from 'node:events';
 import type { ExecutionResult } from '../../model/result.ts';
 import { formatDuration } from '../reporters/format.ts';
 import { FinishedRollouts } from './finished-rollouts.ts';
@@ -84,6 +85,8 @@ export class RunWorker {
       const recorded = await this.#finished.of(ids);
       if (recorded.size > 0) this.options.log(`run ${this.options.runId} ⤼ ${[...recorded.keys()].join(' ')} finished before: not run again`);
       const stop = signal ?? new AbortController().signal;
+      // Every rollout of the job listens to its one signal: not the leak Node warns of past 10 listeners.
+      setMaxListeners(0, stop);
       const results = await Promise.all(rollouts.map((rollout) => recorded.get(rollout.request.id) ?? this.#slots.run(() => this.#run(job.data, rollout, stop))));
       await this.#finished.written();
       if (this.#handingBack && results.some((r) => r.status === 'cancelled')) {

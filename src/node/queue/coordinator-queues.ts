@@ -30,7 +30,7 @@ const MAX_EVENTS = 100_000;
  * that they are cut to fit the workers; a run whose workers come later starts with one rollout per job.
  */
 const FIRST_WORKER_WAIT_MS = 2_000;
-const FIRST_WORKER_POLL_MS = 50;
+const FIRST_WORKER_POLL_MS = 20;
 /** The states of a job the last coordinator of a resumed run may have left. */
 const LEFT_STATES = ['waiting', 'prioritized', 'delayed', 'paused', 'active', 'completed', 'failed'] as const;
 
@@ -173,9 +173,9 @@ export class CoordinatorQueues {
   #waitForFirstWorker(): Promise<void> {
     this.#firstWorker ??= (async () => {
       const until = Date.now() + FIRST_WORKER_WAIT_MS;
-      while (this.#lastLoad.workers === 0 && !this.#cancelling && Date.now() < until) {
+      // Workers attach while the coordinator plans: most often they are there by its first jobs.
+      while (!this.#cancelling && (await this.load().catch(() => this.#lastLoad)).workers === 0 && Date.now() < until) {
         await sleep(FIRST_WORKER_POLL_MS);
-        await this.load().catch(() => undefined);
       }
     })();
     return this.#firstWorker;

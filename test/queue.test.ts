@@ -295,18 +295,23 @@ describe('workers and their checkouts', () => {
 });
 
 describe('stopping', () => {
-  it('a worker sent SIGTERM finishes its jobs; sent it twice, hands them back; either way it exits 0', { timeout: 180_000 }, async () => {
-    const project = slowProject(6, 4_000);
+  it('a worker sent SIGTERM finishes its jobs; sent it twice, hands back what did not finish; either way it exits 0', { timeout: 180_000 }, async () => {
+    // Jobs of 2 rollouts (6 over 2 workers at 2), a short and a long one.
+    const project = slowProject(6, 1_000, 8_000);
     const [finisher, handsBack] = await readyWorkers(project, 2, 2);
     const outputDir = tmp('sigterm');
     const run = coordinator(project, outputDir);
     await Promise.all([finisher, handsBack].map((w) => w!.waitFor(/▶ .*\n(.|\n)*▶ /)));
+    // The short rollout of the job finished, the long one runs.
+    await handsBack!.waitFor(/[✓✗] /);
     finisher!.process.kill('SIGTERM');
     handsBack!.process.kill('SIGTERM');
     await handsBack!.waitFor(/finishing the active jobs/);
     handsBack!.process.kill('SIGTERM');
     expect((await handsBack!.process).exitCode).toBe(0);
-    expect(handsBack!.output().match(/↩ \S+ handed back/g)).toHaveLength(2);
+    const handedBack = [...handsBack!.output().matchAll(/↩ (\S+) handed back/g)].map((m) => m[1]!);
+    const finishedThere = [...handsBack!.output().matchAll(/[✓✗] .* (\S+)$/gm)].map((m) => m[1]!);
+    expect([handedBack.length, finishedThere.length]).toEqual([1, 1]);
     expect((await finisher!.process).exitCode).toBe(0);
     expect(finisher!.output().match(/[✓✗] /g)).toHaveLength(2);
 
@@ -316,8 +321,11 @@ describe('stopping', () => {
     const records = readReport(path.join(outputDir, 'report.json')).suites[0]!.records;
     expect(records).toHaveLength(6);
     for (const r of records) expect({ id: r.id, status: r.status }).toEqual({ id: r.id, status: expectedStatus(r) });
+    // Each rollout ran to its end once: the handed-back one on the last worker, the one finished before not again.
     expect(ranLog(project).ends.sort()).toEqual(records.map((r) => r.id).sort());
-    expect(rest.output().match(/▶ /g)).toHaveLength(4);
+    expect(rest.output()).toContain(`▶ slow › ${handedBack[0]}`);
+    expect(rest.output()).not.toContain(`▶ slow › ${finishedThere[0]}`);
+    expect(rest.output().match(/▶ /g)).toHaveLength(3);
   });
 });
 

@@ -82,7 +82,8 @@ export class RunWorker {
     try {
       const ids = rollouts.map((r) => r.request.id);
       if (ids.length > 1) this.options.log(`run ${this.options.runId} job ${job.id}: ${ids.length} rollouts of ${job.data.suite}`);
-      const recorded = await this.#finished.of(ids);
+      // Without the record (Redis failing) the job's rollouts all run: twice is better than never.
+      const recorded = await this.#finished.of(ids).catch(() => new Map<string, ExecutionResult>());
       if (recorded.size > 0) this.options.log(`run ${this.options.runId} ⤼ ${[...recorded.keys()].join(' ')} finished before: not run again`);
       const stop = signal ?? new AbortController().signal;
       // Every rollout of the job listens to its one signal: not the leak Node warns of past 10 listeners.

@@ -131,7 +131,8 @@ export class CoordinatorQueues {
    */
   async #indexLeftJobs(): Promise<void> {
     for (const job of await this.rollouts.getJobs([...LEFT_STATES])) {
-      if (!job?.id) continue;
+      // A job of another shape (queued by an older rollout-test) is not ours to resume.
+      if (!job?.id || !Array.isArray(job.data?.rollouts)) continue;
       const ids = job.data.rollouts.map((r) => r.request.id);
       this.#jobs.set(job.id, ids);
       for (const id of ids) this.#queuedBefore.add(id);

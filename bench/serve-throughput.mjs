@@ -17,7 +17,7 @@
 //   import { measureServeThroughput } from './serve-throughput.mjs'
 import { spawn } from 'node:child_process';
 import http from 'node:http';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
@@ -257,6 +257,11 @@ export async function measureServeThroughput({ root, count = 10_000, reps = 3, s
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const { values, positionals } = parseArgs({ options: { rollouts: { type: 'string', default: '10000' }, reps: { type: 'string', default: '3' } }, allowPositionals: true });
   const { benchRoot } = await import('./lib/workloads.mjs');
-  const result = await measureServeThroughput({ root: benchRoot(), count: Number(values.rollouts), reps: Number(values.reps), serveArgs: positionals });
-  console.log(JSON.stringify({ ...result, ratio: result.directMs / result.servedMs }, null, 2));
+  const root = benchRoot();
+  try {
+    const result = await measureServeThroughput({ root, count: Number(values.rollouts), reps: Number(values.reps), serveArgs: positionals });
+    console.log(JSON.stringify({ ...result, ratio: result.directMs / result.servedMs }, null, 2));
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
 }

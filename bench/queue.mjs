@@ -8,7 +8,7 @@ import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { BIN, makeProject } from './lib/workloads.mjs';
-import { median } from './lib/measure.mjs';
+import { cpuMsOf, median } from './lib/measure.mjs';
 
 const COUNT = 2_000;
 const DELAY_MS = 50;
@@ -59,18 +59,6 @@ function runPhase(cwd, args) {
   return JSON.parse(readFileSync(report, 'utf8')).durationMs;
 }
 
-const TICK_MS = 1000 / Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim() || 100);
-/** utime + stime of a live process, in ms (Linux /proc). */
-const cpuMs = (pid) => {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * TICK_MS;
-};
-/** cutime + cstime of this process: the CPU of its children that exited and were waited for. */
-const childrenCpuMs = () => {
-  const fields = readFileSync('/proc/self/stat', 'utf8').split(') ')[1].split(' ');
-  return (Number(fields[13]) + Number(fields[14])) * TICK_MS;
-};
-
 const nodeStartMs = () => {
   const started = performance.now();
   spawnSync(process.execPath, ['-e', '0']);
@@ -100,7 +88,7 @@ defineRollout({ name: 'wait', dataset: Array.from({ length: ${COUNT} }, (_, i) =
   };
   /** CPU (ms) of one queued run in each process: the coordinator (a reaped child), the workers, redis-server. */
   const queuedCpu = () => {
-    const sample = () => ({ coordinator: childrenCpuMs(), workers: workers.reduce((sum, w) => sum + cpuMs(w.pid), 0), redis: cpuMs(redis.pid) });
+    const sample = () => ({ coordinator: cpuMsOf('self', { children: true }), workers: workers.reduce((sum, w) => sum + cpuMsOf(w.pid), 0), redis: cpuMsOf(redis.pid) });
     const before = sample();
     queued();
     const after = sample();

@@ -64,7 +64,7 @@ describe('model calls of a worker thread', () => {
 });
 
 describe('the recording client on the connection pool', () => {
-  it('hands the SDK the answer it would get from fetch: status, headers, parsed body, and a readable raw response', async () => {
+  it('hands the SDK the answer it would get from fetch: status, headers, parsed body, a body read once', async () => {
     const client = createRecordingClient({ baseURL: server.url, apiKey: 'k' });
     const { data, response } = await client.chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'hi' }] }).withResponse();
     expect(data.choices[0]!.message).toEqual({ role: 'assistant', content: 'answer to 1 messages' });
@@ -72,7 +72,23 @@ describe('the recording client on the connection pool', () => {
     expect(response.status).toBe(200);
     expect(response.statusText).toBe('OK');
     expect(response.headers.get('content-type')).toBe('application/json');
-    expect(JSON.parse(await response.text())).toEqual(JSON.parse(JSON.stringify(data)));
+    // The SDK read the body, as it reads fetch's: a second read fails the same way.
+    expect(response.bodyUsed).toBe(true);
+    await expect(response.text()).rejects.toThrow(TypeError);
+  });
+
+  it("hands out a raw answer whose body reads like fetch's: once, cloned, or as a stream", async () => {
+    const client = createRecordingClient({ baseURL: server.url, apiKey: 'k' });
+    const ask = () => client.chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'hi' }] }).asResponse();
+    const parsed = await (await ask()).json();
+    expect(parsed).toMatchObject({ object: 'chat.completion', choices: [{ message: { content: 'answer to 1 messages' } }] });
+    const response = await ask();
+    const copy = response.clone();
+    expect(JSON.parse(await response.text())).toEqual(parsed);
+    expect(JSON.parse(await copy.text())).toEqual(parsed);
+    const streamed = await ask();
+    expect(JSON.parse(Buffer.from(await new Response(streamed.body).arrayBuffer()).toString())).toEqual(parsed);
+    expect(streamed.bodyUsed).toBe(true);
   });
 
   it('passes calls other than chat completions through, unrecorded', async () => {

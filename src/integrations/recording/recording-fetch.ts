@@ -3,6 +3,7 @@ import { getRolloutContext, type RolloutContext } from '../../runtime/rollout-co
 import { toCurrentEndpoint } from './endpoint.ts';
 import { ModelCall } from './model-call.ts';
 import { type ChatRequest, recorderFor } from './recorder.ts';
+import { readResponse } from './read-response.ts';
 import { type Answer, fetchTransport, poolTransport } from './transport.ts';
 
 /** Options shared by every integration's recording transport. */
@@ -32,18 +33,6 @@ function chatRequestOf(input: Parameters<typeof fetch>[0], init: RequestInit | u
   if (!/\/chat\/completions\/?(\?|$)/.test(url) || typeof init?.body !== 'string') return undefined;
   const body = JSON.parse(init.body) as ChatRequest;
   return Array.isArray(body.messages) ? body : undefined;
-}
-
-/**
- * A whole body handed to the SDK already read and parsed: `json()` gives the value the recorder parsed and `text()`
- * the text read once, instead of a second read of a stream and a second parse. (Own properties rather than a
- * subclass: extending `Response` at load time would load Node's fetch into every process that imports this.)
- */
-function readResponse(text: string, json: unknown, answer: Answer): Response {
-  const response = new Response(text, { status: answer.status, statusText: answer.statusText, headers: answer.headers });
-  // No value when the recorder could not parse it: the SDK gets the same error the text gives.
-  const parsed = json === undefined ? async () => JSON.parse(text) : async () => json;
-  return Object.defineProperties(response, { text: { value: async () => text }, json: { value: parsed } });
 }
 
 /**

@@ -6,6 +6,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { gzipSync } from 'node:zlib';
+import { getGlobalDispatcher, MockAgent, setGlobalDispatcher } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AgentWorkflow, type AgentWorkflowContext } from '../src/public/index.ts';
 import { createRecordingClient } from '../src/public/openai.ts';
@@ -129,6 +130,28 @@ describe('the recording client on the connection pool', () => {
     const [step] = outcome!.workflow.samples[0]!.trajectoryMessages!;
     expect(step).toMatchObject({ response: { role: 'assistant', content: 'answer to 2 messages' }, usage: { completion_tokens: expect.any(Number) } });
     expect((step!.usage as Record<string, unknown>).edited).toBeUndefined();
+  });
+});
+
+describe('a global dispatcher the user set', () => {
+  it('carries the model calls, as it does fetch calls: a mock answers them', async () => {
+    // The pool is in use before the mock is set, as in a worker that already made calls.
+    await createRecordingClient({ baseURL: server.url, apiKey: 'k' }).models.list();
+    const previous = getGlobalDispatcher();
+    const mock = new MockAgent();
+    mock.disableNetConnect();
+    mock.get('http://mocked.invalid').intercept({ path: '/v1/chat/completions', method: 'POST' }).reply(200, completion('mocked'), { headers: { 'content-type': 'application/json' } });
+    setGlobalDispatcher(mock);
+    try {
+      const [outcome] = await runRollouts({ workflow: OneCall, chatCompletionsUrl: 'http://mocked.invalid/v1/chat/completions' }, rows(1));
+      expect(outcome!.workflow.status).toBe('success');
+      expect(outcome!.workflow.samples[0]!.messages.at(-1)).toEqual({ role: 'assistant', content: 'mocked' });
+    } finally {
+      setGlobalDispatcher(previous);
+      await mock.close();
+    }
+    const [after] = await runRollouts({ workflow: OneCall, chatCompletionsUrl: server.chatCompletionsUrl }, rows(1));
+    expect(after!.workflow.samples[0]!.messages.at(-1)).toEqual({ role: 'assistant', content: 'answer to 2 messages' });
   });
 });
 

@@ -3,7 +3,7 @@ import { Readable, type Transform } from 'node:stream';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import { Agent, type Dispatcher } from 'undici';
-import { type Answer, fromResponse, type Transport } from './transport.ts';
+import { type Answer, fromResponse, GLOBAL_DISPATCHER, type Transport } from './transport.ts';
 
 /**
  * Connections one thread keeps to one endpoint, at most. Past that, calls queue for a free connection instead of
@@ -91,15 +91,30 @@ function poolRequestOf(input: string | URL | Request, init: RequestInit | undefi
 }
 
 /**
- * Sends a request on this thread's pool (see {@link agent}). A redirect, or a request the pool does not send as is
- * (a `Request`, a streamed or form body), goes through the global `fetch`, whose semantics the pool otherwise
- * keeps: decoded bodies, abort signals, connection errors with their codes.
+ * Whether the global dispatcher is one a user set (`setGlobalDispatcher`: a proxy, a mock, an agent with its own
+ * TLS settings), which model calls then go through, rather than a default: the one undici installs when it is
+ * loaded (`installed`), or a plain agent Node's `fetch` made for itself before (`preset`, not one of this undici's).
  */
-export const sendOnPool: Transport = async (input, init) => {
-  const options = poolRequestOf(input, init);
-  if (!options) return fromResponse(await fetch(input, init));
-  const data = await agent.request(options);
-  if (!REDIRECTS.has(data.statusCode) || !data.headers.location) return fromPool(data);
-  data.body.resume();
-  return fromResponse(await fetch(input, init));
-};
+function userDispatcher(preset: unknown, installed: unknown): (current: unknown) => boolean {
+  const fetchDefault = preset !== undefined && !(preset instanceof Agent) && (preset as object).constructor?.name === 'Agent' ? preset : undefined;
+  return (current) => current !== undefined && current !== installed && current !== fetchDefault;
+}
+
+/**
+ * Sends requests on this thread's pool (see {@link agent}). A redirect, a request the pool does not send as is (a
+ * `Request`, a streamed or form body), or a global dispatcher set by the user sends through the global `fetch`,
+ * whose semantics the pool otherwise keeps: decoded bodies, abort signals, connection errors with their codes.
+ * `preset` is the global dispatcher before undici was loaded.
+ */
+export function poolSender(preset: unknown): Transport {
+  const global = () => (globalThis as Record<symbol, unknown>)[GLOBAL_DISPATCHER];
+  const byUser = userDispatcher(preset, preset === undefined ? global() : undefined);
+  return async (input, init) => {
+    const options = byUser(global()) ? undefined : poolRequestOf(input, init);
+    if (!options) return fromResponse(await fetch(input, init));
+    const data = await agent.request(options);
+    if (!REDIRECTS.has(data.statusCode) || !data.headers.location) return fromPool(data);
+    data.body.resume();
+    return fromResponse(await fetch(input, init));
+  };
+}

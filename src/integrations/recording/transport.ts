@@ -34,13 +34,20 @@ export function fetchTransport(send: typeof fetch): Transport {
   return async (url, init) => fromResponse(await send(url, init));
 }
 
+/** Where undici (Node's `fetch` included) keeps the global dispatcher that `setGlobalDispatcher` sets. */
+export const GLOBAL_DISPATCHER = Symbol.for('undici.globalDispatcher.1');
+
 let pool: Promise<Transport> | undefined;
 
 /**
  * The transport of model calls when the SDK was given no `fetch`: this thread's pool of kept-alive connections
  * (`connection-pool.ts`), loaded on the first call, as most processes that import this module never call a model.
+ * The global dispatcher is read before undici is loaded, which installs one when none is set.
  */
 export const poolTransport: Transport = async (url, init) => {
-  pool ??= import('./connection-pool.ts').then((loaded) => loaded.sendOnPool);
+  if (!pool) {
+    const preset: unknown = (globalThis as Record<symbol, unknown>)[GLOBAL_DISPATCHER];
+    pool = import('./connection-pool.ts').then((loaded) => loaded.poolSender(preset));
+  }
   return (await pool)(url, init);
 };

@@ -21,7 +21,7 @@ function records(count: number): RolloutRecord[] {
     const status = STATUSES[i % STATUSES.length]!;
     const row = count - Math.floor(i / 3);
     const run = (i % 3) + 1;
-    const error = status === 'errored' ? { category: i % 2 ? 'TIMEOUT' : 'HTTP_ERROR', phase: 'workflow' as const, message: `boom ✗ ${i}` } : undefined;
+    const error = status === 'errored' ? { category: i % 2 ? ('TIMEOUT' as const) : ('HTTP_ERROR' as const), phase: 'workflow' as const, message: `boom ✗ ${i}` } : undefined;
     return {
       id: `s.r${row}.n${run}`,
       suite: 's',
@@ -103,7 +103,7 @@ describe('SuiteRecords', () => {
     expect(kept.outcomes()).toEqual(outcomesOf(given));
     expect(kept.outcomes('f\0s\0')).toEqual(outcomesOf(given, (r) => `f\0s\0${r.row}`));
     expect(kept.usage).toEqual({ m: { prompt: 16, completion: 8, cached: 0 } });
-    const agent = given.flatMap((r) => (r.timings.agentMs === undefined ? [] : [r.timings.agentMs]));
+    const agent = given.flatMap((r) => (typeof r.timings.agentMs === 'number' ? [r.timings.agentMs] : []));
     expect(kept.phaseMeans()).toEqual({ agentMs: agent.reduce((a, b) => a + b, 0) / agent.length });
   });
 });

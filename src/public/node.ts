@@ -28,6 +28,7 @@ export type { DockerOptions } from '../backends/harbor/environments/docker/docke
 export type { EnvironmentType, TrialEnvironment } from '../backends/harbor/environments/environment.ts';
 export type { Reporter, RunStartEvent, SuiteStartEvent } from '../node/types/reporter.ts';
 export type { RunReport, SuiteReport } from '../node/types/run-report.ts';
+export type { SuiteRecords } from '../node/run/suite-records.ts';
 export type { RolloutRecord, RolloutStatus } from '../node/types/rollout-record.ts';
 export type { RolloutDetails, TextExcerpt } from '../node/types/rollout-details.ts';
 export type { SourceLocation } from '../node/stack/user-frame.ts';

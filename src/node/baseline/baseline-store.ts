@@ -40,7 +40,7 @@ export function saveBaseline(file: string, suites: SuiteReport[]): void {
   const baseline: Baseline = {
     version: 1,
     savedAt: new Date().toISOString(),
-    suites: Object.fromEntries(suites.filter((s) => !s.error).map((s) => [s.key, { name: s.name, rowMeans: rowMeanRewards(outcomesOf(s.records)) }])),
+    suites: Object.fromEntries(suites.filter((s) => !s.error).map((s) => [s.key, { name: s.name, rowMeans: rowMeanRewards(s.records.outcomes()) }])),
   };
   mkdirSync(path.dirname(file), { recursive: true });
   writeFileSync(file, `${JSON.stringify(baseline, null, 2)}\n`);

@@ -12,6 +12,7 @@ import { finishRun, type RunFacts } from '../run/finish-run.ts';
 import type { RolloutRecord } from '../types/rollout-record.ts';
 import type { SuiteReport } from '../types/run-report.ts';
 import { buildSuiteReport } from '../run/suite-report.ts';
+import { SuiteRecords } from '../run/suite-records.ts';
 import { UsageError } from '../errors.ts';
 
 interface MergedSuite {
@@ -54,7 +55,7 @@ export async function mergeReports(dirs: string[], config: ResolvedConfig, termi
   const merged = mergeJournals(runDirs);
   const suites: SuiteReport[] = merged.map(({ meta, records }) => {
     const { stats: _, thresholdMissed: __, baseline: ___, passed: ____, noRollouts, durationMs, error, ...rest } = meta;
-    const report = buildSuiteReport(rest, [...records.values()], durationMs, error);
+    const report = buildSuiteReport(rest, SuiteRecords.of(records.values()), durationMs, error);
     return records.size ? report : { ...report, noRollouts };
   });
   const report = finishRun(suites, factsOf(runDirs), config);

@@ -6,6 +6,7 @@ import { findRun } from '../output/run-history.ts';
 import { HtmlReporter } from '../reporters/html/html-reporter.ts';
 import type { Terminal } from '../reporters/terminal.ts';
 import type { RunReport } from '../types/run-report.ts';
+import { SuiteRecords } from '../run/suite-records.ts';
 import { UsageError } from '../errors.ts';
 
 /** A stored run's report: its `summary.json` with each suite's rollouts from its journal, in the run's order. */
@@ -16,7 +17,7 @@ function storedReport(runDir: string): RunReport {
   const records = [...readJournal(runDir).rollouts.values()];
   const suites = summary.suites.map((suite) => ({
     ...suite,
-    records: records.filter((r) => r.id.startsWith(`${suite.key}.`)).sort((a, b) => a.row - b.row || a.run - b.run),
+    records: SuiteRecords.of(records.filter((r) => r.id.startsWith(`${suite.key}.`)).sort((a, b) => a.row - b.row || a.run - b.run)),
   }));
   return { ...summary, suites, runDir };
 }

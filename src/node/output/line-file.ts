@@ -14,6 +14,8 @@ export class LineFile {
   readonly #buffer = new TurnBuffer((text) => this.#append(text));
   /** Bytes of whole lines in the file. */
   #size: number;
+  /** Bytes written but not yet in the file (this turn's lines). */
+  #pending = 0;
   #failed = false;
 
   constructor(
@@ -27,8 +29,21 @@ export class LineFile {
     if (append && this.#size > 0 && !endsWithNewline(this.#fd, this.#size)) this.write('\n');
   }
 
-  write(line: string): void {
-    if (!this.#failed) this.#buffer.write(line);
+  /**
+   * Queues a line; returns the byte offset it will have in the file. The line is in the file once
+   * {@link durableSize} has passed that offset (never, after a failed write).
+   */
+  write(line: string): number {
+    const offset = this.#size + this.#pending;
+    if (this.#failed) return offset;
+    this.#pending += Buffer.byteLength(line);
+    this.#buffer.write(line);
+    return offset;
+  }
+
+  /** Bytes of whole lines in the file: a line whose offset is below this can be read back. */
+  get durableSize(): number {
+    return this.#size;
   }
 
   flush(): void {
@@ -41,6 +56,7 @@ export class LineFile {
   }
 
   #append(text: string): void {
+    this.#pending = 0;
     if (this.#failed) return;
     const data = Buffer.from(text);
     try {

@@ -5,6 +5,7 @@ import type { RolloutRecord } from '../types/rollout-record.ts';
 import type { RunReport } from '../types/run-report.ts';
 import { journalPath } from './journal-reader.ts';
 import { LineFile } from './line-file.ts';
+import { SuiteRecords } from '../run/suite-records.ts';
 
 /** A file of the run that could not be written (a full disk): the run stops and says which. */
 export type OutputErrorHandler = (error: NodeJS.ErrnoException, file: string) => void;
@@ -34,11 +35,18 @@ export class RunOutputs {
     this.#journal.write(`${JSON.stringify(entry)}\n`);
   }
 
-  rollout(record: RolloutRecord, samples: RolloutSample[]): void {
+  /** Writes a rollout's record to the journal and its samples beside; returns the record's byte offset in the journal. */
+  rollout(record: RolloutRecord, samples: RolloutSample[]): number {
     // The record's own JSON behind a type field: no copy of the record per rollout.
-    this.#journal.write(`{"type":"rollout",${JSON.stringify(record).slice(1)}\n`);
+    const offset = this.#journal.write(`{"type":"rollout",${JSON.stringify(record).slice(1)}\n`);
     const { id, suite, row, run } = record;
     this.#samples.write(`${JSON.stringify({ id, suite, row, run, samples })}\n`);
+    return offset;
+  }
+
+  /** A suite's records, read back from this run's journal. */
+  suiteRecords(): SuiteRecords {
+    return new SuiteRecords(this.#journal);
   }
 
   finish(report: RunReport): void {

@@ -10,8 +10,7 @@ function groupKey(record: RolloutRecord): string {
 /** A suite's failed and errored rollouts, grouped by row and cause, each group in run order. */
 export function failureGroups(suite: SuiteReport): RolloutRecord[][] {
   const byKey = new Map<string, RolloutRecord[]>();
-  for (const record of suite.records) {
-    if (record.status !== 'failed' && record.status !== 'errored') continue;
+  for (const record of suite.records.failures()) {
     const key = groupKey(record);
     const group = byKey.get(key);
     if (group) group.push(record);

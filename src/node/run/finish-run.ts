@@ -2,11 +2,10 @@ import { type Baseline, baselinePath, loadBaseline, saveBaseline } from '../base
 import type { ResolvedConfig } from '../config/resolve-config.ts';
 import { costOf } from '../cost/prices.ts';
 import { sumUsage } from '../cost/usage.ts';
-import { compareToBaseline, rowMeanRewards } from '../stats/index.ts';
+import { compareToBaseline, rowMeanRewards, summarizeOutcomes } from '../stats/index.ts';
 import type { LateFault } from '../../runtime/faults.ts';
 import type { RunReport, SuiteReport } from '../types/run-report.ts';
 import { exitCodeOf, suitePasses, type VerdictOptions } from './verdict.ts';
-import { outcomesOf, statsOf } from './suite-report.ts';
 import { passThresholdOf } from './suite-settings.ts';
 
 /** How a run went, beside its suites. */
@@ -35,14 +34,14 @@ function compareWithBaseline(suites: SuiteReport[], config: ResolvedConfig, fact
   return suites.map((suite) => {
     const stored = baseline.suites[suite.key];
     if (!stored || suite.error) return suite;
-    return { ...suite, baseline: compareToBaseline(rowMeanRewards(outcomesOf(suite.records)), stored.rowMeans) };
+    return { ...suite, baseline: compareToBaseline(rowMeanRewards(suite.records.outcomes()), stored.rowMeans) };
   });
 }
 
 /** Each suite's token usage and its cost by the config's price table. */
 function withCost(suites: SuiteReport[], config: ResolvedConfig): SuiteReport[] {
   return suites.map((suite) => {
-    const usage = sumUsage(suite.records.map((r) => r.usage));
+    const usage = suite.records.usage;
     return usage ? { ...suite, usage, cost: costOf(usage, config.prices) } : suite;
   });
 }
@@ -66,7 +65,7 @@ export function finishRun(suiteReports: SuiteReport[], facts: RunFacts, config: 
     suites,
     usage,
     cost: costOf(usage, config.prices),
-    overall: statsOf(suites.flatMap((s) => s.records), passThreshold, (r) => `${r.file}\0${r.suite}\0${r.row}`),
+    overall: summarizeOutcomes(suites.flatMap((s) => s.records.outcomes(`${s.file}\0${s.name}\0`)), { passThreshold }),
     exitCode: exitCodeOf({ suites, ...facts }, options),
   };
 }

@@ -17,6 +17,7 @@ import { type SuiteSettings, suiteSettings } from './suite-settings.ts';
 import type { ExecutionBackend } from '../../backends/backend.ts';
 import type { ExecutionRequest } from '../../model/request.ts';
 import type { ExecutionResult } from '../../model/result.ts';
+import type { RolloutSample } from '../../model/sample.ts';
 import type { ModelCacheSettings } from '../../runtime/rollout-context.ts';
 import type { ModelEndpoints } from './model-endpoints.ts';
 import type { LateFaults } from './late-faults.ts';
@@ -57,8 +58,8 @@ const READ_AHEAD = 2;
 const UNBOUNDED_IN_FLIGHT = 1024;
 
 /**
- * Runs one planned rollout on the suite's backend and records its final result. Watch mode passes its own,
- * to re-grade stored samples instead.
+ * Runs one planned rollout on the suite's backend and records its final result with its samples (`record` writes
+ * both to the run's files). Watch mode passes its own, to re-grade stored samples instead.
  */
 export type RolloutDispatcher = (
   planned: Extract<PlannedRollout, { kind: 'request' }>,
@@ -66,7 +67,7 @@ export type RolloutDispatcher = (
   settings: SuiteSettings,
   graded: boolean,
   ctx: RunContext,
-  record: (r: RolloutRecord) => void,
+  record: (r: RolloutRecord, samples: RolloutSample[]) => void,
 ) => Promise<void>;
 
 /**
@@ -91,9 +92,7 @@ const dispatch: RolloutDispatcher = async (planned, backend, settings, graded, c
     const workflowFailed = result.error !== undefined && result.error.phase !== 'grader';
     const lateError = workflowFailed || result.status === 'cancelled' ? undefined : late;
     const final: ExecutionResult = lateError ? { ...result, status: 'failure', error: lateError } : result;
-    const rollout = toRecord(planned.key, final, settings.passThreshold, graded, planned.request.label);
-    ctx.outputs.rollout(rollout, result.samples);
-    record(rollout);
+    record(toRecord(planned.key, final, settings.passThreshold, graded, planned.request.label), result.samples);
   });
 };
 
@@ -108,9 +107,10 @@ export async function runSuite(file: string, suite: RolloutSuite<any, any>, ctx:
   const started = performance.now();
   const settings = suiteSettings(suite, ctx.config);
   const idPrefix = suiteIdPrefix(ctx.config.root, file, suite.name);
-  const records: RolloutRecord[] = [];
-  const record = (r: RolloutRecord) => {
-    records.push(r);
+  // Records go to the journal; the suite keeps what its statistics need and where each record is.
+  const records = ctx.outputs.suiteRecords();
+  const record = (r: RolloutRecord, samples?: RolloutSample[]) => {
+    records.add(r, samples && ctx.outputs.rollout(r, samples));
     ctx.onRecord(r);
   };
   let error: SuiteReport['error'];
@@ -130,15 +130,14 @@ export async function runSuite(file: string, suite: RolloutSuite<any, any>, ctx:
         stoppedEarly = true;
         break;
       }
+      // A resumed run's finished rollout is in the journal already, from the run it resumes.
       const done = ctx.finished.get(planned.key.id);
       if (done) {
         record(done);
         continue;
       }
       if (planned.kind === 'invalid') {
-        const invalid = invalidRowRecord(planned.key, planned.message);
-        ctx.outputs.rollout(invalid, []);
-        record(invalid);
+        record(invalidRowRecord(planned.key, planned.message), []);
         continue;
       }
       const running = run(planned, backend, settings, isGraded(suite, settings), ctx, record);
@@ -167,7 +166,7 @@ export async function runSuite(file: string, suite: RolloutSuite<any, any>, ctx:
     definedAt: userFrame(definitionStack(suite)),
   };
   const report = buildSuiteReport(meta, records, performance.now() - started, error);
-  if (stoppedEarly || records.some((r) => r.status === 'skipped')) report.cancelled = true;
+  if (stoppedEarly || report.stats.counts.skipped > 0) report.cancelled = true;
   else if (records.length === 0 && !error) report.noRollouts = whyNothingPlanned(suite, ctx.config, seen.rows);
   return report;
 }

@@ -18,6 +18,7 @@ import { preflight } from './preflight.ts';
 import { toRolloutError } from '../../runtime/errors.ts';
 import { type RemoteBackends, type RunContext, runSuite } from './run-suite.ts';
 import { buildSuiteReport } from './suite-report.ts';
+import { SuiteRecords } from './suite-records.ts';
 import { passThresholdOf, suiteSettings } from './suite-settings.ts';
 import { STOP_SIGNALS, type StopSignal } from '../cli/signals.ts';
 import { resolveModelCache } from '../../integrations/recording/model-cache.ts';
@@ -67,7 +68,7 @@ async function countRun(files: CollectedFile[], config: ResolvedConfig): Promise
 function failedReport(file: string, suite: string | undefined, error: SuiteReport['error'], config: ResolvedConfig): SuiteReport {
   const passThreshold = passThresholdOf(config);
   const meta = { name: suite ?? file, file, key: suiteIdPrefix(config.root, file, suite ?? ''), backend: 'none', runs: 0, passThreshold, thresholds: {} };
-  return buildSuiteReport(meta, [], 0, error);
+  return buildSuiteReport(meta, SuiteRecords.of([]), 0, error);
 }
 
 /**

@@ -4,6 +4,7 @@ import { type RolloutOutcome, summarizeOutcomes } from '../stats/index.ts';
 import type { RolloutRecord } from '../types/rollout-record.ts';
 import type { SuiteReport } from '../types/run-report.ts';
 import { missedThresholds } from './thresholds.ts';
+import type { SuiteRecords } from './suite-records.ts';
 
 /** What a suite report says about the suite itself, apart from its rollouts. */
 export type SuiteMeta = Pick<SuiteReport, 'name' | 'file' | 'key' | 'backend' | 'runs' | 'passThreshold' | 'thresholds' | 'definedAt'>;
@@ -13,14 +14,10 @@ export function outcomesOf(records: RolloutRecord[], rowKey = (r: RolloutRecord)
   return records.map((r) => ({ rowKey: rowKey(r), run: r.run, reward: r.reward, status: r.status, category: r.error?.category, phase: r.error?.phase }));
 }
 
-/** Statistics of records. */
-export function statsOf(records: RolloutRecord[], passThreshold: number, rowKey?: (r: RolloutRecord) => string) {
-  return summarizeOutcomes(outcomesOf(records, rowKey), { passThreshold });
-}
 
 /** A suite's report from its records: the same whether they were just run, resumed or merged from shards. */
-export function buildSuiteReport(meta: SuiteMeta, records: RolloutRecord[], durationMs: number, error?: RolloutError): SuiteReport {
-  const outcomes = outcomesOf(records);
+export function buildSuiteReport(meta: SuiteMeta, records: SuiteRecords, durationMs: number, error?: RolloutError): SuiteReport {
+  const outcomes = records.outcomes();
   const stats = summarizeOutcomes(outcomes, { passThreshold: meta.passThreshold });
   return { ...meta, records, stats, durationMs, error: error && redactError(error), thresholdMissed: missedThresholds(stats, outcomes, meta.thresholds, meta.passThreshold) };
 }

@@ -50,7 +50,11 @@ export interface Reporter {
   onRolloutResult?(record: RolloutRecord): void;
   /** Who runs the rollouts, when that changes: e.g. `3 workers · 120/150 busy` on a queue. */
   onStatus?(status: string): void;
+  /** A suite's report; its `records` are read back from the run's journal when iterated (see `SuiteRecords`). */
   onSuiteEnd?(suite: SuiteReport): void;
-  /** The run's report, also what `summary.json` and the JSON reporter hold; awaited before the run returns. */
+  /**
+   * The run's report, also what `summary.json` and the JSON reporter hold; awaited before the run returns. Each
+   * suite's `records` are read back from the run's journal when iterated: iterate them rather than copy them all.
+   */
   onRunEnd?(report: RunReport): void | Promise<void>;
 }

@@ -6,7 +6,7 @@ import type { Cost } from '../cost/prices.ts';
 import type { TokenUsage } from '../cost/usage.ts';
 import type { SourceLocation } from '../stack/user-frame.ts';
 import type { BaselineComparison, SuiteStatistics } from '../stats/index.ts';
-import type { RolloutRecord } from './rollout-record.ts';
+import type { SuiteRecords } from '../run/suite-records.ts';
 
 /** One suite's outcome: its rollouts and their statistics, or the error that kept it from running. */
 export interface SuiteReport {
@@ -18,7 +18,11 @@ export interface SuiteReport {
   runs: number;
   passThreshold: number;
   thresholds: ThresholdConfig;
-  records: RolloutRecord[];
+  /**
+   * Its rollouts. In a run's report they are read back from the run's journal each time they are iterated (a run
+   * of 100,000 rollouts does not keep them in memory): iterate, or `Array.from(records)` once and keep the array.
+   */
+  records: SuiteRecords;
   stats: SuiteStatistics;
   durationMs: number;
   /** Set when the suite (or its whole file) failed before or outside its rollouts: an import or dataset error. */

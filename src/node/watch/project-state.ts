@@ -64,7 +64,8 @@ export class ProjectState {
     return plan;
   }
 
+  /** Keeps a suite's report, its records in memory: the run's journal, which they are read from, may be pruned. */
   record(report: SuiteReport): void {
-    this.reports.set(suiteKey(report.file, report.name), report);
+    this.reports.set(suiteKey(report.file, report.name), { ...report, records: report.records.inMemory() });
   }
 }

@@ -14,7 +14,7 @@ const workflowFailed = (record: RolloutRecord) => record.error !== undefined && 
  */
 export function canRegrade(previous: SuiteReport | undefined, store: SampleStore): previous is SuiteReport {
   if (!previous || previous.error || !backendNamed(previous.backend)?.regrade || previous.records.length === 0) return false;
-  return previous.records.every((r) => r.status !== 'skipped' && store.get(r.id) !== undefined);
+  return [...previous.records].every((r) => r.status !== 'skipped' && store.get(r.id) !== undefined);
 }
 
 /**
@@ -22,15 +22,12 @@ export function canRegrade(previous: SuiteReport | undefined, store: SampleStore
  * called. A rollout whose workflow failed keeps its record (there is nothing to grade).
  */
 export function regradeDispatcher(previous: SuiteReport, store: SampleStore): RolloutDispatcher {
-  const records = new Map(previous.records.map((r) => [r.id, r]));
+  const records = new Map([...previous.records].map((r) => [r.id, r]));
   return async (planned, backend, settings, graded, ctx, record) => {
     const before = records.get(planned.key.id);
     const samples = store.get(planned.key.id);
     if (!before || !samples) throw new Error(`no stored samples for rollout ${planned.key.id}: press a to run it again`);
-    if (workflowFailed(before)) {
-      ctx.outputs.rollout(before, samples);
-      return record(before);
-    }
+    if (workflowFailed(before)) return record(before, samples);
     const regrade = backendNamed(previous.backend)?.regrade;
     if (!regrade) throw new Error(`the ${previous.backend} backend does not grade stored samples`);
     await regrade(
@@ -38,9 +35,7 @@ export function regradeDispatcher(previous: SuiteReport, store: SampleStore): Ro
       planned.request,
       samples,
       (result) => {
-        const rollout = toRecord(planned.key, result, settings.passThreshold, graded, planned.request.label);
-        ctx.outputs.rollout(rollout, result.samples);
-        record(rollout);
+        record(toRecord(planned.key, result, settings.passThreshold, graded, planned.request.label), result.samples);
       },
       { signal: ctx.signal },
     );

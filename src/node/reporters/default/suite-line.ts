@@ -5,11 +5,8 @@ import type { Terminal } from '../terminal.ts';
 
 /** Harbor suites also show where their time went: environment setup, agent, verifier (mean per trial). */
 function phaseTimings(suite: SuiteReport): string {
-  const phases = ['environmentSetupMs', 'agentMs', 'verifierMs'] as const;
-  const means = phases.map((phase) => {
-    const values = suite.records.map((r) => r.timings[phase]).filter((v): v is number => typeof v === 'number');
-    return values.length ? values.reduce((a, b) => a + b, 0) / values.length : undefined;
-  });
+  const { environmentSetupMs, agentMs, verifierMs } = suite.records.phaseMeans();
+  const means = [environmentSetupMs, agentMs, verifierMs];
   if (means.every((m) => m === undefined)) return '';
   const [env, agent, verifier] = means.map((m) => (m === undefined ? '–' : formatDuration(m)));
   return ` · env ${env} · agent ${agent} · verifier ${verifier}`;

@@ -35,13 +35,12 @@ const embed = (value: unknown) => JSON.stringify(value).replace(/</g, '\\u003c')
 
 const COLUMNS = ['id', 'suite', 'row', 'rowId', 'run', 'status', 'reward', 'category', 'message'] as const;
 
-/** The run for the page: suites without their records, and the records as compact arrays of `COLUMNS`. */
-function runData(report: RunReport): object {
-  const suiteIndex = new Map(report.suites.map((s, i) => [s, i]));
-  const records = report.suites.flatMap((suite) =>
-    suite.records.map((r) => [r.id, suiteIndex.get(suite), r.row, r.rowId ?? null, r.run, r.status, r.reward, r.error?.category ?? null, r.error?.message.split('\n')[0] ?? null]),
+/** The run for the page: suites without their records, and the records (each suite's, in its order) as compact arrays of `COLUMNS`. */
+function runData(report: RunReport, bySuite: RolloutRecord[][]): object {
+  const records = bySuite.flatMap((suiteRecords, suite) =>
+    suiteRecords.map((r) => [r.id, suite, r.row, r.rowId ?? null, r.run, r.status, r.reward, r.error?.category ?? null, r.error?.message.split('\n')[0] ?? null]),
   );
-  const categories = [...new Set(report.suites.flatMap((s) => s.records.map((r) => r.error?.category)).filter(Boolean))];
+  const categories = [...new Set(bySuite.flatMap((s) => s.map((r) => r.error?.category)).filter(Boolean))];
   const { suites, ...rest } = report;
   return { ...rest, suites: suites.map(({ records: _, ...suite }) => suite), columns: COLUMNS, records, categories };
 }
@@ -61,8 +60,10 @@ export function* htmlPage(report: RunReport): Generator<string> {
   yield '<div id="filters"><select id="f-suite"><option value="">all suites</option></select><select id="f-status"><option value="">any status</option></select>';
   yield '<select id="f-category"><option value="">any category</option></select><input id="f-row" placeholder="row"><input id="f-search" placeholder="search"><span id="count"></span></div>';
   yield '<div id="viewport"><div id="rows"></div></div><section id="transcript" hidden></section>';
-  yield `<script type="application/json" id="run-data">${embed(runData(report))}</script>`;
-  const records = report.suites.flatMap((s) => s.records);
+  // The page holds every record, so they are read back from the journal once, here.
+  const bySuite = report.suites.map((s) => [...s.records]);
+  yield `<script type="application/json" id="run-data">${embed(runData(report, bySuite))}</script>`;
+  const records = bySuite.flat();
   const indexOf = new Map(records.map((r, i) => [r.id, i]));
   const written = new Set<number>();
   for (const line of report.runDir ? readLines(path.join(report.runDir, 'samples.jsonl')) : []) {

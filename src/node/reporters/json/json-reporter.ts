@@ -9,10 +9,16 @@ function* suiteJson(suite: SuiteReport): Generator<string> {
   const { records, ...meta } = suite;
   const head = Object.entries(meta).filter(([, value]) => value !== undefined);
   yield `    {\n${head.map(([key, value]) => field('      ', key, value)).join(',\n')},\n      "records": [`;
-  for (let at = 0; at < records.length; at += RECORDS_PER_CHUNK) {
-    const chunk = records.slice(at, at + RECORDS_PER_CHUNK).map((record) => `\n        ${JSON.stringify(record)}`);
-    yield (at ? ',' : '') + chunk.join(',');
+  let chunk: string[] = [];
+  let written = 0;
+  for (const record of records.json()) {
+    chunk.push(`\n        ${record}`);
+    if (chunk.length < RECORDS_PER_CHUNK) continue;
+    yield (written ? ',' : '') + chunk.join(',');
+    written += chunk.length;
+    chunk = [];
   }
+  if (chunk.length) yield (written ? ',' : '') + chunk.join(',');
   yield `${records.length ? '\n      ' : ''}]\n    }`;
 }
 

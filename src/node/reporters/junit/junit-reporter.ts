@@ -95,8 +95,7 @@ function testsuite(suite: SuiteReport, report: RunReport): string {
   const { counts } = suite.stats;
   const classname = relative(report.root, suite.file);
   const extra = suiteLevelCases(suite, report.root);
-  const ordered = [...suite.records].sort((a, b) => a.row - b.row || a.run - b.run);
-  const cases = ordered.map((record) =>
+  const cases = Array.from(suite.records.inRowOrder(), (record) =>
     element('testcase', { classname, name: rolloutName(record), time: seconds(record.durationMs) }, testcaseBody(record, suite.passThreshold, report.root)),
   );
   cases.push(...extra.xml);

@@ -116,7 +116,10 @@ export class CoordinatorQueues {
       return;
     }
     this.#pending.set(id, settle);
-    if (this.#cancelling) return this.#settleCancelled(id, 'cancelled before it was queued');
+    if (this.#cancelling) {
+      this.#settleCancelled(id, 'cancelled before it was queued');
+      return;
+    }
     if (this.#queuedBefore.delete(id)) return;
     const key = `${suite.file}\0${suite.suite}`;
     const buffer = this.#toAdd.get(key) ?? { suite, rollouts: [] };
@@ -261,7 +264,9 @@ export class CoordinatorQueues {
           const waiting = ids.filter((id) => this.#pending.has(id));
           if (waiting.length === 0) return;
           const state = await this.rollouts.getJobState(jobId);
-          const settle = (why: string) => waiting.forEach((id) => this.#settleCancelled(id, why));
+          const settle = (why: string) => {
+            for (const id of waiting) this.#settleCancelled(id, why);
+          };
           if (state !== 'active' && state !== 'completed') return settle('cancelled while queued');
           setTimeout(() => settle(`cancelled; no result from its worker within ${CANCEL_GRACE_MS / 1000} s`), CANCEL_GRACE_MS).unref();
         }),

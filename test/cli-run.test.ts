@@ -163,6 +163,7 @@ defineRollout({ name: 'beta', dataset: [{ prompt: 'q', label: 'q' }], workflow: 
     [['--runs', 'two'], /--runs must be a number/],
     [['--reporter', 'fancy'], /unknown reporter "fancy"/],
     [['-t', '('], /-t "\(" is not a valid regular expression/],
+    [['--outputFile', 'x.json', '--outputFile.junit', 'y.xml'], /--outputFile is given both as one value and per key \(--outputFile\.junit\)/],
   ])('exits 2 with a message for %j', async (args, message) => {
     const run = await runCli(project, args);
     expect(run.exitCode).toBe(2);

@@ -102,11 +102,28 @@ function reportError(error: unknown): number {
   return 1;
 }
 
+/**
+ * cac cannot hold one option given both as a value and per key (`--outputFile x.json --outputFile.junit y.xml`):
+ * it throws a TypeError, which is the user's mistake to be named, not an internal error.
+ */
+function parseArgv(cli: CAC, argv: string[]) {
+  try {
+    return cli.parse(argv, { run: false });
+  } catch (error) {
+    const key = error instanceof TypeError ? /^Cannot create property '([^']+)' on/.exec(error.message)?.[1] : undefined;
+    if (key === undefined) throw error;
+    const name = argv.map((arg) => /^--([^=.]+)\./.exec(arg)?.[1]).find((found) => found !== undefined) ?? 'option';
+    throw new UsageError(
+      `--${name} is given both as one value and per key (--${name}.${key}): give each one per key, e.g. --${name}.json x.json --${name}.junit y.xml`,
+    );
+  }
+}
+
 /** Runs the CLI and resolves with its exit code. */
 export async function main(argv: string[]): Promise<number> {
   try {
     const { cli, exit } = buildCli();
-    const parsed = cli.parse(argv, { run: false });
+    const parsed = parseArgv(cli, argv);
     if (parsed.options.help || parsed.options.version) return 0;
     if (!cli.matchedCommand) throw new UsageError(`unknown command "${cli.args[0]}"`);
     await cli.runMatchedCommand();

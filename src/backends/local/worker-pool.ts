@@ -124,6 +124,11 @@ export class WorkerPool {
     return Math.max(1, Math.min(availableParallelism() - 1, maxConcurrent));
   }
 
+  /** Starts the threads now (each loads the runtime as it starts), so that the first rollouts do not wait for them. */
+  warmUp(): void {
+    if (!this.#closed) this.#start();
+  }
+
   /**
    * Has every thread import these rollout files now, so that the first rollouts do not wait for them.
    * Best effort: what fails to load fails again, and is reported, when a rollout needs it.

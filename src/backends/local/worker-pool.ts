@@ -1,5 +1,4 @@
 import { availableParallelism } from 'node:os';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { Tinypool, type Options as TinypoolOptions } from 'tinypool';
 import type { LateFault } from '../../runtime/faults.ts';
 import { cancelledOutcome, type GraderPhaseOutcome, type WorkflowPhaseOutcome } from '../../runtime/phases.ts';
@@ -11,9 +10,8 @@ import { cgroupOomKills, type DeathContext, type PoolWorkerHandle, watchWorker }
 
 /** How long past its deadline a task may stay unsettled before its thread is suspected of being blocked. */
 const BLOCKED_GRACE_MS = 1_000;
-/** How long live threads get to answer a ping, and how often the answers are looked at meanwhile. */
+/** How long live threads get to answer a ping. */
 const PING_WAIT_MS = 500;
-const PING_POLL_MS = 10;
 /** How often a cancel is repeated until its task settles. */
 const CANCEL_RESEND_MS = 100;
 /** Idle workers of the isolation pool (see {@link WorkerPool}) end after this long. */
@@ -72,7 +70,8 @@ export class WorkerPool {
   readonly #deathContext: DeathContext;
   #nextTaskId = 1;
   #nextNonce = 1;
-  readonly #pongs = new Map<number, Set<number>>();
+  /** Pings waiting for answers, by nonce: who answered, and what to call on each answer. */
+  readonly #pongs = new Map<number, { answered: Set<number>; onPong(): void }>();
   readonly #knownThreads = new Set<number>();
   readonly #lateFaultListeners = new Set<(fault: LateFault) => void>();
   /** Bounds the rollouts re-run alone at once to the number of isolation workers. */
@@ -235,7 +234,9 @@ export class WorkerPool {
     if (message.type === 'hello') this.#knownThreads.add(message.threadId);
     if (message.type !== 'pong') return;
     this.#knownThreads.add(message.threadId);
-    this.#pongs.get(message.nonce)?.add(message.threadId);
+    const ping = this.#pongs.get(message.nonce);
+    ping?.answered.add(message.threadId);
+    ping?.onPong();
   }
 
   /** Runs a task among others on a pooled worker; when that worker is lost, runs it again alone. */
@@ -329,15 +330,20 @@ export class WorkerPool {
     if (this.#pool) await this.#ping();
   }
 
-  /** The workers that answer a ping within {@link PING_WAIT_MS}; it resolves early once every known worker has. */
+  /** The workers that answer a ping within {@link PING_WAIT_MS}; it resolves as soon as every known worker has. */
   async #ping(): Promise<Set<number>> {
     const { channel } = this.#start();
     const nonce = this.#nextNonce++;
     const answered = new Set<number>();
-    this.#pongs.set(nonce, answered);
-    channel.post({ type: 'ping', nonce } satisfies ControlMessage);
-    const until = Date.now() + PING_WAIT_MS;
-    while (Date.now() < until && [...this.#knownThreads].some((id) => !answered.has(id))) await sleep(PING_POLL_MS);
+    const everyAnswered = () => [...this.#knownThreads].every((id) => answered.has(id));
+    let timer: NodeJS.Timeout | undefined;
+    await new Promise<void>((resolve) => {
+      this.#pongs.set(nonce, { answered, onPong: () => everyAnswered() && resolve() });
+      channel.post({ type: 'ping', nonce } satisfies ControlMessage);
+      if (everyAnswered()) resolve();
+      timer = setTimeout(resolve, PING_WAIT_MS);
+    });
+    clearTimeout(timer);
     this.#pongs.delete(nonce);
     return answered;
   }

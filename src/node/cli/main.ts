@@ -5,7 +5,8 @@ import { loadRunConfig as resolve } from '../config/load-run-config.ts';
 import { createReporters } from '../reporters/create-reporters.ts';
 import { stdoutTerminal } from '../reporters/terminal.ts';
 import { SERVE_OPTIONS } from '../serve/serve-options.ts';
-import { runPool } from '../run/run-pool.ts';
+import { poolFits, runPool } from '../run/run-pool.ts';
+import type { WorkerPool } from '../../backends/local/worker-pool.ts';
 import { CLI_OPTIONS, parseCliOptions } from './cli-config.ts';
 import { UsageError } from '../errors.ts';
 import { redactUrlCredentials } from '../../runtime/redact.ts';
@@ -27,7 +28,7 @@ async function watch(filters: string[], rawOptions: Record<string, unknown>): Pr
 const watchOrRun = (filters: string[], rawOptions: Record<string, unknown>) =>
   (stdoutTerminal().interactive ? watch : run)(filters, rawOptions);
 
-async function run(filters: string[], rawOptions: Record<string, unknown>): Promise<number> {
+async function run(filters: string[], rawOptions: Record<string, unknown>, early?: WorkerPool): Promise<number> {
   const config = await resolve(filters, rawOptions);
   const terminal = stdoutTerminal();
   const { queue } = config;
@@ -35,8 +36,10 @@ async function run(filters: string[], rawOptions: Record<string, unknown>): Prom
   if (config.workerConcurrency) throw new UsageError('--concurrency is for rollout-test worker; a run takes --max-concurrency');
   // The handlers stay until the process exits: a second Ctrl-C while the run winds down must still exit at once.
   const interrupt = interruptOnSignals(terminal);
-  // The worker threads start now, while this thread loads the runner and finds the rollout files.
-  const pool = queue || config.inline ? undefined : runPool(config);
+  // The worker threads start now (unless they started before the CLI loaded), while this thread loads the runner
+  // and finds the rollout files.
+  const pool = queue || config.inline ? undefined : early && poolFits(early, config.pool) ? early : runPool(config.pool);
+  if (early !== pool) await early?.close();
   pool?.warmUp();
   try {
     const reporters = await createReporters(config.reporters, terminal, config.root);
@@ -68,7 +71,7 @@ async function worker(rawOptions: Record<string, unknown>): Promise<number> {
   return runWorkerCommand({ url: cli.queue, root, concurrency: cli.concurrency ?? DEFAULT_WORKER_CONCURRENCY, log });
 }
 
-function buildCli(): { cli: CAC; exit: Promise<number> } {
+function buildCli(early: WorkerPool | undefined): { cli: CAC; exit: Promise<number> } {
   const cli = cac('rollout-test');
   let done!: (code: number) => void;
   const exit = new Promise<number>((resolve) => (done = resolve));
@@ -78,7 +81,7 @@ function buildCli(): { cli: CAC; exit: Promise<number> } {
   const commands = [
     serveCommand,
     cli.command('[...filters]', 'Watch on an interactive terminal, else run once').action(action(watchOrRun)),
-    cli.command('run [...filters]', 'Run the rollouts once').action(action(run)),
+    cli.command('run [...filters]', 'Run the rollouts once').action(action((filters, options) => run(filters, options, early))),
     cli.command('watch [...filters]', 'Run, then rerun what each change affects (keys: a f p t h q)').action(action(watch)),
     cli.command('worker', 'Run the rollouts of the runs on a Redis queue (--queue), with this checkout').action((options: Record<string, unknown>) => action(() => worker(options))([], options)),
     cli.command('list [...filters]', 'List suites and their row counts without running them').action(
@@ -107,10 +110,13 @@ function reportError(error: unknown): number {
   return 1;
 }
 
-/** Runs the CLI and resolves with its exit code. */
-export async function main(argv: string[]): Promise<number> {
+/**
+ * Runs the CLI and resolves with its exit code. `early` is the pool `earlyRunPool` started for `run` before this
+ * module loaded: the run takes it over if it fits the config, and it is closed otherwise.
+ */
+export async function main(argv: string[], early?: WorkerPool): Promise<number> {
   try {
-    const { cli, exit } = buildCli();
+    const { cli, exit } = buildCli(early);
     const parsed = cli.parse(argv, { run: false });
     if (parsed.options.help || parsed.options.version) return 0;
     if (!cli.matchedCommand) throw new UsageError(`unknown command "${cli.args[0]}"`);
@@ -118,5 +124,8 @@ export async function main(argv: string[]): Promise<number> {
     return await exit;
   } catch (error) {
     return reportError(error);
+  } finally {
+    // Closed by the run that took it over; this closes it when the command failed before.
+    await early?.close();
   }
 }

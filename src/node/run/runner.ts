@@ -154,7 +154,7 @@ export async function runRollouts(config: ResolvedConfig, given: Reporter[], int
   const startedAt = new Date();
   const started = performance.now();
   const { baseline } = preflight(config);
-  const pool = options.pool ?? runPool(config);
+  const pool = options.pool ?? runPool(config.pool);
   const preload = (paths: string[]) => (config.inline || options.remote ? undefined : pool.preload(paths));
   if (options.files) preload(options.files.map((f) => f.file));
   const { files, counts, nothingMatched } = options.files ? await countRun(options.files, config) : await discover(config, preload);
@@ -200,6 +200,7 @@ export async function runRollouts(config: ResolvedConfig, given: Reporter[], int
     return report;
   };
   let suites: SuiteReport[];
+  let closing: Promise<unknown> = Promise.resolve();
   try {
     // Suites run side by side (each within its own concurrency limit), as Vitest runs files; the report keeps
     // the order of the files and of the suites in them.
@@ -219,8 +220,9 @@ export async function runRollouts(config: ResolvedConfig, given: Reporter[], int
     // A rollout's timer that fires just after the last rollout ended still has its fault heard and reported.
     await sleep(LATE_FAULT_GRACE_MS);
     await pool.flush();
-    await Promise.all([pool.close(), models.close()]);
     stopHearing();
+    // The threads end while the reports are written.
+    closing = Promise.all([pool.close(), models.close()]);
   }
   // In the run's order, not as they ended: merge-reports rebuilds the report from these entries.
   for (const { records: _, ...summary } of suites) outputs.journal({ type: 'suite', ...summary });
@@ -229,5 +231,6 @@ export async function runRollouts(config: ResolvedConfig, given: Reporter[], int
   const report = finishRun(suites, facts, config, baseline);
   outputs.finish(report);
   await reporters.onRunEnd(report);
+  await closing;
   return reporters.verdict(report);
 }

@@ -51,7 +51,9 @@ function listen(name: string): void {
 }
 
 function implementationOf(task: WorkerTask): Promise<Invoke<any, any>> {
-  const key = `${task.kind}\0${task.cwd}\0${JSON.stringify(task.implementation)}`;
+  const ref = task.implementation;
+  // Looked up for every task: a string key without serializing the reference each time.
+  const key = `${task.kind}\0${task.cwd}\0${typeof ref === 'string' ? ref : `${ref.file}\0${ref.suite}\0${ref.role}`}`;
   let found = implementations.get(key);
   if (!found) {
     found = resolveImplementation(task.implementation, task.kind, task.cwd);

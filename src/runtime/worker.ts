@@ -39,7 +39,8 @@ function preferredByOomKiller(): void {
 }
 
 function onControl(message: ControlMessage, link: ControlLink): void {
-  if (message.type === 'cancel') cancellers.get(message.taskId)?.abort();
+  // All at once: a slot freed by a cancelled running task is refilled only after this (see session.ts).
+  if (message.type === 'cancel') for (const taskId of message.taskIds) cancellers.get(taskId)?.abort();
   else if (message.type === 'ping') link.post({ type: 'pong', nonce: message.nonce, threadId: link.workerId });
 }
 

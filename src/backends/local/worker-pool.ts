@@ -5,6 +5,7 @@ import { cancelledOutcome, type GraderPhaseOutcome, type WorkflowPhaseOutcome } 
 import type { ControlMessage, ImplementationRef, WorkerSession, WorkerTask } from '../../runtime/protocol.ts';
 import { type ControlHub, processControlHub, threadControlHub } from './control-hub.ts';
 import { Slots } from '../slots.ts';
+import { CancelForwarder } from './cancel-forwarder.ts';
 import { ThreadSessions } from './thread-sessions.ts';
 import { cgroupOomKills, type DeathContext, type PoolWorkerHandle, watchWorker } from './worker-death.ts';
 
@@ -12,8 +13,6 @@ import { cgroupOomKills, type DeathContext, type PoolWorkerHandle, watchWorker }
 const BLOCKED_GRACE_MS = 1_000;
 /** How long live threads get to answer a ping. */
 const PING_WAIT_MS = 500;
-/** How often a cancel is repeated until its task settles. */
-const CANCEL_RESEND_MS = 100;
 /** Idle workers of the isolation pool (see {@link WorkerPool}) end after this long. */
 const ISOLATION_IDLE_MS = 5_000;
 
@@ -80,6 +79,7 @@ export class WorkerPool {
   /** Sends a task to a pooled worker; resolves with its outcome, rejects if the worker is lost. */
   readonly #send: (task: WorkerTask) => Promise<Outcome>;
   #closed = false;
+  readonly #cancels = new CancelForwarder((message) => this.#channel?.post(message));
 
   constructor(options: WorkerPoolOptions) {
     this.#options = options;
@@ -273,7 +273,7 @@ export class WorkerPool {
     const task = { ...body, taskId, controlChannel: this.#channelName } as WorkerTask;
     const deadline = body.input.deadline;
     const started = performance.now();
-    const stopCancelling = forwardCancel((message) => this.#channel?.post(message), taskId, signal);
+    const stopCancelling = this.#cancels.watch(taskId, signal);
     const stopWatching = deadline ? this.#watchDeadline(deadline.atEpochMs) : () => undefined;
     try {
       return { outcome: await send(task) };
@@ -374,25 +374,6 @@ function patchRemoveListener(worker: PoolWorkerHandle): void {
   if (worker.runtime !== 'worker_threads' || 'removeListener' in worker) return;
   const thread = worker.thread;
   Object.assign(worker, { removeListener: (event: string, listener: (...args: unknown[]) => void) => thread.removeListener(event, listener) });
-}
-
-/**
- * Passes an abort of `signal` on to the task's thread. The task may not have reached its thread yet, and the
- * channel does not buffer, so the cancel is repeated until the returned function is called (the task settled).
- * `send` is a no-op once the pool is closed (its threads are gone, and so is the task).
- */
-function forwardCancel(send: (message: ControlMessage) => void, taskId: number, signal: AbortSignal | undefined): () => void {
-  let resend: NodeJS.Timeout | undefined;
-  const onCancel = () => {
-    const post = () => send({ type: 'cancel', taskId });
-    post();
-    resend = setInterval(post, CANCEL_RESEND_MS);
-  };
-  signal?.addEventListener('abort', onCancel, { once: true });
-  return () => {
-    clearInterval(resend);
-    signal?.removeEventListener('abort', onCancel);
-  };
 }
 
 function pastDeadline(task: PoolTask): boolean {

@@ -71,27 +71,12 @@ export function serveSession(port: MessagePort, runner: TaskRunner): Promise<voi
         return;
       }
       lane.running--;
-      refillSoon(task.lane!.id, lane);
+      // When a run is cancelled, its tasks' cancels arrive in one message (see the pool's CancelForwarder): the
+      // waiting ones have left the lane before this reaction runs, so none of them starts user code.
+      const next = lane.next();
+      if (next) start(next.task, lane, Date.now() - next.arrivedAt);
+      else if (lane.idle) lanes.delete(task.lane!.id);
     });
-  };
-
-  // A freed slot is refilled once the messages already queued are handled: when a run is cancelled, the cancels
-  // of the tasks waiting behind a running one arrive together with its own, and none of them may start user code.
-  const freed = new Map<string, LaneState>();
-  const refill = () => {
-    for (const [id, lane] of freed) {
-      while (lane.running < lane.limit) {
-        const next = lane.next();
-        if (!next) break;
-        start(next.task, lane, Date.now() - next.arrivedAt);
-      }
-      if (lane.idle) lanes.delete(id);
-    }
-    freed.clear();
-  };
-  const refillSoon = (id: string, lane: LaneState) => {
-    if (freed.size === 0) setImmediate(refill);
-    freed.set(id, lane);
   };
 
   const arrive = (task: WorkerTask) => {

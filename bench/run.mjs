@@ -386,6 +386,7 @@ async function benchS1(root) {
   const load = os.loadavg().map((v) => v.toFixed(1)).join(' ');
   const s = await measureServeThroughput({ root, count: 10_000, reps: REPS });
   const ratio = s.directMs / s.servedMs;
+  const cpu = s.cpuUsPerRollout;
   const rate = (wallMs) => `${Math.round((s.count * 1000) / wallMs)}/s`;
   row('S1 serve throughput (10,000 no-op, c=64, 200 conn.)', `${rate(s.servedMs)} (${ms(s.servedMs)})`, `${rate(s.directMs)} (${ms(s.directMs)}, LocalBackend direct)`, ratio.toFixed(2), '≥ 0.60×', ratio >= 0.6);
   row('S1 serve admission latency, p99', ms(s.p99AdmissionMs), 'n/a', '', 'reported', undefined);
@@ -393,6 +394,7 @@ async function benchS1(root) {
     `S1: admission (POST /rollout → 202) p50 ${ms(s.p50AdmissionMs)}, p99 ${ms(s.p99AdmissionMs)}; ${s.refusals} 429s answered and retried (median per run); ` +
       `the protocol's HTTP floor (a bare node:http server answering 202 and posting both callbacks, no rollout) ${rate(s.httpFloorMs)}, ` +
       `so no server of this protocol could exceed ${(s.directMs / s.httpFloorMs).toFixed(2)}× direct here, and serve reaches ${(s.httpFloorMs / s.servedMs).toFixed(2)} of that floor; ` +
+      `CPU per rollout (all threads): direct ${cpu.direct} µs; serve ${cpu.server} µs + its controller ${cpu.serverController} µs; floor ${cpu.floor} µs + its controller ${cpu.floorController} µs; ` +
       `machine: bare \`node -e 0\` ${ms(median(bare))}, load average ${load} before the row (nproc ${os.availableParallelism()})`,
   );
 }

@@ -1,18 +1,23 @@
 #!/usr/bin/env node
 // S1: `rollout-test serve` throughput. The same no-op rollouts (a "module:export" workflow and grader in the
 // worker pool, max concurrency 64) run two ways: directly on a LocalBackend in this process, and through a
-// `rollout-test serve` process fed by a controller in this process (200 kept-alive connections, 429 honoured
-// with Retry-After, both callbacks received over HTTP). Throughput ratio = direct wall / served wall. The
-// admission latency is each POST /rollout to its 202, 429 round trips counted apart. Needs a built dist/.
+// `rollout-test serve` process fed by a controller in this process that behaves as osmosis's `HttpRolloutDriver`:
+// 200 rollouts at a time over 200 kept-alive connections, each posted (429 honoured with Retry-After) and then
+// awaited until its grader callback arrives. Throughput ratio = direct wall / served wall. The admission latency
+// is each POST /rollout to its 202, 429 round trips counted apart. Needs a built dist/.
 //
 // A third run measures the protocol's HTTP floor: a bare node:http server answering 202 and posting both
 // callbacks, no rollout behind it, with the same controller.
+//
+// Each run also reports its CPU time per rollout (user + system, every thread), per process: the direct run,
+// the server, the floor, and the controller beside each. Wall times on a shared machine swing with its load;
+// these say which process a rollout's cost is in, and what the ratio could be on the machine's cores.
 //
 //   node bench/serve-throughput.mjs [--rollouts 10000] [--reps 3] [-- serve flags]
 //   import { measureServeThroughput } from './serve-throughput.mjs'
 import { spawn } from 'node:child_process';
 import http from 'node:http';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
@@ -34,26 +39,45 @@ defineRollout({ name: 'noop', workflow: Noop, grader: always });
 `;
 
 // The protocol's own HTTP cost, with no rollout behind it: a bare node:http server that answers 202 and posts
-// the two callbacks. Its throughput is the ceiling of any server of this protocol on this machine.
+// the two callbacks, as serve sends them (the controller's bearer, every field of the SDK's bodies). It keeps no
+// state, validates nothing and never refuses: its throughput is the ceiling of any server of this protocol here.
 const HTTP_FLOOR = `import http from 'node:http';
 const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
-const post = (url, body) => new Promise((resolve, reject) => {
-  const req = http.request(url, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => (res.resume(), res.on('end', resolve)));
+const post = (url, bearer, body) => new Promise((resolve, reject) => {
+  const headers = { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), authorization: 'Bearer ' + bearer };
+  const req = http.request(url, { method: 'POST', agent, headers }, (res) => (res.resume(), res.on('end', resolve)));
   req.on('error', reject);
   req.end(body);
 });
 const server = http.createServer((req, res) => {
   let text = '';
+  req.setEncoding('utf8');
   req.on('data', (chunk) => (text += chunk));
   req.on('end', async () => {
     const body = JSON.parse(text);
-    res.writeHead(202, { 'content-type': 'application/json' }).end('{}');
-    await post(body.completion_callback_url, JSON.stringify({ status: 'success', rollout_id: body.rollout_id }));
-    await post(body.grader_callback_url, JSON.stringify({ status: 'success', rollout_id: body.rollout_id, sample: { messages: body.initial_messages, reward: 1 } }));
+    const id = body.rollout_id;
+    res.writeHead(202, { 'content-type': 'application/json', 'content-length': 2 }).end('{}');
+    const key = body.controller_api_key;
+    await post(body.completion_callback_url, key, JSON.stringify({ status: 'success', rollout_id: id, extra_fields: null, err_message: null, err_category: null }));
+    const sample = { messages: body.initial_messages, label: body.label, reward: 1, remove_sample: false, metrics: {}, extra_fields: { rewards: { reward: 1 } } };
+    await post(body.grader_callback_url, key, JSON.stringify({ status: 'success', rollout_id: id, sample, err_message: null, err_category: null }));
   });
 });
 server.listen(0, '127.0.0.1', () => console.error('serving the HTTP floor, listening on http://127.0.0.1:' + server.address().port));
 `;
+
+/** CPU seconds (user + system, every thread) a process has used so far, from /proc/<pid>/stat. */
+function cpuSecOf(pid) {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const [utime, stime] = stat.slice(stat.lastIndexOf(')') + 2).split(' ').slice(11, 13).map(Number);
+  return (utime + stime) / CLOCK_TICKS;
+}
+const CLOCK_TICKS = 100;
+/** CPU seconds this process (the controller, or the direct run) has used so far, every thread included. */
+const ownCpuSec = () => {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1e6;
+};
 
 const requestOf = (i) => ({ id: `r-${i}`, prompt: [{ role: 'user', content: `row ${i}` }], label: `row ${i}` });
 
@@ -63,13 +87,15 @@ async function direct(dir, count) {
   const backend = new LocalBackend({ workflow: './noop.js:Noop', grader: './noop.js:always', cwd: dir, workflowConfig: { concurrency: { maxConcurrent: CONCURRENCY } } });
   // One warm-up rollout loads the module in the worker, as the server's start-up does.
   await backend.execute(requestOf(-1), () => undefined, () => undefined);
+  const cpuBefore = ownCpuSec();
   const started = performance.now();
   let graded = 0;
   await Promise.all(Array.from({ length: count }, (_, i) => backend.execute(requestOf(i), () => undefined, (r) => void (r.status === 'success' && graded++))));
   const wallMs = performance.now() - started;
+  const cpuSec = ownCpuSec() - cpuBefore;
   await backend.close();
   if (graded !== count) throw new Error(`direct: ${graded} of ${count} rollouts graded`);
-  return wallMs;
+  return { wallMs, cpuSec };
 }
 
 /** `rollout-test serve` on the no-op suite, or (`serveArgs` undefined) the bare HTTP floor. */
@@ -96,21 +122,31 @@ function startServer(dir, serveArgs) {
   });
 }
 
-/** A callback listener counting what arrives; resolves `done` at `expected` callbacks. */
+/**
+ * The controller's callback listener, as osmosis's: it parses each callback and hands a rollout's grader callback
+ * (its terminal one) to the run waiting for it. Resolves `done` at `expected` callbacks.
+ */
 async function listener(expected) {
   let received = 0;
   let finish;
   const done = new Promise((resolve) => (finish = resolve));
+  const terminal = new Map();
   const server = http.createServer((req, res) => {
-    req.resume();
+    let text = '';
+    req.setEncoding('utf8');
+    req.on('data', (chunk) => (text += chunk));
     req.on('end', () => {
-      res.end('{}');
+      const body = JSON.parse(text);
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
+      if (req.url.startsWith('/g/')) terminal.get(body.rollout_id)?.();
       if (++received === expected) finish(performance.now());
     });
   });
   server.keepAliveTimeout = 65_000;
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { url: `http://127.0.0.1:${server.address().port}`, done, close: () => (server.closeAllConnections(), server.close()) };
+  /** Registers a rollout before it is posted (a callback may beat the 202); resolves at its grader callback. */
+  const register = (id) => new Promise((resolve) => terminal.set(id, () => (terminal.delete(id), resolve())));
+  return { url: `http://127.0.0.1:${server.address().port}`, done, register, close: () => (server.closeAllConnections(), server.close()) };
 }
 
 function post(agent, url, payload) {
@@ -124,7 +160,11 @@ function post(agent, url, payload) {
   });
 }
 
-/** The rollouts posted to a `rollout-test serve` process by 200 connections; wall from the first POST to the last callback. */
+/**
+ * The rollouts run by a controller as osmosis's `HttpRolloutDriver` runs them: 200 at a time, each posted (a 429
+ * waits its Retry-After and posts again) and then awaited until its grader callback arrives, over 200 kept-alive
+ * connections. Wall from the first POST to the last callback.
+ */
 async function served(dir, count, serveArgs) {
   const { child, url } = await startServer(dir, serveArgs);
   const callbacks = await listener(2 * (count + 1));
@@ -134,32 +174,44 @@ async function served(dir, count, serveArgs) {
       rollout_id: `r-${i}`,
       initial_messages: [{ role: 'user', content: `row ${i}` }],
       label: `row ${i}`,
+      metadata: null,
       chat_completions_url: 'http://127.0.0.1:9/v1',
       controller_api_key: 'bench',
+      llm_api_key: null,
       completion_callback_url: `${callbacks.url}/c/${i}`,
       grader_callback_url: `${callbacks.url}/g/${i}`,
+      agent_timeout_sec: null,
+      grader_timeout_sec: null,
+      extra_fields: null,
     });
   const admissions = [];
   let refusals = 0;
-  const admit = async (i) => {
+  const run = async (i) => {
+    const graded = callbacks.register(`r-${i}`);
+    const payload = body(i);
+    let sent;
     for (;;) {
-      const sent = performance.now();
-      const answer = await post(agent, `${url}/rollout`, body(i));
-      if (answer.status === 202) return admissions.push(performance.now() - sent);
+      sent = performance.now();
+      const answer = await post(agent, `${url}/rollout`, payload);
+      if (answer.status === 202) break;
       if (answer.status !== 429) throw new Error(`POST /rollout answered ${answer.status}`);
       refusals++;
       await sleep(1000 * Number(answer.retryAfter ?? 1));
     }
+    admissions.push(performance.now() - sent);
+    await graded;
   };
   try {
-    await admit(-1); // warm-up: the worker loads the module
+    await run(-1); // warm-up: the worker loads the module
+    const cpuBefore = { server: cpuSecOf(child.pid), controller: ownCpuSec() };
     const started = performance.now();
     let next = 0;
     await Promise.all(Array.from({ length: CONNECTIONS }, async () => {
-      while (next < count) await admit(next++);
+      while (next < count) await run(next++);
     }));
     const ended = await callbacks.done;
-    return { wallMs: ended - started, admissions, refusals };
+    const cpuSec = { server: cpuSecOf(child.pid) - cpuBefore.server, controller: ownCpuSec() - cpuBefore.controller };
+    return { wallMs: ended - started, admissions, refusals, cpuSec };
   } finally {
     child.kill('SIGTERM');
     await new Promise((resolve) => child.on('exit', resolve));
@@ -173,20 +225,29 @@ const percentile = (values, p) => [...values].sort((a, b) => a - b)[Math.min(val
 /** Runs both `reps` times, alternately; returns medians and the served run's admission latencies. */
 export async function measureServeThroughput({ root, count = 10_000, reps = 3, serveArgs = [] }) {
   const dir = makeProject(root, 'serve-noop', { 'noop.js': NOOP, 'noop.rollout.js': ROLLOUT_FILE, 'http-floor.mjs': HTTP_FLOOR });
-  const directMs = [];
+  const directRuns = [];
   const servedRuns = [];
-  const floorMs = [];
+  const floorRuns = [];
   for (let i = 0; i < reps; i++) {
-    directMs.push(await direct(dir, count));
+    directRuns.push(await direct(dir, count));
     servedRuns.push(await served(dir, count, serveArgs));
-    floorMs.push((await served(dir, count, undefined)).wallMs);
+    floorRuns.push(await served(dir, count, undefined));
   }
   const admissions = servedRuns.flatMap((r) => r.admissions);
+  // CPU per rollout in µs, the median over the reps: what each process costs, whatever the machine's load.
+  const perRollout = (runs, pick) => Math.round((median(runs.map(pick)) * 1e6) / count);
   return {
     count,
-    directMs: median(directMs),
+    directMs: median(directRuns.map((r) => r.wallMs)),
     servedMs: median(servedRuns.map((r) => r.wallMs)),
-    httpFloorMs: median(floorMs),
+    httpFloorMs: median(floorRuns.map((r) => r.wallMs)),
+    cpuUsPerRollout: {
+      direct: perRollout(directRuns, (r) => r.cpuSec),
+      server: perRollout(servedRuns, (r) => r.cpuSec.server),
+      serverController: perRollout(servedRuns, (r) => r.cpuSec.controller),
+      floor: perRollout(floorRuns, (r) => r.cpuSec.server),
+      floorController: perRollout(floorRuns, (r) => r.cpuSec.controller),
+    },
     p50AdmissionMs: percentile(admissions, 50),
     p99AdmissionMs: percentile(admissions, 99),
     refusals: median(servedRuns.map((r) => r.refusals)),
@@ -196,6 +257,11 @@ export async function measureServeThroughput({ root, count = 10_000, reps = 3, s
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const { values, positionals } = parseArgs({ options: { rollouts: { type: 'string', default: '10000' }, reps: { type: 'string', default: '3' } }, allowPositionals: true });
   const { benchRoot } = await import('./lib/workloads.mjs');
-  const result = await measureServeThroughput({ root: benchRoot(), count: Number(values.rollouts), reps: Number(values.reps), serveArgs: positionals });
-  console.log(JSON.stringify({ ...result, ratio: result.directMs / result.servedMs }, null, 2));
+  const root = benchRoot();
+  try {
+    const result = await measureServeThroughput({ root, count: Number(values.rollouts), reps: Number(values.reps), serveArgs: positionals });
+    console.log(JSON.stringify({ ...result, ratio: result.directMs / result.servedMs }, null, 2));
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
 }

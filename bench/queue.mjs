@@ -8,7 +8,7 @@ import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { BIN, makeProject } from './lib/workloads.mjs';
-import { median } from './lib/measure.mjs';
+import { cpuMsOf, median } from './lib/measure.mjs';
 
 const COUNT = 2_000;
 const DELAY_MS = 50;
@@ -34,6 +34,7 @@ async function startRedis() {
     server.once('exit', (code) => reject(new Error(`redis-server exited with ${code}`)));
   });
   return {
+    pid: server.pid,
     url: `redis://127.0.0.1:${port}/0`,
     stop: async () => {
       const exited = new Promise((resolve) => server.once('exit', resolve));
@@ -85,16 +86,30 @@ defineRollout({ name: 'wait', dataset: Array.from({ length: ${COUNT} }, (_, i) =
     fn();
     return median(Array.from({ length: reps }, fn));
   };
+  /** CPU (ms) of one queued run in each process: the coordinator (a reaped child), the workers, redis-server. */
+  const queuedCpu = () => {
+    const sample = () => ({ coordinator: cpuMsOf('self', { children: true }), workers: workers.reduce((sum, w) => sum + cpuMsOf(w.pid), 0), redis: cpuMsOf(redis.pid) });
+    const before = sample();
+    queued();
+    const after = sample();
+    return Object.fromEntries(Object.keys(before).map((k) => [k, after[k] - before[k]]));
+  };
+  const total = (cpu) => cpu.coordinator + cpu.workers + cpu.redis;
   try {
     const local = measured(() => runPhase(project, ['--max-concurrency', String(CONCURRENCY)]));
     workers.push(startWorker(project, redis.url));
     const one = measured(queued);
     workers.push(startWorker(project, redis.url), startWorker(project, redis.url));
     const three = measured(queued);
+    const cpus = Array.from({ length: reps }, queuedCpu).sort((x, y) => total(x) - total(y));
+    const cpu = cpus[Math.floor((cpus.length - 1) / 2)];
+    const perRolloutMs = (ms) => (ms / COUNT).toFixed(2);
     const state = `bare \`node -e 0\` ${ms(median([nodeStartMs(), nodeStartMs(), nodeStartMs()]))}, load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')} (nproc ${os.availableParallelism()})`;
     row(`Q1 ${COUNT} × ${DELAY_MS} ms, 3 workers c=${CONCURRENCY} vs 1`, ms(three), `${ms(one)} (1 worker)`, `${(one / three).toFixed(2)}× faster`, '≥ 2.5×', one / three >= 2.5);
     const perRollout = (one - local) / COUNT;
     row(`Q2 queue overhead per rollout (1 worker c=${CONCURRENCY})`, `${perRollout.toFixed(2)} ms`, `${ms(local)} local vs ${ms(one)} queued`, '', 'reported', undefined);
+    const parts = `coordinator ${perRolloutMs(cpu.coordinator)}, workers ${perRolloutMs(cpu.workers)}, redis ${perRolloutMs(cpu.redis)}`;
+    row(`Q1 CPU per rollout, 3 workers (all processes)`, `${perRolloutMs(total(cpu))} ms`, `${ms(total(cpu))} per run: ${parts}`, '', 'reported', undefined);
     notes.push(`Q1/Q2 machine state: ${state}; ideal run phases: ${ms((COUNT / CONCURRENCY) * DELAY_MS)} (1 worker), ${ms((COUNT / (3 * CONCURRENCY)) * DELAY_MS)} (3 workers)`);
   } finally {
     for (const worker of workers) worker.kill('SIGTERM');

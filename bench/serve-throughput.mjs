@@ -17,13 +17,13 @@
 //   import { measureServeThroughput } from './serve-throughput.mjs'
 import { spawn } from 'node:child_process';
 import http from 'node:http';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { BIN, REPO, makeProject } from './lib/workloads.mjs';
-import { median } from './lib/measure.mjs';
+import { cpuMsOf, median } from './lib/measure.mjs';
 
 const CONCURRENCY = 64;
 const CONNECTIONS = 200;
@@ -66,13 +66,8 @@ const server = http.createServer((req, res) => {
 server.listen(0, '127.0.0.1', () => console.error('serving the HTTP floor, listening on http://127.0.0.1:' + server.address().port));
 `;
 
-/** CPU seconds (user + system, every thread) a process has used so far, from /proc/<pid>/stat. */
-function cpuSecOf(pid) {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const [utime, stime] = stat.slice(stat.lastIndexOf(')') + 2).split(' ').slice(11, 13).map(Number);
-  return (utime + stime) / CLOCK_TICKS;
-}
-const CLOCK_TICKS = 100;
+/** CPU seconds (user + system, every thread) a process has used so far. */
+const cpuSecOf = (pid) => cpuMsOf(pid) / 1000;
 /** CPU seconds this process (the controller, or the direct run) has used so far, every thread included. */
 const ownCpuSec = () => {
   const { user, system } = process.cpuUsage();

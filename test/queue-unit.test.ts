@@ -2,7 +2,9 @@ import pc from 'picocolors';
 import { describe, expect, it } from 'vitest';
 import { DefaultReporter } from '../src/node/reporters/default/default-reporter.ts';
 import type { ProgressLine } from '../src/node/reporters/default/progress-line.ts';
+import { MAX_ROLLOUTS_PER_JOB, rolloutsPerJob } from '../src/node/queue/job-size.ts';
 import { parseRedisUrl, redactCredentials } from '../src/node/queue/redis-url.ts';
+import { RolloutSlots } from '../src/node/queue/rollout-slots.ts';
 import { redactUrlCredentials } from '../src/runtime/redact.ts';
 
 describe('queue URLs', () => {
@@ -33,5 +35,41 @@ describe('the progress line of a queued run', () => {
     reporter.onRunStart({ total: 10 });
     reporter.onStatus('3 workers · 42/150 busy');
     expect((reporter as unknown as { progress: ProgressLine }).progress.text()).toMatch(/^0\/10 rollouts · 0\.0\/s · 3 workers · 42\/150 busy$/);
+  });
+});
+
+describe('rollouts per job', () => {
+  it('is one while no worker is known, and never more than the smallest worker runs at once', () => {
+    expect(rolloutsPerJob(1_000, { workers: 0, smallest: 0 })).toBe(1);
+    expect(rolloutsPerJob(1_000, { workers: 3, smallest: 2 })).toBe(2);
+    expect(rolloutsPerJob(1_000, { workers: 3, smallest: 50 })).toBe(MAX_ROLLOUTS_PER_JOB);
+  });
+
+  it('leaves every worker at least two jobs of what is in flight, so a small run spreads and the tail stays short', () => {
+    expect(rolloutsPerJob(10, { workers: 2, smallest: 50 })).toBe(3);
+    expect(rolloutsPerJob(3, { workers: 3, smallest: 50 })).toBe(1);
+    expect(rolloutsPerJob(120, { workers: 3, smallest: 50 })).toBe(20);
+  });
+});
+
+describe('rollout slots', () => {
+  it('runs at most `size` tasks at once and starts the next as one ends', async () => {
+    const slots = new RolloutSlots(3);
+    let running = 0;
+    let most = 0;
+    const task = async () => {
+      most = Math.max(most, ++running);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      running--;
+    };
+    await Promise.all(Array.from({ length: 10 }, () => slots.run(task)));
+    expect(most).toBe(3);
+    expect(running).toBe(0);
+  });
+
+  it('frees the slot of a task that throws', async () => {
+    const slots = new RolloutSlots(1);
+    await expect(slots.run(() => Promise.reject(new Error('boom')))).rejects.toThrow('boom');
+    await expect(slots.run(async () => 'next')).resolves.toBe('next');
   });
 });

@@ -103,6 +103,8 @@ describe('rollout-test run --queue with 3 workers', () => {
     const ran = three.map((w) => w.output().match(/▶ /g)?.length ?? 0);
     expect(ran.reduce((a, b) => a + b)).toBe(46);
     expect(ran.filter((n) => n > 0).length).toBeGreaterThanOrEqual(2);
+    // Local rollouts share jobs, no more to a job than a worker runs at once (2 here).
+    expect(three.map((w) => w.output()).join('\n')).toMatch(/job \S+: 2 rollouts of /);
 
     await stopWorkers(three);
     for (const text of [String(queued.all), ...three.map((w) => w.output()), allText(queueDir)]) expect(text).not.toContain(redis.password);
@@ -112,10 +114,10 @@ describe('rollout-test run --queue with 3 workers', () => {
 });
 
 /**
- * A project whose rollouts take `ms` each (cut short by a cancel) and log `start <id>` and `end <id>` to
- * `rollouts/ran.log`. Every fourth row's label is wrong: those rollouts fail, the others pass.
+ * A project whose rollouts take `ms` each (odd rows `oddMs`; cut short by a cancel) and log `start <id>` and
+ * `end <id>` to `rollouts/ran.log`. Every fourth row's label is wrong: those rollouts fail, the others pass.
  */
-function slowProject(count: number, ms: number): string {
+function slowProject(count: number, ms: number, oddMs = ms): string {
   return makeProject({
     'rollouts/slow.rollout.ts': `
 import { appendFileSync } from 'node:fs';
@@ -143,7 +145,7 @@ export class Exact extends Grader {
 
 defineRollout({
   name: 'slow',
-  dataset: Array.from({ length: ${count} }, (_, i) => ({ id: 'row' + i, prompt: 'p' + i, label: i % 4 === 3 ? 'wrong' : 'p' + i, metadata: { ms: ${ms} } })),
+  dataset: Array.from({ length: ${count} }, (_, i) => ({ id: 'row' + i, prompt: 'p' + i, label: i % 4 === 3 ? 'wrong' : 'p' + i, metadata: { ms: i % 2 ? ${oddMs} : ${ms} } })),
   workflow: Slow,
   grader: Exact,
   timeouts: { agentSec: 600 },
@@ -182,12 +184,14 @@ function coordinator(project: string, outputDir: string, extra: string[] = []) {
 }
 
 describe('exactly one result per rollout', () => {
-  it('re-runs the jobs of a worker killed with kill -9 elsewhere, and reports each rollout once, right', { timeout: 240_000 }, async () => {
-    const project = slowProject(16, 1_500);
+  it('re-runs what a worker killed with kill -9 mid-batch did not finish elsewhere, and reports each rollout once, right', { timeout: 240_000 }, async () => {
+    // Jobs of 4 rollouts (16 in flight over 2 workers at 4), each a short and a long one in turn.
+    const project = slowProject(16, 1_000, 8_000);
     const [a, b] = await readyWorkers(project, 2, 4);
     const outputDir = tmp('worker-kill');
     const run = coordinator(project, outputDir);
-    await a!.waitFor(/▶ slow › .*\n(.|\n)*▶ slow › /);
+    // Killed once part of its batch finished and the rest still runs.
+    await a!.waitFor(/job \S+: 4 rollouts(.|\n)*[✓✗] /);
     a!.process.kill('SIGKILL');
     const result = await run;
     expect(result.exitCode, String(result.all)).toBe(1);
@@ -199,12 +203,18 @@ describe('exactly one result per rollout', () => {
     const journal = journalRollouts(outputDir);
     expect(journal.map((r) => r.id).sort()).toEqual(records.map((r) => r.id).sort());
 
-    // What the killed worker had started and not finished, the other worker ran.
-    const startedOnA = [...a!.output().matchAll(/▶ slow › (\S+)/g)].map((m) => m[1]);
-    const finishedOnA = new Set([...a!.output().matchAll(/(?:✓|✗).* (\S+)$/gm)].map((m) => m[1]));
-    const lost = startedOnA.filter((id) => !finishedOnA.has(id));
+    // What the killed worker had started and not finished, the other worker ran; what it finished, nobody ran again.
+    const startedOnA = [...a!.output().matchAll(/▶ slow › (\S+)/g)].map((m) => m[1]!);
+    const finishedOnA = [...a!.output().matchAll(/(?:✓|✗).* (\S+)$/gm)].map((m) => m[1]!);
+    const lost = startedOnA.filter((id) => !finishedOnA.includes(id));
     expect(lost.length).toBeGreaterThan(0);
     for (const id of lost) expect(b!.output()).toContain(`▶ slow › ${id}`);
+    const { starts } = ranLog(project);
+    for (const id of finishedOnA) {
+      expect(starts.filter((s) => s === id)).toHaveLength(1);
+      expect(b!.output()).not.toContain(`▶ slow › ${id}`);
+    }
+    expect(b!.output()).toMatch(/⤼ .*finished before: not run again/);
     await stopWorkers([b!]);
   });
 
@@ -229,6 +239,7 @@ describe('exactly one result per rollout', () => {
     const { starts } = ranLog(project);
     expect(starts.sort()).toEqual(records.map((r) => r.id).sort());
     expect(resumed.stdout).toMatch(/· run [0-9a-f]{12} \(resumed\)/);
+    expect(one.output()).toMatch(/job \S+: 2 rollouts of slow/);
     await stopWorkers([one]);
   });
 });
@@ -284,18 +295,23 @@ describe('workers and their checkouts', () => {
 });
 
 describe('stopping', () => {
-  it('a worker sent SIGTERM finishes its jobs; sent it twice, hands them back; either way it exits 0', { timeout: 180_000 }, async () => {
-    const project = slowProject(6, 4_000);
+  it('a worker sent SIGTERM finishes its jobs; sent it twice, hands back what did not finish; either way it exits 0', { timeout: 180_000 }, async () => {
+    // Jobs of 2 rollouts (6 over 2 workers at 2), a short and a long one.
+    const project = slowProject(6, 1_000, 8_000);
     const [finisher, handsBack] = await readyWorkers(project, 2, 2);
     const outputDir = tmp('sigterm');
     const run = coordinator(project, outputDir);
     await Promise.all([finisher, handsBack].map((w) => w!.waitFor(/▶ .*\n(.|\n)*▶ /)));
+    // The short rollout of the job finished, the long one runs.
+    await handsBack!.waitFor(/[✓✗] /);
     finisher!.process.kill('SIGTERM');
     handsBack!.process.kill('SIGTERM');
     await handsBack!.waitFor(/finishing the active jobs/);
     handsBack!.process.kill('SIGTERM');
     expect((await handsBack!.process).exitCode).toBe(0);
-    expect(handsBack!.output().match(/↩ \S+ handed back/g)).toHaveLength(2);
+    const handedBack = [...handsBack!.output().matchAll(/↩ (\S+) handed back/g)].map((m) => m[1]!);
+    const finishedThere = [...handsBack!.output().matchAll(/[✓✗] .* (\S+)$/gm)].map((m) => m[1]!);
+    expect([handedBack.length, finishedThere.length]).toEqual([1, 1]);
     expect((await finisher!.process).exitCode).toBe(0);
     expect(finisher!.output().match(/[✓✗] /g)).toHaveLength(2);
 
@@ -305,8 +321,11 @@ describe('stopping', () => {
     const records = readReport(path.join(outputDir, 'report.json')).suites[0]!.records;
     expect(records).toHaveLength(6);
     for (const r of records) expect({ id: r.id, status: r.status }).toEqual({ id: r.id, status: expectedStatus(r) });
+    // Each rollout ran to its end once: the handed-back one on the last worker, the one finished before not again.
     expect(ranLog(project).ends.sort()).toEqual(records.map((r) => r.id).sort());
-    expect(rest.output().match(/▶ /g)).toHaveLength(4);
+    expect(rest.output()).toContain(`▶ slow › ${handedBack[0]}`);
+    expect(rest.output()).not.toContain(`▶ slow › ${finishedThere[0]}`);
+    expect(rest.output().match(/▶ /g)).toHaveLength(3);
   });
 });
 

@@ -5,7 +5,7 @@
 // process and its descendants from /proc every 20 ms as well, for processes that die without an exit event or
 // are not Node. The tree's figure is the main process's peak plus the sum of its children's peaks: an upper
 // bound, as the children's peaks need not coincide.
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -19,6 +19,19 @@ function hwmOf(pid) {
   } catch {
     return 0;
   }
+}
+
+const TICK_MS = 1000 / (Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout?.trim()) || 100);
+
+/**
+ * CPU (ms, user + system, every thread) of a live process so far, from /proc/<pid>/stat; with `children`, that
+ * of its children that exited and were waited for instead (cutime + cstime).
+ */
+export function cpuMsOf(pid = 'self', { children = false } = {}) {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const [user, system] = children ? [fields[13], fields[14]] : [fields[11], fields[12]];
+  return (Number(user) + Number(system)) * TICK_MS;
 }
 
 /** The resident set of a process now, in kB (0 once it is gone). */

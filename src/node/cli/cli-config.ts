@@ -76,7 +76,7 @@ export const CLI_OPTIONS = {
     'Run on (or, for worker, serve) a Redis queue: redis://[user:pass@]host:port/db',
     z.string().min(1, '--queue takes a redis://[user:pass@]host:port/db URL'),
   ),
-  concurrency: option('--concurrency <n>', 'Jobs this worker runs at once (default 8)', count('--concurrency')),
+  concurrency: option('--concurrency <n>', 'Rollouts this worker runs at once (default 8)', count('--concurrency')),
   config: option('--config <path>', 'Path of the config file (default rollout.config.{ts,mts,js,mjs})', z.string()),
   root: option('--root <dir>', 'Project root (default the current directory)', z.string()),
 };

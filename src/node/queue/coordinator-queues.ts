@@ -1,11 +1,22 @@
 import { type Job, Queue, QueueEvents } from 'bullmq';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { buildResult } from '../../backends/results.ts';
 import { type ExecutionResult, ExecutionResultSchema, type RolloutError } from '../../model/result.ts';
-import { concurrencyOf, PREFIX, type RolloutJob, rolloutQueueName } from './queue-names.ts';
+import { QUEUE_WINDOW, rolloutsPerJob } from './job-size.ts';
+import { concurrencyOf, finishedKey, PREFIX, type QueuedRollout, type RolloutJob, rolloutQueueName } from './queue-names.ts';
 import type { RedisConnection } from './redis-url.ts';
 
 /** Called once with a rollout's final result. */
 type Settle = (result: ExecutionResult) => void;
+
+/** What the jobs of one suite share, and whether its rollouts may share a job. */
+export interface JobSuite {
+  file: string;
+  suite: string;
+  code: string;
+  /** One rollout per job: each is long (a Harbor trial), so balance and stall recovery stay per rollout. */
+  single: boolean;
+}
 
 /** How long workers get to hand back the results of cancelled rollouts before they are recorded as cancelled. */
 export const CANCEL_GRACE_MS = 5_000;
@@ -14,14 +25,24 @@ export const CANCEL_GRACE_MS = 5_000;
 const SWEEP_MS = 2_000;
 /** Events kept in the run's stream: far more than a coordinator falls behind by. */
 const MAX_EVENTS = 100_000;
+/**
+ * How long the first jobs wait for a worker to attach to the run (workers attach when it is announced), so
+ * that they are cut to fit the workers; a run whose workers come later starts with one rollout per job.
+ */
+const FIRST_WORKER_WAIT_MS = 2_000;
+const FIRST_WORKER_POLL_MS = 20;
+/** The states of a job the last coordinator of a resumed run may have left. */
+const LEFT_STATES = ['waiting', 'prioritized', 'delayed', 'paused', 'active', 'completed', 'failed'] as const;
 
 /** Who serves a run: connected workers and how busy they are. */
 export interface WorkerLoad {
   workers: number;
-  /** Jobs the workers may run at once, summed over them. */
+  /** Rollouts the workers may run at once, summed over them. */
   slots: number;
+  /** The smallest concurrency among them (0 when none is connected). */
+  smallest: number;
+  /** Rollouts in the jobs the workers hold. */
   active: number;
-  waiting: number;
 }
 
 const nothing = { queuedMs: 0, workflowMs: 0, graderMs: 0 };
@@ -31,23 +52,31 @@ const cancelled = (requestId: string, message: string) =>
   buildResult({ requestId, cancelled: true, timings: nothing, error: { category: 'AGENT_ERROR', phase: 'setup', message } });
 
 /**
- * The coordinator's side of a run's BullMQ queue. It adds rollout jobs in bulk (a turn's worth at a time); a
- * worker's final result is its job's return value, and waits in Redis, in the queue's completed jobs, until
- * the coordinator has written it to the journal and removes the job: also across a restart of the
- * coordinator. Results come through the queue's event stream, and a sweep of the completed and failed jobs
- * every 2 s catches any the stream did not bring. The first final result of each rollout wins; a later one
- * (the same result by both paths, or a job that ran again) is dropped.
+ * The coordinator's side of a run's BullMQ queue. It adds jobs in bulk, once per event-loop turn, each of one
+ * or more rollouts of a suite (see rolloutsPerJob). A job's return value holds the final result of each of its
+ * rollouts, and waits in Redis, in the queue's completed jobs, until the coordinator has written them to the
+ * journal and removes the job: also across a restart of the coordinator. Results come through the queue's
+ * event stream, and a sweep of the completed and failed jobs every 2 s catches any the stream did not bring.
+ * The first final result of each rollout wins; a later one (the same result by both paths, or a job that ran
+ * again) is dropped.
  */
 export class CoordinatorQueues {
-  readonly rollouts: Queue<RolloutJob, ExecutionResult>;
+  readonly rollouts: Queue<RolloutJob, ExecutionResult[]>;
   readonly #events: QueueEvents;
   readonly #sweeper: NodeJS.Timeout;
   readonly #pending = new Map<string, Settle>();
   /** Results that came before their rollout was submitted (after `--resume`), and those of finished rollouts. */
   readonly #early = new Map<string, ExecutionResult>();
   readonly #settled = new Set<string>();
-  #toAdd: Array<{ name: string; data: RolloutJob; opts: { jobId: string } }> = [];
+  /** The rollout ids of each job in the queue whose results were not taken yet. */
+  readonly #jobs = new Map<string, string[]>();
+  /** After `--resume`: rollouts already in a job the last coordinator queued, not queued again. */
+  readonly #queuedBefore = new Set<string>();
+  /** Rollouts submitted in this turn, by suite, cut into jobs at its end. */
+  #toAdd = new Map<string, { suite: JobSuite; rollouts: QueuedRollout[] }>();
+  #lastLoad: WorkerLoad = { workers: 0, slots: 0, smallest: 0, active: 0 };
   #cancelling: Promise<void> | undefined;
+  #firstWorker: Promise<void> | undefined;
 
   constructor(
     connection: RedisConnection,
@@ -58,24 +87,27 @@ export class CoordinatorQueues {
     this.rollouts = new Queue(rolloutQueueName(runId), {
       ...base,
       streams: { events: { maxLen: MAX_EVENTS } },
-      // Finished jobs stay until their result is in the journal; failed ones until the run ends.
+      // Finished jobs stay until their results are in the journal; failed ones until the run ends.
       defaultJobOptions: { removeOnComplete: false, removeOnFail: false, attempts: 1 },
     });
     this.#events = new QueueEvents(rolloutQueueName(runId), base);
     this.#events.on('completed', ({ jobId, returnvalue }) => this.#take(jobId, returnvalue as unknown));
     // A job that failed is one whose worker died too often while running it (stalled more than allowed).
-    this.#events.on('failed', ({ jobId, failedReason }) => this.#deliver(jobId, gaveUp(jobId, failedReason)));
+    this.#events.on('failed', ({ jobId, failedReason }) => void this.#gaveUp(jobId, failedReason));
     this.#sweeper = setInterval(() => void this.#sweep().catch(() => undefined), SWEEP_MS);
     this.#sweeper.unref();
   }
 
+  /** Connects; learns who serves the run (the first jobs are cut to fit them) and, resumed, what is queued. */
   async ready(): Promise<void> {
     await Promise.all([this.rollouts.waitUntilReady(), this.#events.waitUntilReady()]);
+    await this.load();
+    if (this.resumed) await this.#indexLeftJobs();
   }
 
-  /** Enqueues a rollout; `settle` hears its one final result. */
-  submit(job: RolloutJob, settle: Settle): void {
-    const id = job.request.id;
+  /** Enqueues a rollout of `suite`; `settle` hears its one final result. */
+  submit(suite: JobSuite, rollout: QueuedRollout, settle: Settle): void {
+    const id = rollout.request.id;
     const early = this.#early.get(id);
     if (early) {
       this.#early.delete(id);
@@ -84,64 +116,118 @@ export class CoordinatorQueues {
       return;
     }
     this.#pending.set(id, settle);
-    if (this.#cancelling) {
-      this.#settleCancelled(id, 'cancelled before it was queued');
-      return;
-    }
-    if (this.resumed) void this.#resubmit(job);
-    else this.#add(job);
+    if (this.#cancelling) return this.#settleCancelled(id, 'cancelled before it was queued');
+    if (this.#queuedBefore.delete(id)) return;
+    const key = `${suite.file}\0${suite.suite}`;
+    const buffer = this.#toAdd.get(key) ?? { suite, rollouts: [] };
+    buffer.rollouts.push(rollout);
+    if (this.#toAdd.size === 0) setImmediate(() => void this.#flushAdds());
+    this.#toAdd.set(key, buffer);
   }
 
-  /** After a restart: a job the last coordinator added is not added again; one the queue gave up on is reported. */
-  async #resubmit(job: RolloutJob): Promise<void> {
-    const id = job.request.id;
-    const state = await this.rollouts.getJobState(id);
-    if (state === 'unknown') return this.#add(job);
-    if (state === 'completed' || state === 'failed') {
-      const job = await this.rollouts.getJob(id);
-      if (job) this.#collect(job);
+  /**
+   * After a restart: every job the last coordinator left. Those finished hand their results in as the runner
+   * submits their rollouts; the rollouts of the others are not queued again, their results come as any.
+   */
+  async #indexLeftJobs(): Promise<void> {
+    for (const job of await this.rollouts.getJobs([...LEFT_STATES])) {
+      // A job of another shape (queued by an older rollout-test) is not ours to resume.
+      if (!job?.id || !Array.isArray(job.data?.rollouts)) continue;
+      const ids = job.data.rollouts.map((r) => r.request.id);
+      this.#jobs.set(job.id, ids);
+      for (const id of ids) this.#queuedBefore.add(id);
+      if (job.finishedOn) await this.#collect(job);
     }
   }
 
   /** Finished jobs whose results did not come through the event stream (it started after them, or fell behind). */
   async #sweep(): Promise<void> {
     const jobs = await this.rollouts.getJobs(['completed', 'failed']);
-    for (const job of jobs) if (job?.id && this.#pending.has(job.id)) this.#collect(job);
+    for (const job of jobs) if (job?.id && this.#jobs.get(job.id)?.some((id) => this.#pending.has(id))) await this.#collect(job);
   }
 
-  #collect(job: Job<RolloutJob, ExecutionResult>): void {
-    const id = job.id!;
-    if (job.returnvalue != null) this.#take(id, job.returnvalue);
-    else this.#deliver(id, gaveUp(id, job.failedReason || 'the job failed'));
+  async #collect(job: Job<RolloutJob, ExecutionResult[]>): Promise<void> {
+    if (job.returnvalue != null) this.#take(job.id!, job.returnvalue);
+    else await this.#gaveUp(job.id!, job.failedReason || 'the job failed');
   }
 
-  #add(job: RolloutJob): void {
-    this.#toAdd.push({ name: job.suite, data: job, opts: { jobId: job.request.id } });
-    if (this.#toAdd.length === 1) setImmediate(() => this.#flushAdds());
-  }
-
-  #flushAdds(): void {
-    const batch = this.#toAdd;
-    this.#toAdd = [];
-    this.rollouts.addBulk(batch).catch((error: Error) => {
-      for (const { opts } of batch) {
-        this.#deliver(opts.jobId, failure(opts.jobId, { category: 'AGENT_ERROR', phase: 'setup', message: `could not queue the rollout: ${error.message}` }));
+  /** Cuts the turn's rollouts (and those submitted while it waited for a first worker) into jobs, and adds them in one call. */
+  async #flushAdds(): Promise<void> {
+    await this.#waitForFirstWorker();
+    const buffers = [...this.#toAdd.values()];
+    this.#toAdd = new Map();
+    if (this.#cancelling) {
+      for (const { rollouts } of buffers) for (const { request } of rollouts) this.#settleCancelled(request.id, 'cancelled before it was queued');
+      return;
+    }
+    const size = rolloutsPerJob(this.#pending.size, this.#lastLoad);
+    const jobs = buffers.flatMap(({ suite, rollouts }) => chunks(rollouts, suite.single ? 1 : size).map((part) => this.#job(suite, part)));
+    this.rollouts.addBulk(jobs).catch((error: Error) => {
+      for (const { data } of jobs) {
+        for (const { request } of data.rollouts) {
+          this.#deliver(request.id, failure(request.id, { category: 'AGENT_ERROR', phase: 'setup', message: `could not queue the rollout: ${error.message}` }));
+        }
       }
     });
   }
 
+  #waitForFirstWorker(): Promise<void> {
+    this.#firstWorker ??= (async () => {
+      const until = Date.now() + FIRST_WORKER_WAIT_MS;
+      // Workers attach while the coordinator plans: most often they are there by its first jobs.
+      while (!this.#cancelling && (await this.load().catch(() => this.#lastLoad)).workers === 0 && Date.now() < until) {
+        await sleep(FIRST_WORKER_POLL_MS);
+      }
+    })();
+    return this.#firstWorker;
+  }
+
+  /** A job's id is its first rollout's, and how many it holds: a rollout is queued in one job per run. */
+  #job({ file, suite, code }: JobSuite, rollouts: QueuedRollout[]) {
+    const ids = rollouts.map((r) => r.request.id);
+    const jobId = ids.length === 1 ? ids[0]! : `${ids[0]}+${ids.length}`;
+    this.#jobs.set(jobId, ids);
+    return { name: suite, data: { file, suite, code, rollouts }, opts: { jobId } };
+  }
+
   /**
-   * A worker's result. Its job is removed once the journal line is written: the journal writes a turn's lines
-   * in one setImmediate, queued while the result was recorded, so two turns later. A coordinator killed
-   * before that finds the job, and its result, still in Redis.
+   * A job's results. The job is removed once their journal lines are written: the journal writes a turn's
+   * lines in one setImmediate, queued while the results were recorded, so two turns later. A coordinator
+   * killed before that finds the job, and its results, still in Redis.
    */
-  #take(id: string, returnvalue: unknown): void {
-    const parsed = ExecutionResultSchema.safeParse(returnvalue);
-    const result = parsed.success
-      ? parsed.data
-      : failure(id, { category: 'AGENT_ERROR', phase: 'setup', message: `a worker sent a malformed result: ${parsed.error.message}` });
-    if (!this.#deliver(id, result)) return;
-    setImmediate(() => setImmediate(() => void this.rollouts.remove(id).catch(() => undefined)));
+  #take(jobId: string, returnvalue: unknown): void {
+    const ids = this.#jobs.get(jobId);
+    if (!ids) return;
+    const results = Array.isArray(returnvalue) && returnvalue.length === ids.length ? returnvalue : undefined;
+    let taken = false;
+    ids.forEach((id, i) => {
+      const parsed = ExecutionResultSchema.safeParse(results?.[i]);
+      const result = parsed.success && parsed.data.requestId === id ? parsed.data : failure(id, { category: 'AGENT_ERROR', phase: 'setup', message: `a worker sent a malformed result: ${parsed.error?.message ?? `it is rollout ${parsed.data?.requestId}'s`}` });
+      taken = this.#deliver(id, result) || taken;
+    });
+    if (!taken) return;
+    this.#jobs.delete(jobId);
+    setImmediate(() => setImmediate(() => void this.#forget(jobId, ids)));
+  }
+
+  async #forget(jobId: string, ids: string[]): Promise<void> {
+    const client = await this.rollouts.client;
+    await Promise.all([this.rollouts.remove(jobId), client.hdel(finishedKey(this.runId), ...ids)]).catch(() => undefined);
+  }
+
+  /**
+   * A job the queue gave up on: its rollouts that finished before (recorded by their worker, see
+   * finishedKey) keep their results, the others are reported as given up.
+   */
+  async #gaveUp(jobId: string, reason: string): Promise<void> {
+    const ids = this.#jobs.get(jobId);
+    if (!ids) return;
+    const client = await this.rollouts.client;
+    const recorded = await client.hmget(finishedKey(this.runId), ...ids).catch(() => ids.map(() => null));
+    this.#take(
+      jobId,
+      ids.map((id, i) => (recorded[i] ? JSON.parse(recorded[i]) : gaveUp(id, reason))),
+    );
   }
 
   /** Hands a result to its rollout; true when it was taken (not a duplicate, nor early). */
@@ -171,10 +257,13 @@ export class CoordinatorQueues {
     this.#cancelling ??= (async () => {
       await this.rollouts.drain(true);
       await Promise.all(
-        [...this.#pending.keys()].map(async (id) => {
-          const state = await this.rollouts.getJobState(id);
-          if (state !== 'active' && state !== 'completed') return this.#settleCancelled(id, 'cancelled while queued');
-          setTimeout(() => this.#settleCancelled(id, `cancelled; no result from its worker within ${CANCEL_GRACE_MS / 1000} s`), CANCEL_GRACE_MS).unref();
+        [...this.#jobs].map(async ([jobId, ids]) => {
+          const waiting = ids.filter((id) => this.#pending.has(id));
+          if (waiting.length === 0) return;
+          const state = await this.rollouts.getJobState(jobId);
+          const settle = (why: string) => waiting.forEach((id) => this.#settleCancelled(id, why));
+          if (state !== 'active' && state !== 'completed') return settle('cancelled while queued');
+          setTimeout(() => settle(`cancelled; no result from its worker within ${CANCEL_GRACE_MS / 1000} s`), CANCEL_GRACE_MS).unref();
         }),
       );
     })();
@@ -183,16 +272,29 @@ export class CoordinatorQueues {
 
   /** The workers connected to this run's queue and their load, from BullMQ's own client names. */
   async load(): Promise<WorkerLoad> {
-    const [workers, counts] = await Promise.all([this.rollouts.getWorkers(), this.rollouts.getJobCounts('active', 'waiting', 'prioritized')]);
-    const slots = workers.reduce((sum, w) => sum + concurrencyOf(w.rawname ?? ''), 0);
-    return { workers: workers.length, slots, active: counts.active ?? 0, waiting: (counts.waiting ?? 0) + (counts.prioritized ?? 0) };
+    const [workers, active] = await Promise.all([this.rollouts.getWorkers(), this.rollouts.getRanges(['active'], 0, QUEUE_WINDOW)]);
+    const concurrencies = workers.map((w) => concurrencyOf(w.rawname ?? '')).filter((c) => c > 0);
+    this.#lastLoad = {
+      workers: workers.length,
+      slots: concurrencies.reduce((sum, c) => sum + c, 0),
+      smallest: concurrencies.length ? Math.min(...concurrencies) : 0,
+      active: active.reduce((sum, jobId) => sum + (this.#jobs.get(jobId)?.length ?? 1), 0),
+    };
+    return this.#lastLoad;
   }
 
   /** Stops taking results. `obliterate` also deletes the run's queue (the run ended; nothing is left to resume). */
   async close(obliterate: boolean): Promise<void> {
     clearInterval(this.#sweeper);
     await this.#events.close().catch(() => undefined);
-    if (obliterate) await this.rollouts.obliterate({ force: true }).catch(() => undefined);
+    if (obliterate) {
+      await this.rollouts.obliterate({ force: true }).catch(() => undefined);
+      await (await this.rollouts.client).del(finishedKey(this.runId)).catch(() => undefined);
+    }
     await this.rollouts.close();
   }
+}
+
+function chunks<T>(items: T[], size: number): T[][] {
+  return Array.from({ length: Math.ceil(items.length / size) }, (_, i) => items.slice(i * size, (i + 1) * size));
 }

@@ -10,13 +10,12 @@ import { runRollouts } from '../run/runner.ts';
 import type { RemoteBackends } from '../run/run-suite.ts';
 import { suiteCodeHash } from './content-hash.ts';
 import { CoordinatorQueues, type WorkerLoad } from './coordinator-queues.ts';
+import { QUEUE_WINDOW } from './job-size.ts';
 import { QueueBackend } from './queue-backend.ts';
 import { newRunId, projectName, type RunAnnouncement } from './queue-names.ts';
 import { parseRedisUrl } from './redis-url.ts';
 import { RunRegistry } from './run-registry.ts';
 
-/** Rollouts of a suite queued ahead of their results: enough to keep many workers busy, few enough to keep memory flat. */
-export const QUEUE_WINDOW = 1_000;
 const LOAD_POLL_MS = 1_000;
 
 /** `<outputDir>/queue-run.json`: the run a `--resume` reattaches to, while its queues are still in Redis. */
@@ -82,7 +81,12 @@ export async function runOnQueue(config: ResolvedConfig, reporters: Reporter[], 
     const remote: RemoteBackends = {
       window: QUEUE_WINDOW,
       create: async ({ file, suite, settings }) =>
-        new QueueBackend(queues, { file, suite: suite.name, root: config.root, code: await suiteCodeHash(file, suite, settings, config) }, cancel),
+        new QueueBackend(
+          queues,
+          // A Harbor trial takes minutes: one per job keeps balance and stall recovery per trial.
+          { file, suite: suite.name, root: config.root, code: await suiteCodeHash(file, suite, settings, config), single: settings.backend.type !== 'local' },
+          cancel,
+        ),
     };
     const report = await runRollouts(config, [told], interrupt, { remote });
     ended = true;

@@ -2,7 +2,7 @@ import path from 'node:path';
 import type { ExecuteOptions, ExecutionBackend, ResultCallback } from '../../backends/backend.ts';
 import { deliver } from '../../backends/results.ts';
 import type { ExecutionRequest } from '../../model/request.ts';
-import type { CoordinatorQueues } from './coordinator-queues.ts';
+import type { CoordinatorQueues, JobSuite } from './coordinator-queues.ts';
 import { rowHash } from './content-hash.ts';
 
 /** What the jobs of one suite share. */
@@ -13,6 +13,8 @@ export interface QueueSuite {
   root: string;
   /** The suite's code hash (see suiteCodeHash). */
   code: string;
+  /** One rollout per job (see JobSuite). */
+  single: boolean;
 }
 
 /**
@@ -21,14 +23,15 @@ export interface QueueSuite {
  */
 export class QueueBackend implements ExecutionBackend {
   readonly maxConcurrency = 0;
-  readonly #file: string;
+  readonly #suite: JobSuite;
 
   constructor(
     private readonly queues: CoordinatorQueues,
-    private readonly suite: QueueSuite,
+    suite: QueueSuite,
     private readonly onCancel: () => void,
   ) {
-    this.#file = path.relative(suite.root, suite.file).split(path.sep).join('/');
+    const file = path.relative(suite.root, suite.file).split(path.sep).join('/');
+    this.#suite = { file, suite: suite.suite, code: suite.code, single: suite.single };
   }
 
   execute(request: ExecutionRequest, onWorkflowComplete: ResultCallback, onGraderComplete?: ResultCallback, options: ExecuteOptions = {}): Promise<void> {
@@ -36,8 +39,7 @@ export class QueueBackend implements ExecutionBackend {
     if (signal?.aborted) this.onCancel();
     else signal?.addEventListener('abort', this.onCancel, { once: true });
     return new Promise((done) => {
-      const job = { file: this.#file, suite: this.suite.suite, request, code: this.suite.code, row: rowHash(request) };
-      this.queues.submit(job, (result) => {
+      this.queues.submit(this.#suite, { request, row: rowHash(request) }, (result) => {
         signal?.removeEventListener('abort', this.onCancel);
         // Both callbacks run in this turn: the journal line is written before the result's job is done.
         void deliver(onWorkflowComplete, result, 'onWorkflowComplete');

@@ -30,17 +30,31 @@ export interface RunAnnouncement {
   startedAt: string;
 }
 
-/** A rollout job: what to run, and the content hashes the worker's checkout must match. */
+/** A rollout of a job: its request, and the hash of the dataset row it was made from. */
+export interface QueuedRollout {
+  request: ExecutionRequest;
+  row: string;
+}
+
+/**
+ * A job: one or more rollouts of one suite (see CoordinatorQueues for how many), and the content hash the
+ * worker's checkout must match. Its return value is the final result of each rollout, in the same order.
+ */
 export interface RolloutJob {
   /** The rollout file, relative to the project root (`/`-separated), and the suite's name in it. */
   file: string;
   suite: string;
-  request: ExecutionRequest;
   /** Hash of the rollout file, the local modules it reaches, the config file and a harbor suite's task. */
   code: string;
-  /** Hash of the dataset row the request was made from. */
-  row: string;
+  rollouts: QueuedRollout[];
 }
+
+/**
+ * The hash of a run's rollouts that finished inside a job not yet completed: rollout id → its result (JSON).
+ * A job that runs again (its worker died, or handed it back) skips them; the coordinator deletes a job's
+ * fields when it takes the job's results.
+ */
+export const finishedKey = (runId: string) => `${PREFIX}:${rolloutQueueName(runId)}:finished`;
 
 /** A worker's BullMQ name says where it runs and how many jobs it takes at once: `host/pid/c8`. */
 export const workerName = (host: string, pid: number, concurrency: number) => `${host}/${pid}/c${concurrency}`;

@@ -1,7 +1,10 @@
 import { type Job, Queue, WaitingError, Worker } from 'bullmq';
+import { setMaxListeners } from 'node:events';
 import type { ExecutionResult } from '../../model/result.ts';
 import { formatDuration } from '../reporters/format.ts';
-import { PREFIX, type RolloutJob, rolloutQueueName } from './queue-names.ts';
+import { FinishedRollouts } from './finished-rollouts.ts';
+import { PREFIX, type QueuedRollout, type RolloutJob, rolloutQueueName } from './queue-names.ts';
+import { RolloutSlots } from './rollout-slots.ts';
 import type { RedisConnection } from './redis-url.ts';
 import type { WorkerSuites } from './worker-suites.ts';
 
@@ -33,39 +36,78 @@ function outcome(result: ExecutionResult): string {
 }
 
 /**
- * Serves one run: takes its rollout jobs (BullMQ, at the worker's concurrency), runs each on the local
- * backends, and completes the job with the final result as its return value, which waits in Redis until the
- * coordinator takes it.
+ * Serves one run: takes its jobs (BullMQ) while it has free rollout slots, runs their rollouts on the local
+ * backends, and completes each job with its rollouts' final results as its return value, which waits in Redis
+ * until the coordinator takes it. Each rollout that finishes is also recorded at once (see FinishedRollouts):
+ * a job that runs again skips it.
  */
 export class RunWorker {
-  readonly #worker: Worker<RolloutJob, ExecutionResult>;
+  readonly #worker: Worker<RolloutJob, ExecutionResult[]>;
+  readonly #slots: RolloutSlots;
+  readonly #finished: FinishedRollouts;
+  /** The jobs this worker holds, and their rollouts. */
+  #jobs = 0;
+  #held = 0;
   #handingBack = false;
 
   constructor(private readonly options: RunWorkerOptions) {
     const base = { connection: options.connection, prefix: PREFIX };
+    this.#slots = new RolloutSlots(options.concurrency);
     this.#worker = new Worker(rolloutQueueName(options.runId), (job, token, signal) => this.#process(job, token, signal), {
       ...base,
       name: options.name,
-      concurrency: options.concurrency,
+      concurrency: 1,
       lockDuration: LOCK_MS,
       stalledInterval: STALLED_CHECK_MS,
       maxStalledCount: MAX_STALLED,
     });
+    this.#finished = new FinishedRollouts(this.#worker.client, options.runId);
     this.#worker.on('error', (error) => options.log(`run ${options.runId}: queue error: ${error.message}`));
   }
 
-  async #process(job: Job<RolloutJob>, token: string | undefined, signal: AbortSignal | undefined): Promise<ExecutionResult> {
-    const { suite, request } = job.data;
-    const { log, runId } = this.options;
-    log(`run ${runId} ▶ ${suite} › ${request.id}`);
-    const result = await this.options.suites.run(job.data, signal ?? new AbortController().signal);
-    if (this.#handingBack && result.status === 'cancelled') {
-      // Shutting down: the job goes back to the queue for another worker, as if it never started.
-      await job.moveToWait(token);
-      log(`run ${runId} ↩ ${request.id} handed back`);
-      throw new WaitingError();
+  /**
+   * BullMQ counts concurrency in jobs; ours is in rollouts. BullMQ starts a job's processor in the turn it
+   * fetched it, and looks for the next job right after, so each job taken or finished sets how many BullMQ may
+   * hold: one more than now while a rollout slot is free, none more once they are all taken.
+   */
+  #hold(rollouts: number, jobs: number): void {
+    this.#held += rollouts;
+    this.#jobs += jobs;
+    this.#worker.concurrency = Math.max(1, this.#jobs + (this.#held < this.options.concurrency ? 1 : 0));
+  }
+
+  async #process(job: Job<RolloutJob>, token: string | undefined, signal: AbortSignal | undefined): Promise<ExecutionResult[]> {
+    const { rollouts } = job.data;
+    this.#hold(rollouts.length, 1);
+    try {
+      const ids = rollouts.map((r) => r.request.id);
+      if (ids.length > 1) this.options.log(`run ${this.options.runId} job ${job.id}: ${ids.length} rollouts of ${job.data.suite}`);
+      // Without the record (Redis failing) the job's rollouts all run: twice is better than never.
+      const recorded = await this.#finished.of(ids).catch(() => new Map<string, ExecutionResult>());
+      if (recorded.size > 0) this.options.log(`run ${this.options.runId} ⤼ ${[...recorded.keys()].join(' ')} finished before: not run again`);
+      const stop = signal ?? new AbortController().signal;
+      // Every rollout of the job listens to its one signal: not the leak Node warns of past 10 listeners.
+      setMaxListeners(0, stop);
+      const results = await Promise.all(rollouts.map((rollout) => recorded.get(rollout.request.id) ?? this.#slots.run(() => this.#run(job.data, rollout, stop))));
+      await this.#finished.written();
+      if (this.#handingBack && results.some((r) => r.status === 'cancelled')) {
+        // Shutting down: the job goes back to the queue for another worker, which runs what did not finish here.
+        await job.moveToWait(token);
+        throw new WaitingError();
+      }
+      return results;
+    } finally {
+      this.#hold(-rollouts.length, -1);
     }
-    log(`run ${runId} ${outcome(result)} ${request.id}`);
+  }
+
+  async #run(job: RolloutJob, rollout: QueuedRollout, signal: AbortSignal): Promise<ExecutionResult> {
+    const { log, runId } = this.options;
+    const id = rollout.request.id;
+    log(`run ${runId} ▶ ${job.suite} › ${id}`);
+    const result = await this.options.suites.run(job, rollout, signal);
+    if (result.status !== 'cancelled') this.#finished.record(result);
+    log(this.#handingBack && result.status === 'cancelled' ? `run ${runId} ↩ ${id} handed back` : `run ${runId} ${outcome(result)} ${id}`);
     return result;
   }
 

@@ -18,7 +18,7 @@ import { executeFinal } from '../run/run-suite.ts';
 import { createSuiteBackend } from '../run/suite-backend.ts';
 import { type SuiteSettings, suiteSettings } from '../run/suite-settings.ts';
 import { rowHash, suiteCodeHash } from './content-hash.ts';
-import type { RolloutJob } from './queue-names.ts';
+import type { QueuedRollout, RolloutJob } from './queue-names.ts';
 
 /** A suite as this worker's checkout has it: its backend, and the hashes jobs must match. */
 interface LocalSuite {
@@ -67,29 +67,32 @@ export class WorkerSuites {
     return new WorkerSuites(config, pool, worker);
   }
 
-  /** Runs a job and resolves with its final result; a job this checkout cannot run is refused, never run otherwise. */
-  async run(job: RolloutJob, signal: AbortSignal): Promise<ExecutionResult> {
-    const id = job.request.id;
+  /**
+   * Runs a rollout of a job and resolves with its final result; a rollout this checkout cannot run is refused,
+   * never run otherwise.
+   */
+  async run(job: RolloutJob, rollout: QueuedRollout, signal: AbortSignal): Promise<ExecutionResult> {
     let local: LocalSuite;
     try {
       local = await this.#suite(job.file, job.suite);
-      this.#check(job, local);
+      this.#check(job, rollout, local);
     } catch (error) {
-      return refused(id, error instanceof Refusal ? error.message : `worker ${this.worker} could not set up suite "${job.suite}": ${(error as Error).message}`);
+      const why = error instanceof Refusal ? error.message : `worker ${this.worker} could not set up suite "${job.suite}": ${(error as Error).message}`;
+      return refused(rollout.request.id, why);
     }
     let final!: ExecutionResult;
-    await executeFinal(local.backend, job.request, signal, (result) => (final = result));
+    await executeFinal(local.backend, rollout.request, signal, (result) => (final = result));
     return final;
   }
 
-  #check(job: RolloutJob, local: LocalSuite): void {
-    const differs = `worker ${this.worker} refused rollout ${job.request.id}: its checkout differs from the coordinator's`;
+  #check(job: RolloutJob, { request, row }: QueuedRollout, local: LocalSuite): void {
+    const differs = `worker ${this.worker} refused rollout ${request.id}: its checkout differs from the coordinator's`;
     if (local.code !== job.code) {
       throw new Refusal(`${differs}: ${job.file}, the modules it imports, the config or the task (code ${local.code} here, ${job.code} there)`);
     }
-    const row = local.rows.get(job.request.id);
-    if (row !== job.row) {
-      throw new Refusal(`${differs}: the dataset row of suite "${job.suite}" (${row ? `row ${row} here` : 'no such row here'}, ${job.row} there)`);
+    const here = local.rows.get(request.id);
+    if (here !== row) {
+      throw new Refusal(`${differs}: the dataset row of suite "${job.suite}" (${here ? `row ${here} here` : 'no such row here'}, ${row} there)`);
     }
   }
 

@@ -1,0 +1,45 @@
+import type { RedisClient } from 'bullmq';
+import type { ExecutionResult } from '../../model/result.ts';
+import { finishedKey } from './queue-names.ts';
+
+/**
+ * A worker's record of the rollouts that finished inside jobs not yet completed (see finishedKey), so that a
+ * job that runs again (its worker was killed, or handed it back) does not run them twice. The results of one
+ * event-loop turn go to Redis in one HSET.
+ */
+export class FinishedRollouts {
+  #toWrite = new Map<string, string>();
+  #written: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly redis: Promise<RedisClient>,
+    private readonly runId: string,
+  ) {}
+
+  /** The recorded results of these rollouts, by id. */
+  async of(ids: string[]): Promise<Map<string, ExecutionResult>> {
+    const values = await (await this.redis).hmget(finishedKey(this.runId), ...ids);
+    return new Map(ids.flatMap((id, i) => (values[i] ? [[id, JSON.parse(values[i]) as ExecutionResult]] : [])));
+  }
+
+  record(result: ExecutionResult): void {
+    if (this.#toWrite.size === 0) setImmediate(() => this.#flush());
+    this.#toWrite.set(result.requestId, JSON.stringify(result));
+  }
+
+  /** Settles when what was recorded so far is in Redis (or could not be written: the job then runs it again). */
+  async written(): Promise<void> {
+    if (this.#toWrite.size > 0) await new Promise((resolve) => setImmediate(resolve));
+    await this.#written;
+  }
+
+  #flush(): void {
+    const fields = this.#toWrite;
+    this.#toWrite = new Map();
+    const write = this.redis.then((redis) => redis.hset(finishedKey(this.runId), Object.fromEntries(fields))).then(
+      () => undefined,
+      () => undefined,
+    );
+    this.#written = Promise.all([this.#written, write]).then(() => undefined);
+  }
+}

@@ -20,13 +20,20 @@ function isWorkflowOutput(value: unknown): value is WorkflowOutput {
   return typeof value === 'object' && value !== null && Array.isArray((value as WorkflowOutput).messages);
 }
 
-/** The path of a value that contains itself, or undefined: JSON (reports, journal, samples file) cannot hold one. */
-function cyclePath(value: unknown, path = '', ancestors = new Set<object>()): string | undefined {
-  if (typeof value !== 'object' || value === null) return undefined;
-  if (ancestors.has(value)) return path || '(top level)';
+/**
+ * The path of a value that contains itself, or undefined: JSON (reports, journal, samples file) cannot hold one.
+ * The keys walked are kept on a stack and joined only for a cycle found: every sample is walked, few have one.
+ */
+function cyclePath(value: object, keys: string[] = [], ancestors = new Set<object>()): string | undefined {
+  if (ancestors.has(value)) return keys.join('.') || '(top level)';
   ancestors.add(value);
-  for (const [key, child] of Object.entries(value)) {
-    const found = cyclePath(child, path ? `${path}.${key}` : key, ancestors);
+  for (const key in value) {
+    const child: unknown = (value as Record<string, unknown>)[key];
+    // Only objects can close a cycle: the numbers of token ids and logprobs are skipped without a key.
+    if (typeof child !== 'object' || child === null || !Object.hasOwn(value, key)) continue;
+    keys.push(key);
+    const found = cyclePath(child, keys, ancestors);
+    keys.pop();
     if (found) return found;
   }
   ancestors.delete(value);
@@ -42,7 +49,7 @@ export async function validateSamples(samples: unknown[]): Promise<RolloutSample
   const checked: RolloutSample[] = [];
   for (const [index, sample] of samples.entries()) {
     const source = String((sample as { source?: unknown } | null)?.source ?? `#${index}`);
-    const cycle = cyclePath(sample);
+    const cycle = typeof sample === 'object' && sample !== null ? cyclePath(sample) : undefined;
     if (cycle) throw new ValidationError(`sample from source "${source}" cannot be stored as JSON: ${cycle} refers back to itself (a cycle)`);
     // A copy, as the schema returns: code that keeps the sample cannot change it after the phase.
     if (isPlainValidSample(sample)) checked.push(structuredClone(sample as RolloutSample));

@@ -1,10 +1,11 @@
 import { HttpError } from '../../runtime/errors.ts';
 import { ModelCacheMissError, ModelConnectionError, raisedByRecorder, rootMessage } from './errors.ts';
 import { cacheKey, type CacheEntry, readCacheEntry, writeCacheEntry } from './model-cache.ts';
-import { parseCompletion } from './parse.ts';
+import { type ParsedCompletion, parseCompletion } from './parse.ts';
 import { type AttemptsFailed, withConnectionRetries } from './retry.ts';
 import { redactUrlCredentials } from '../../runtime/redact.ts';
 import type { CallRecorder, ChatRequest } from './recorder.ts';
+import { type Answer, fromResponse } from './transport.ts';
 
 const EXCERPT = 80;
 
@@ -63,11 +64,11 @@ export class ModelCall {
    * Sends the request, again when it fails before any answer (see {@link withConnectionRetries}), or in replay
    * mode answers from the store and never touches the network.
    */
-  async send(fetchFromNetwork: () => Promise<Response>, signal?: AbortSignal | null): Promise<Response> {
+  async send(fromNetwork: () => Promise<Answer>, signal?: AbortSignal | null): Promise<Answer> {
     const cache = this.#cache;
     if (cache?.mode === 'replay') return this.#replay(cache.dir);
     try {
-      return await withConnectionRetries(fetchFromNetwork, signal);
+      return await withConnectionRetries(fromNetwork, signal);
     } catch (failed) {
       const { last, attempts } = failed as AttemptsFailed;
       this.#record({ error: `connection failed: ${rootMessage(last)}` });
@@ -77,7 +78,7 @@ export class ModelCall {
     }
   }
 
-  async #replay(dir: string): Promise<Response> {
+  async #replay(dir: string): Promise<Answer> {
     const entry = await readCacheEntry(dir, this.#key);
     if (!entry) {
       throw raisedByRecorder(
@@ -85,13 +86,13 @@ export class ModelCall {
       );
     }
     this.#replayedLatencyMs = entry.latencyMs;
-    return new Response(entry.response.body, { status: entry.response.status, headers: { 'content-type': entry.response.contentType } });
+    return fromResponse(new Response(entry.response.body, { status: entry.response.status, headers: { 'content-type': entry.response.contentType } }));
   }
 
   /** Reads an error answer whole and records it; the body is returned for the SDK or an {@link HttpError}. */
-  async readError(response: Response): Promise<string> {
-    const body = await response.text();
-    this.complete(response, body);
+  async readError(answer: Answer): Promise<string> {
+    const body = await answer.text();
+    this.complete(answer, body);
     return body;
   }
 
@@ -107,28 +108,38 @@ export class ModelCall {
     return raisedByRecorder(new ModelConnectionError(message, { cause: error }));
   }
 
-  /** Records the whole answer, and stores it in record mode. */
-  complete(response: Response, body: string): void {
-    const contentType = response.headers.get('content-type') ?? '';
+  /**
+   * Records the whole answer, and stores it in record mode. Returns the parsed JSON of a successful whole body, for
+   * the SDK to use as is.
+   */
+  complete(answer: Answer, body: string): unknown {
+    const contentType = answer.headers.get('content-type') ?? '';
     // Measured once: the stored latency must equal the recorded one for replayed samples to match.
     const latencyMs = this.#latencyMs();
+    let json: unknown;
     try {
-      const outcome = response.ok ? { completion: parseCompletion(body, contentType) } : { error: `HTTP ${response.status}: ${errorMessageOf(body)}` };
-      this.#record(outcome, latencyMs);
+      if (answer.ok) {
+        const parsed = parseCompletion(body, contentType);
+        json = parsed.json;
+        this.#record({ completion: parsed.completion }, latencyMs);
+      } else {
+        this.#record({ error: `HTTP ${answer.status}: ${errorMessageOf(body)}` }, latencyMs);
+      }
     } catch (error) {
       this.#record({ error: `unreadable answer: ${rootMessage(error)}` }, latencyMs);
     }
     const cache = this.#cache;
     if (cache?.mode === 'record') {
-      this.recorder?.track(writeCacheEntry(cache.dir, this.#entry({ status: response.status, contentType, body }, latencyMs)));
+      this.recorder?.track(writeCacheEntry(cache.dir, this.#entry({ status: answer.status, contentType, body }, latencyMs)));
     }
+    return json;
   }
 
   #latencyMs(): number {
     return this.#replayedLatencyMs ?? Math.round(performance.now() - this.#started);
   }
 
-  #record(outcome: { completion?: ReturnType<typeof parseCompletion>; error?: string }, latencyMs = this.#latencyMs()): void {
+  #record(outcome: { completion?: ParsedCompletion; error?: string }, latencyMs = this.#latencyMs()): void {
     const error = outcome.error === undefined ? {} : { error: redactUrlCredentials(outcome.error) };
     this.recorder?.add({ ordinal: this.ordinal, request: this.request, latencyMs, ...outcome, ...error });
   }

@@ -23,18 +23,24 @@ function assistantMessage(content: string | null | undefined, toolCalls: ToolCal
   return { role: 'assistant', content: text, ...(toolCalls.length ? { tool_calls: toolCalls } : {}) };
 }
 
+const copyOf = <T>(items: T[] | null | undefined): T[] | undefined => (items ? [...items] : undefined);
+
+/**
+ * The completion of a whole answer. The SDK is handed the same parsed body (see `parseCompletion`), so what an
+ * agent might edit in it (the message, its tool calls, the usage) is copied, and the token-level arrays too.
+ */
 function fromCompletion(body: Json): ParsedCompletion {
   const choice: Json = body.choices?.[0] ?? {};
   const message: Json = choice.message ?? {};
   return {
     model: body.model,
-    message: assistantMessage(message.content, message.tool_calls ?? []),
+    message: assistantMessage(message.content, message.tool_calls ? structuredClone(message.tool_calls) : []),
     finishReason: choice.finish_reason ?? null,
-    usage: body.usage ?? undefined,
+    usage: body.usage ? structuredClone(body.usage) : undefined,
     // A streamed answer without content has no logprobs chunk where the whole answer has []: record neither.
-    logprobs: choice.logprobs?.content?.length ? choice.logprobs.content : undefined,
-    tokenIds: choice.token_ids ?? undefined,
-    promptTokenIds: body.prompt_token_ids ?? choice.prompt_token_ids ?? undefined,
+    logprobs: choice.logprobs?.content?.length ? [...choice.logprobs.content] : undefined,
+    tokenIds: copyOf(choice.token_ids),
+    promptTokenIds: copyOf(body.prompt_token_ids ?? choice.prompt_token_ids),
   };
 }
 
@@ -74,7 +80,16 @@ function fromChunks(chunks: Json[]): ParsedCompletion {
   return { ...result, message: assistantMessage(content, toolCalls) };
 }
 
+/** A successful chat completions body, parsed once: what is recorded, and for a whole body its JSON value. */
+export interface ParsedBody {
+  completion: ParsedCompletion;
+  /** The parsed JSON of a whole (not streamed) body, which the SDK is handed instead of parsing the text again. */
+  json?: unknown;
+}
+
 /** Parses a successful chat completions body, streamed (SSE) or whole. */
-export function parseCompletion(text: string, contentType: string): ParsedCompletion {
-  return contentType.includes('text/event-stream') ? fromChunks(sseEvents(text)) : fromCompletion(JSON.parse(text) as Json);
+export function parseCompletion(text: string, contentType: string): ParsedBody {
+  if (contentType.includes('text/event-stream')) return { completion: fromChunks(sseEvents(text)) };
+  const json = JSON.parse(text) as Json;
+  return { completion: fromCompletion(json), json };
 }

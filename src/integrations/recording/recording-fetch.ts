@@ -3,6 +3,8 @@ import { getRolloutContext, type RolloutContext } from '../../runtime/rollout-co
 import { toCurrentEndpoint } from './endpoint.ts';
 import { ModelCall } from './model-call.ts';
 import { type ChatRequest, recorderFor } from './recorder.ts';
+import { readResponse } from './read-response.ts';
+import { type Answer, fetchTransport, poolTransport } from './transport.ts';
 
 /** Options shared by every integration's recording transport. */
 export interface RecordingFetchOptions {
@@ -14,7 +16,7 @@ export interface RecordingFetchOptions {
   rollout?: RolloutContext | undefined;
   /** The sample source name the calls are registered under. */
   source: string;
-  /** The fetch that reaches the network; the global one by default. */
+  /** The fetch that reaches the network; by default this thread's pool of kept-alive connections (`transport.ts`). */
   fetch?: typeof fetch | undefined;
   /** Fields merged into every chat completions request, e.g. `{ return_token_ids: true }` for vLLM. */
   extraBody?: Record<string, unknown> | undefined;
@@ -35,30 +37,26 @@ function chatRequestOf(input: Parameters<typeof fetch>[0], init: RequestInit | u
 
 /**
  * An answer streamed as server-sent events is handed through to the SDK as it arrives, while a copy is kept; any
- * other answer is read whole first (one read, no second stream to pass it through). The call is recorded when the
- * body ends, and a connection dropped mid-answer becomes a clear error.
+ * other answer is read whole first (one read, one parse). The call is recorded when the body ends, and a
+ * connection dropped mid-answer becomes a clear error.
  */
-function observeBody(response: Response, call: ModelCall): Response | Promise<Response> {
-  if (!response.body) {
-    call.complete(response, '');
-    return response;
-  }
-  return response.headers.get('content-type')?.startsWith('text/event-stream') ? passThrough(response, call) : readWhole(response, call);
+function observeBody(answer: Answer, call: ModelCall): Response | Promise<Response> {
+  const body = answer.headers.get('content-type')?.startsWith('text/event-stream') ? answer.stream() : undefined;
+  return body ? passThrough(answer, body, call) : readWhole(answer, call);
 }
 
-async function readWhole(response: Response, call: ModelCall): Promise<Response> {
+async function readWhole(answer: Answer, call: ModelCall): Promise<Response> {
   let text: string;
   try {
-    text = await response.text();
+    text = await answer.text();
   } catch (error) {
     throw call.interrupted(error);
   }
-  call.complete(response, text);
-  return new Response(text, { status: response.status, statusText: response.statusText, headers: response.headers });
+  return readResponse(text, call.complete(answer, text), answer);
 }
 
-function passThrough(response: Response, call: ModelCall): Response {
-  const reader = response.body!.getReader();
+function passThrough(answer: Answer, stream: ReadableStream<Uint8Array>, call: ModelCall): Response {
+  const reader = stream.getReader();
   const decoder = new TextDecoder();
   let text = '';
   const body = new ReadableStream<Uint8Array>({
@@ -66,7 +64,7 @@ function passThrough(response: Response, call: ModelCall): Response {
       try {
         const chunk = await reader.read();
         if (chunk.done) {
-          call.complete(response, text + decoder.decode());
+          call.complete(answer, text + decoder.decode());
           return controller.close();
         }
         text += decoder.decode(chunk.value, { stream: true });
@@ -77,7 +75,7 @@ function passThrough(response: Response, call: ModelCall): Response {
     },
     cancel: (reason) => reader.cancel(reason),
   });
-  return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
+  return new Response(body, { status: answer.status, statusText: answer.statusText, headers: answer.headers });
 }
 
 /**
@@ -87,7 +85,7 @@ function passThrough(response: Response, call: ModelCall): Response {
  * `ModelConnectionError`.
  */
 export function createRecordingFetch(options: RecordingFetchOptions): typeof fetch {
-  const send = options.fetch ?? globalThis.fetch;
+  const send = options.fetch ? fetchTransport(options.fetch) : poolTransport;
   const { extraBody } = options;
   return async (input, init) => {
     // A client made outside any rollout (at module scope) records into the rollout that makes the call.
@@ -96,14 +94,14 @@ export function createRecordingFetch(options: RecordingFetchOptions): typeof fet
     const aimed = toCurrentEndpoint(original, init, rollout);
     const target = aimed.url === original ? input : aimed.url;
     const parsed = chatRequestOf(target, aimed.init);
-    if (!parsed) return send(target, aimed.init);
+    if (!parsed) return (await send(target, aimed.init)).response();
     const request = { ...parsed, ...extraBody };
     const requestInit = extraBody ? { ...aimed.init, body: JSON.stringify(request) } : aimed.init;
     const call = new ModelCall(request, aimed.url, rollout && recorderFor(rollout, options.source));
-    const response = await call.send(() => send(target, requestInit), requestInit?.signal);
-    if (response.ok) return observeBody(response, call);
-    const body = await call.readError(response);
-    if (options.httpErrors !== 'return') throw call.httpError(response.status, body);
-    return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
+    const answer = await call.send(() => send(target, requestInit), requestInit?.signal);
+    if (answer.ok) return observeBody(answer, call);
+    const body = await call.readError(answer);
+    if (options.httpErrors !== 'return') throw call.httpError(answer.status, body);
+    return new Response(body, { status: answer.status, statusText: answer.statusText, headers: answer.headers });
   };
 }

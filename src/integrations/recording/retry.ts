@@ -7,10 +7,10 @@ const BACKOFF: Backoff = { firstMs: 100, maxMs: 2_000, jitter: 0.25 };
 /**
  * Sends a request again while it fails on its connection before an answer began (the promise of `fetch` rejects
  * only then: reset, closed or refused), as the `openai` package does: up to {@link CONNECTION_RETRIES} times, after 100, 200, 400 ms (± jitter, at most 2 s).
- * A call that was aborted is not retried. Resolves with the response, or rejects with the last error and the
+ * A call that was aborted is not retried. Resolves with the answer, or rejects with the last error and the
  * number of attempts made.
  */
-export async function withConnectionRetries(send: () => Promise<Response>, signal: AbortSignal | null | undefined): Promise<Response> {
+export async function withConnectionRetries<T>(send: () => Promise<T>, signal: AbortSignal | null | undefined): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await send();

@@ -32,6 +32,8 @@ export interface ModelServer {
   /** The full `/v1/chat/completions` URL, for `ROLLOUT_CHAT_COMPLETIONS_URL`. */
   chatCompletionsUrl: string;
   requests: { readonly count: number; readonly log: readonly LoggedRequest[] };
+  /** TCP connections accepted so far: a client that keeps its connections alive opens few. */
+  readonly connections: number;
   close(): Promise<void>;
 }
 
@@ -55,9 +57,19 @@ function sendError(res: ServerResponse, status: number, message: string): number
   return sendJson(res, status, { error: { message, type, param: null, code: null } });
 }
 
+/** The body, read with events: `for await` made an async iterator per request, about 6% of the server's CPU per call. */
+function readBody(req: IncomingMessage): Promise<Buffer[]> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.once('end', () => resolve(chunks));
+    req.once('error', reject);
+    req.once('close', () => reject(new Error('the request was closed before its body ended')));
+  });
+}
+
 async function readJson(req: IncomingMessage): Promise<Record<string, unknown> | undefined> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of req) chunks.push(chunk as Buffer);
+  const chunks = await readBody(req);
   if (chunks.length === 0) return undefined;
   try {
     const parsed: unknown = JSON.parse(Buffer.concat(chunks).toString('utf8'));
@@ -138,6 +150,8 @@ export async function startModelServer(options: ModelServerOptions): Promise<Mod
     });
   });
   server.keepAliveTimeout = KEEP_ALIVE_MS;
+  let connections = 0;
+  server.on('connection', () => connections++);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject).listen(options.port ?? 0, options.host ?? '127.0.0.1', resolve);
   });
@@ -147,6 +161,9 @@ export async function startModelServer(options: ModelServerOptions): Promise<Mod
     url,
     chatCompletionsUrl: `${url}/chat/completions`,
     requests: { get count() { return log.length; }, log },
+    get connections() {
+      return connections;
+    },
     close: () =>
       new Promise<void>((resolve, reject) => {
         server.close((error) => (error ? reject(error) : resolve()));

@@ -1,0 +1,53 @@
+/** An answer of the network, whose body is read once: whole ({@link text}) or as it arrives ({@link stream}). */
+export interface Answer {
+  readonly status: number;
+  /** A 2xx status. */
+  readonly ok: boolean;
+  readonly statusText: string;
+  readonly headers: Headers;
+  /** The whole body; rejects when the connection drops before its end. */
+  text(): Promise<string>;
+  /** The body as it arrives, or null when there is none. */
+  stream(): ReadableStream<Uint8Array> | null;
+  /** The answer as a `Response`, for an SDK's call that is passed through unrecorded. */
+  response(): Response;
+}
+
+/** Sends one request; rejects only when no answer arrived (the connection failed, or the call was aborted). */
+export type Transport = (url: string | URL | Request, init: RequestInit | undefined) => Promise<Answer>;
+
+/** An answer already in a `Response` (from `fetch`, or replayed from the model cache). */
+export function fromResponse(response: Response): Answer {
+  return {
+    status: response.status,
+    ok: response.ok,
+    statusText: response.statusText,
+    headers: response.headers,
+    text: () => response.text(),
+    stream: () => response.body,
+    response: () => response,
+  };
+}
+
+/** A transport over any `fetch` (one the user passed to the SDK): its answers as they are. */
+export function fetchTransport(send: typeof fetch): Transport {
+  return async (url, init) => fromResponse(await send(url, init));
+}
+
+/** Where undici (Node's `fetch` included) keeps the global dispatcher that `setGlobalDispatcher` sets. */
+export const GLOBAL_DISPATCHER = Symbol.for('undici.globalDispatcher.1');
+
+let pool: Promise<Transport> | undefined;
+
+/**
+ * The transport of model calls when the SDK was given no `fetch`: this thread's pool of kept-alive connections
+ * (`connection-pool.ts`), loaded on the first call, as most processes that import this module never call a model.
+ * The global dispatcher is read before undici is loaded, which installs one when none is set.
+ */
+export const poolTransport: Transport = async (url, init) => {
+  if (!pool) {
+    const preset: unknown = (globalThis as Record<symbol, unknown>)[GLOBAL_DISPATCHER];
+    pool = import('./connection-pool.ts').then((loaded) => loaded.poolSender(preset));
+  }
+  return (await pool)(url, init);
+};

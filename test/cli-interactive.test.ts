@@ -37,7 +37,8 @@ describe('Ctrl-C', () => {
     child.kill('SIGINT');
     const run = await child;
     expect(run.exitCode).toBe(130);
-    const finished = journalRollouts(dir);
+    // The rollouts handed to the worker thread that had not started yet are in the journal too, as skipped.
+    const finished = journalRollouts(dir).filter((r) => r.status !== 'skipped');
     expect(finished.length).toBeGreaterThanOrEqual(2);
     expect(finished.length).toBeLessThan(10);
     const summary = JSON.parse(readFileSync(path.join(dir, '.rollouts', 'runs', 'latest', 'summary.json'), 'utf8'));

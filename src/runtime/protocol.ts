@@ -64,12 +64,13 @@ export interface SessionOutcomes {
 }
 
 /**
- * Messages on the control channel: a thread announces itself before its first task; cancel a task; ask every
- * live thread to answer (blocked ones cannot); a thread reports a fault of a rollout whose phase had ended.
+ * Messages on the control channel: a thread announces itself before its first task; cancel tasks (all of a run's
+ * at once); ask every live thread to answer (blocked ones cannot); a thread reports a fault of a rollout whose
+ * phase had ended.
  */
 export type ControlMessage =
   | { type: 'hello'; threadId: number }
   | ({ type: 'late-fault' } & LateFault)
-  | { type: 'cancel'; taskId: number }
+  | { type: 'cancel'; taskIds: number[] }
   | { type: 'ping'; nonce: number }
   | { type: 'pong'; nonce: number; threadId: number };

@@ -71,6 +71,8 @@ export function serveSession(port: MessagePort, runner: TaskRunner): Promise<voi
         return;
       }
       lane.running--;
+      // When a run is cancelled, its tasks' cancels arrive in one message (see the pool's CancelForwarder): the
+      // waiting ones have left the lane before this reaction runs, so none of them starts user code.
       const next = lane.next();
       if (next) start(next.task, lane, Date.now() - next.arrivedAt);
       else if (lane.idle) lanes.delete(task.lane!.id);

@@ -39,7 +39,8 @@ function preferredByOomKiller(): void {
 }
 
 function onControl(message: ControlMessage, link: ControlLink): void {
-  if (message.type === 'cancel') cancellers.get(message.taskId)?.abort();
+  // All at once: a slot freed by a cancelled running task is refilled only after this (see session.ts).
+  if (message.type === 'cancel') for (const taskId of message.taskIds) cancellers.get(taskId)?.abort();
   else if (message.type === 'ping') link.post({ type: 'pong', nonce: message.nonce, threadId: link.workerId });
 }
 
@@ -51,7 +52,9 @@ function listen(name: string): void {
 }
 
 function implementationOf(task: WorkerTask): Promise<Invoke<any, any>> {
-  const key = `${task.kind}\0${task.cwd}\0${JSON.stringify(task.implementation)}`;
+  const ref = task.implementation;
+  // Looked up for every task: a string key without serializing the reference each time.
+  const key = `${task.kind}\0${task.cwd}\0${typeof ref === 'string' ? ref : `${ref.file}\0${ref.suite}\0${ref.role}`}`;
   let found = implementations.get(key);
   if (!found) {
     found = resolveImplementation(task.implementation, task.kind, task.cwd);

@@ -35,3 +35,39 @@ describe.each([
     expect(run.stdout).toContain(`Run cancelled (${signal})`);
   });
 });
+
+describe('a stopped run starts no more rollouts', () => {
+  test('the rollouts waiting on a worker thread for a slot are cancelled without running when Ctrl-C stops the run', async () => {
+    // Three run at once for far longer than the test; the other nine wait on the worker thread for a slot.
+    const source = `${COMMON}
+import { appendFileSync } from 'node:fs';
+export class Logged extends Echo {
+  async run(ctx) {
+    appendFileSync(new URL('./started.log', import.meta.url), ctx.rolloutId + '\\n');
+    return super.run(ctx);
+  }
+}
+defineRollout({
+  name: 'waiting',
+  dataset: Array.from({ length: 12 }, (_, i) => ({ prompt: 'p' + i, metadata: { delayMs: 600_000 } })),
+  workflow: Logged,
+  workflowConfig: { concurrency: { maxConcurrent: 3 } },
+});`;
+    const dir = makeProject({ 'waiting.rollout.ts': source });
+    const started = () => {
+      try {
+        return readFileSync(path.join(dir, 'started.log'), 'utf8').trim().split('\n');
+      } catch {
+        return [];
+      }
+    };
+    const child = runCli(dir, ['run', '--reporter', 'json']);
+    await until(() => started().length >= 3);
+    child.kill('SIGINT');
+    const run = await child;
+    expect(run.exitCode, String(run.all)).toBe(130);
+    // Each cancelled running rollout freed a slot: none of those was given to a waiting rollout.
+    expect(started()).toHaveLength(3);
+    expect(JSON.parse(String(run.stdout)).overall.counts).toMatchObject({ total: 12, skipped: 12 });
+  });
+});

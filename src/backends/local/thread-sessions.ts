@@ -98,8 +98,8 @@ class Session {
 /**
  * Streams tasks to the pool's threads over one long-lived session per thread instead of one pool task each: a
  * pool task costs the thread a memory probe and a round of bookkeeping, which no-op rollouts spent most of their
- * time on. Tasks submitted together (in one run of microtasks, as when many slots free up at once) go to a thread
- * in one message; the thread runs them side by side and sends the outcomes that are ready in one turn of its
+ * time on. Tasks submitted in one turn of the event loop (as when a message of outcomes frees many slots) go to a
+ * thread in one message; the thread runs them side by side and sends the outcomes that are ready in one turn of its
  * event loop back in one message, so a slow rollout never holds back the others. A lost thread (blocked, dead)
  * fails every task of its session with how it was lost; the next task opens a session on its replacement.
  */
@@ -122,7 +122,7 @@ export class ThreadSessions {
       this.#waiting.push({ task, resolve, reject });
       if (this.#scheduled) return;
       this.#scheduled = true;
-      queueMicrotask(() => this.#flush());
+      setImmediate(() => this.#flush());
     });
   }
 

@@ -1,21 +1,18 @@
 import { availableParallelism } from 'node:os';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { Tinypool, type Options as TinypoolOptions } from 'tinypool';
 import type { LateFault } from '../../runtime/faults.ts';
 import { cancelledOutcome, type GraderPhaseOutcome, type WorkflowPhaseOutcome } from '../../runtime/phases.ts';
 import type { ControlMessage, ImplementationRef, WorkerSession, WorkerTask } from '../../runtime/protocol.ts';
 import { type ControlHub, processControlHub, threadControlHub } from './control-hub.ts';
 import { Slots } from '../slots.ts';
+import { CancelForwarder } from './cancel-forwarder.ts';
 import { ThreadSessions } from './thread-sessions.ts';
 import { cgroupOomKills, type DeathContext, type PoolWorkerHandle, watchWorker } from './worker-death.ts';
 
 /** How long past its deadline a task may stay unsettled before its thread is suspected of being blocked. */
 const BLOCKED_GRACE_MS = 1_000;
-/** How long live threads get to answer a ping, and how often the answers are looked at meanwhile. */
+/** How long live threads get to answer a ping. */
 const PING_WAIT_MS = 500;
-const PING_POLL_MS = 10;
-/** How often a cancel is repeated until its task settles. */
-const CANCEL_RESEND_MS = 100;
 /** Idle workers of the isolation pool (see {@link WorkerPool}) end after this long. */
 const ISOLATION_IDLE_MS = 5_000;
 
@@ -72,7 +69,8 @@ export class WorkerPool {
   readonly #deathContext: DeathContext;
   #nextTaskId = 1;
   #nextNonce = 1;
-  readonly #pongs = new Map<number, Set<number>>();
+  /** Pings waiting for answers, by nonce: who answered, and what to call on each answer. */
+  readonly #pongs = new Map<number, { answered: Set<number>; onPong(): void }>();
   readonly #knownThreads = new Set<number>();
   readonly #lateFaultListeners = new Set<(fault: LateFault) => void>();
   /** Bounds the rollouts re-run alone at once to the number of isolation workers. */
@@ -81,6 +79,7 @@ export class WorkerPool {
   /** Sends a task to a pooled worker; resolves with its outcome, rejects if the worker is lost. */
   readonly #send: (task: WorkerTask) => Promise<Outcome>;
   #closed = false;
+  readonly #cancels = new CancelForwarder((message) => this.#channel?.post(message));
 
   constructor(options: WorkerPoolOptions) {
     this.#options = options;
@@ -122,6 +121,11 @@ export class WorkerPool {
    */
   static defaultThreads(maxConcurrent: number): number {
     return Math.max(1, Math.min(availableParallelism() - 1, maxConcurrent));
+  }
+
+  /** Starts the threads now (each loads the runtime as it starts), so that the first rollouts do not wait for them. */
+  warmUp(): void {
+    if (!this.#closed) this.#start();
   }
 
   /**
@@ -230,7 +234,9 @@ export class WorkerPool {
     if (message.type === 'hello') this.#knownThreads.add(message.threadId);
     if (message.type !== 'pong') return;
     this.#knownThreads.add(message.threadId);
-    this.#pongs.get(message.nonce)?.add(message.threadId);
+    const ping = this.#pongs.get(message.nonce);
+    ping?.answered.add(message.threadId);
+    ping?.onPong();
   }
 
   /** Runs a task among others on a pooled worker; when that worker is lost, runs it again alone. */
@@ -267,7 +273,7 @@ export class WorkerPool {
     const task = { ...body, taskId, controlChannel: this.#channelName } as WorkerTask;
     const deadline = body.input.deadline;
     const started = performance.now();
-    const stopCancelling = forwardCancel((message) => this.#channel?.post(message), taskId, signal);
+    const stopCancelling = this.#cancels.watch(taskId, signal);
     const stopWatching = deadline ? this.#watchDeadline(deadline.atEpochMs) : () => undefined;
     try {
       return { outcome: await send(task) };
@@ -324,15 +330,20 @@ export class WorkerPool {
     if (this.#pool) await this.#ping();
   }
 
-  /** The workers that answer a ping within {@link PING_WAIT_MS}; it resolves early once every known worker has. */
+  /** The workers that answer a ping within {@link PING_WAIT_MS}; it resolves as soon as every known worker has. */
   async #ping(): Promise<Set<number>> {
     const { channel } = this.#start();
     const nonce = this.#nextNonce++;
     const answered = new Set<number>();
-    this.#pongs.set(nonce, answered);
-    channel.post({ type: 'ping', nonce } satisfies ControlMessage);
-    const until = Date.now() + PING_WAIT_MS;
-    while (Date.now() < until && [...this.#knownThreads].some((id) => !answered.has(id))) await sleep(PING_POLL_MS);
+    const everyAnswered = () => [...this.#knownThreads].every((id) => answered.has(id));
+    let timer: NodeJS.Timeout | undefined;
+    await new Promise<void>((resolve) => {
+      this.#pongs.set(nonce, { answered, onPong: () => everyAnswered() && resolve() });
+      channel.post({ type: 'ping', nonce } satisfies ControlMessage);
+      if (everyAnswered()) resolve();
+      timer = setTimeout(resolve, PING_WAIT_MS);
+    });
+    clearTimeout(timer);
     this.#pongs.delete(nonce);
     return answered;
   }
@@ -363,25 +374,6 @@ function patchRemoveListener(worker: PoolWorkerHandle): void {
   if (worker.runtime !== 'worker_threads' || 'removeListener' in worker) return;
   const thread = worker.thread;
   Object.assign(worker, { removeListener: (event: string, listener: (...args: unknown[]) => void) => thread.removeListener(event, listener) });
-}
-
-/**
- * Passes an abort of `signal` on to the task's thread. The task may not have reached its thread yet, and the
- * channel does not buffer, so the cancel is repeated until the returned function is called (the task settled).
- * `send` is a no-op once the pool is closed (its threads are gone, and so is the task).
- */
-function forwardCancel(send: (message: ControlMessage) => void, taskId: number, signal: AbortSignal | undefined): () => void {
-  let resend: NodeJS.Timeout | undefined;
-  const onCancel = () => {
-    const post = () => send({ type: 'cancel', taskId });
-    post();
-    resend = setInterval(post, CANCEL_RESEND_MS);
-  };
-  signal?.addEventListener('abort', onCancel, { once: true });
-  return () => {
-    clearInterval(resend);
-    signal?.removeEventListener('abort', onCancel);
-  };
 }
 
 function pastDeadline(task: PoolTask): boolean {

@@ -4,11 +4,9 @@ import { cac, type CAC } from 'cac';
 import { loadRunConfig as resolve } from '../config/load-run-config.ts';
 import { createReporters } from '../reporters/create-reporters.ts';
 import { stdoutTerminal } from '../reporters/terminal.ts';
-import { runRollouts } from '../run/runner.ts';
-import { listSuites } from './list.ts';
-import { mergeReports } from './merge-reports.ts';
-import { reportCommand } from './report-command.ts';
-import { parseServeOptions, SERVE_OPTIONS } from '../serve/serve-options.ts';
+import { SERVE_OPTIONS } from '../serve/serve-options.ts';
+import { poolFits, runPool } from '../run/run-pool.ts';
+import type { WorkerPool } from '../../backends/local/worker-pool.ts';
 import { CLI_OPTIONS, parseCliOptions } from './cli-config.ts';
 import { UsageError } from '../errors.ts';
 import { redactUrlCredentials } from '../../runtime/redact.ts';
@@ -30,7 +28,7 @@ async function watch(filters: string[], rawOptions: Record<string, unknown>): Pr
 const watchOrRun = (filters: string[], rawOptions: Record<string, unknown>) =>
   (stdoutTerminal().interactive ? watch : run)(filters, rawOptions);
 
-async function run(filters: string[], rawOptions: Record<string, unknown>): Promise<number> {
+async function run(filters: string[], rawOptions: Record<string, unknown>, early?: WorkerPool): Promise<number> {
   const config = await resolve(filters, rawOptions);
   const terminal = stdoutTerminal();
   const { queue } = config;
@@ -38,16 +36,26 @@ async function run(filters: string[], rawOptions: Record<string, unknown>): Prom
   if (config.workerConcurrency) throw new UsageError('--concurrency is for rollout-test worker; a run takes --max-concurrency');
   // The handlers stay until the process exits: a second Ctrl-C while the run winds down must still exit at once.
   const interrupt = interruptOnSignals(terminal);
-  const reporters = await createReporters(config.reporters, terminal, config.root);
-  // Loaded on demand: local runs never load BullMQ and the Redis client.
-  const report = queue
-    ? await (await import('../queue/coordinator.ts')).runOnQueue(config, reporters, interrupt.signal, terminal, queue)
-    : await runRollouts(config, reporters, interrupt.signal);
-  return report.exitCode;
+  // The worker threads start now (unless they started before the CLI loaded), while this thread loads the runner
+  // and finds the rollout files.
+  const pool = queue || config.inline ? undefined : early && poolFits(early, config.pool) ? early : runPool(config.pool);
+  if (early !== pool) await early?.close();
+  pool?.warmUp();
+  try {
+    const reporters = await createReporters(config.reporters, terminal, config.root);
+    // Loaded on demand: local runs never load BullMQ and the Redis client.
+    const report = queue
+      ? await (await import('../queue/coordinator.ts')).runOnQueue(config, reporters, interrupt.signal, terminal, queue)
+      : await (await import('../run/runner.ts')).runRollouts(config, reporters, interrupt.signal, { pool });
+    return report.exitCode;
+  } finally {
+    // The run closes its pool; this closes it when the run could not start (a bad reporter, a missing baseline).
+    await pool?.close();
+  }
 }
 
 async function serve(filters: string[], rawOptions: Record<string, unknown>): Promise<number> {
-  const options = parseServeOptions(rawOptions);
+  const options = (await import('../serve/serve-options.ts')).parseServeOptions(rawOptions);
   const { serve: startServer } = await import('../serve/serve-command.ts');
   return startServer(await resolve(filters, rawOptions), options);
 }
@@ -63,7 +71,7 @@ async function worker(rawOptions: Record<string, unknown>): Promise<number> {
   return runWorkerCommand({ url: cli.queue, root, concurrency: cli.concurrency ?? DEFAULT_WORKER_CONCURRENCY, log });
 }
 
-function buildCli(): { cli: CAC; exit: Promise<number> } {
+function buildCli(early: WorkerPool | undefined): { cli: CAC; exit: Promise<number> } {
   const cli = cac('rollout-test');
   let done!: (code: number) => void;
   const exit = new Promise<number>((resolve) => (done = resolve));
@@ -73,17 +81,17 @@ function buildCli(): { cli: CAC; exit: Promise<number> } {
   const commands = [
     serveCommand,
     cli.command('[...filters]', 'Watch on an interactive terminal, else run once').action(action(watchOrRun)),
-    cli.command('run [...filters]', 'Run the rollouts once').action(action(run)),
+    cli.command('run [...filters]', 'Run the rollouts once').action(action((filters, options) => run(filters, options, early))),
     cli.command('watch [...filters]', 'Run, then rerun what each change affects (keys: a f p t h q)').action(action(watch)),
     cli.command('worker', 'Run the rollouts of the runs on a Redis queue (--queue), with this checkout').action((options: Record<string, unknown>) => action(() => worker(options))([], options)),
     cli.command('list [...filters]', 'List suites and their row counts without running them').action(
-      action(async (filters, options) => listSuites(await resolve(filters, options), stdoutTerminal())),
+      action(async (filters, options) => (await import('./list.ts')).listSuites(await resolve(filters, options), stdoutTerminal())),
     ),
     cli.command('report [run]', 'Write the HTML report of a stored run (latest, a run id or a run folder)').action(
-      action(async (run, options) => reportCommand(run as unknown as string | undefined, await resolve([], options), stdoutTerminal())),
+      action(async (run, options) => (await import('./report-command.ts')).reportCommand(run as unknown as string | undefined, await resolve([], options), stdoutTerminal())),
     ),
     cli.command('merge-reports [...dirs]', 'Join the output dirs of shards (--shard i/n) into one set of reports').action(
-      action(async (dirs, options) => mergeReports(dirs, await resolve([], options), stdoutTerminal())),
+      action(async (dirs, options) => (await import('./merge-reports.ts')).mergeReports(dirs, await resolve([], options), stdoutTerminal())),
     ),
   ];
   for (const command of commands) for (const option of Object.values(CLI_OPTIONS)) command.option(option.flags, option.description);
@@ -119,10 +127,13 @@ function parseArgv(cli: CAC, argv: string[]) {
   }
 }
 
-/** Runs the CLI and resolves with its exit code. */
-export async function main(argv: string[]): Promise<number> {
+/**
+ * Runs the CLI and resolves with its exit code. `early` is the pool `earlyRunPool` started for `run` before this
+ * module loaded: the run takes it over if it fits the config, and it is closed otherwise.
+ */
+export async function main(argv: string[], early?: WorkerPool): Promise<number> {
   try {
-    const { cli, exit } = buildCli();
+    const { cli, exit } = buildCli(early);
     const parsed = parseArgv(cli, argv);
     if (parsed.options.help || parsed.options.version) return 0;
     if (!cli.matchedCommand) throw new UsageError(`unknown command "${cli.args[0]}"`);
@@ -130,5 +141,8 @@ export async function main(argv: string[]): Promise<number> {
     return await exit;
   } catch (error) {
     return reportError(error);
+  } finally {
+    // Closed by the run that took it over; this closes it when the command failed before.
+    await early?.close();
   }
 }

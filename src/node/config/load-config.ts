@@ -5,8 +5,7 @@ import { UsageError } from '../errors.ts';
 import { UserConfigSchema } from './config-schema.ts';
 import { describeIssues } from './schema-errors.ts';
 import type { UserConfig } from './define-config.ts';
-
-const CONFIG_NAMES = ['rollout.config.ts', 'rollout.config.mts', 'rollout.config.js', 'rollout.config.mjs'];
+import { CONFIG_NAMES } from './config-names.ts';
 
 /** Finds the config file: the one given, else the first of the usual names in the root. */
 export function findConfigFile(root: string, given?: string): string | undefined {

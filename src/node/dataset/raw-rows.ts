@@ -1,7 +1,7 @@
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { Readable } from 'node:stream';
-import { parse as parseCsv, type CsvError } from 'csv-parse';
+import type { CsvError } from 'csv-parse';
 import type { DatasetRow } from '../../runtime/suite.ts';
 import { readLines } from './lines.ts';
 
@@ -77,6 +77,8 @@ async function* csvRows(file: string, maxLineBytes: number): AsyncGenerator<RawR
     })(),
   );
   const onSkip = (error: CsvError | undefined) => void (error && errors.push({ line: Number(error.lines), message: error.message }));
+  // Loaded with the first CSV dataset: runs without one never load the parser.
+  const { parse: parseCsv } = await import('csv-parse');
   const parser = lines.pipe(parseCsv({ columns: true, info: true, skip_empty_lines: true, skip_records_with_error: true, on_skip: onSkip }));
   let index = 0;
   const errorsUpTo = function* (line: number): Generator<RawRow> {

@@ -1,24 +1,28 @@
 import type { ReporterChoice } from '../config/resolve-config.ts';
 import type { Reporter } from '../types/reporter.ts';
-import { DefaultReporter } from './default/default-reporter.ts';
-import { GithubActionsReporter } from './github-actions/github-actions-reporter.ts';
-import { HtmlReporter } from './html/html-reporter.ts';
-import { reportJson } from './json/json-reporter.ts';
-import { junitXml } from './junit/junit-reporter.ts';
+import type { RunReport } from '../types/run-report.ts';
 import type { Terminal } from './terminal.ts';
-import { VerboseReporter } from './verbose/verbose-reporter.ts';
-import { DocumentReporter } from './write-report.ts';
 
-type ReporterFactory = (choice: ReporterChoice, terminal: Terminal, root: string) => Reporter;
+type ReporterFactory = (choice: ReporterChoice, terminal: Terminal, root: string) => Promise<Reporter>;
 
-/** The built-in reporters by name: the one place that lists them. */
+/** A reporter writing one document (to its file, or the terminal) that `render` builds at the end of the run. */
+async function documentReporter(outputFile: string | undefined, terminal: Terminal, render: Promise<(report: RunReport) => Iterable<string>>): Promise<Reporter> {
+  const { DocumentReporter } = await import('./write-report.ts');
+  return new DocumentReporter(terminal, outputFile, await render);
+}
+
+/**
+ * The built-in reporters by name: the one place that lists them. Each module is loaded only when a run asks for
+ * its reporter: a run with the JSON reporter never loads the terminal tables, the diff of the failure details or
+ * the HTML page's bundler.
+ */
 export const BUILT_IN_REPORTERS = {
-  default: (_, terminal, root) => new DefaultReporter(terminal, root),
-  verbose: (_, terminal, root) => new VerboseReporter(terminal, root),
-  json: ({ outputFile }, terminal) => new DocumentReporter(terminal, outputFile, reportJson),
-  junit: ({ outputFile }, terminal) => new DocumentReporter(terminal, outputFile, junitXml),
-  'github-actions': (_, terminal) => new GithubActionsReporter(terminal),
-  html: ({ outputFile }, terminal) => new HtmlReporter(terminal, outputFile),
+  default: async (_, terminal, root) => new (await import('./default/default-reporter.ts')).DefaultReporter(terminal, root),
+  verbose: async (_, terminal, root) => new (await import('./verbose/verbose-reporter.ts')).VerboseReporter(terminal, root),
+  json: ({ outputFile }, terminal) => documentReporter(outputFile, terminal, import('./json/json-reporter.ts').then((m) => m.reportJson)),
+  junit: ({ outputFile }, terminal) => documentReporter(outputFile, terminal, import('./junit/junit-reporter.ts').then((m) => m.junitXml)),
+  'github-actions': async (_, terminal) => new (await import('./github-actions/github-actions-reporter.ts')).GithubActionsReporter(terminal),
+  html: async ({ outputFile }, terminal) => new (await import('./html/html-reporter.ts')).HtmlReporter(terminal, outputFile),
 } satisfies Record<string, ReporterFactory>;
 
 /** The built-in reporters' names. */

@@ -51,11 +51,20 @@ export interface RemoteBackends {
 
 /**
  * Rollouts handed to the backend ahead of its free slots, so that it never waits on the dataset reader (a worker
- * pool's threads hold those back to the limit and start the next as one ends). No more: after --bail or Ctrl-C,
- * what was handed out is reported as cancelled.
+ * pool's threads hold those back to the limit and start the next as one ends). With `--bail`, no more than
+ * {@link READ_AHEAD} times the limit: what was handed out when the run stops is reported as cancelled. Without it,
+ * at least {@link MIN_AHEAD} beyond the limit, so that a thread always has the next rollouts at hand and their
+ * results come back in batches instead of a round trip per few rollouts.
  */
 const READ_AHEAD = 2;
+const MIN_AHEAD = 32;
 const UNBOUNDED_IN_FLIGHT = 1024;
+
+/** How many of a suite's rollouts are handed to its backend at once (`concurrency` null: no limit). */
+function inFlightLimit(concurrency: number | null, bails: boolean): number {
+  if (concurrency === null) return UNBOUNDED_IN_FLIGHT;
+  return bails ? concurrency * READ_AHEAD : concurrency + Math.max(concurrency, MIN_AHEAD);
+}
 
 /**
  * Runs one planned rollout on the suite's backend and records its final result with its samples (`record` writes
@@ -124,7 +133,7 @@ export async function runSuite(file: string, suite: RolloutSuite<any, any>, ctx:
     const chatCompletionsUrl = ctx.remote ? undefined : await ctx.models.urlFor(suite, file);
     const input = { file, suite, settings, config: ctx.config, pool: ctx.pool, chatCompletionsUrl, modelCache: ctx.modelCache, runDir: ctx.runDir };
     backend = await (ctx.remote ? ctx.remote.create(input) : createSuiteBackend(input));
-    const limit = ctx.remote?.window ?? (settings.concurrency === null ? UNBOUNDED_IN_FLIGHT : settings.concurrency * READ_AHEAD);
+    const limit = ctx.remote?.window ?? inFlightLimit(settings.concurrency, ctx.config.bail !== undefined);
     for await (const planned of planSuite({ file, suite, settings, config: ctx.config, idPrefix, seen })) {
       if (ctx.signal.aborted) {
         stoppedEarly = true;

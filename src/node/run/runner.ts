@@ -1,6 +1,6 @@
 import { setMaxListeners } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { WorkerPool } from '../../backends/local/worker-pool.ts';
+import type { WorkerPool } from '../../backends/local/worker-pool.ts';
 import type { ResolvedConfig } from '../config/resolve-config.ts';
 import { type CollectedFile, collectSuites } from '../discovery/collect-suites.ts';
 import { findRolloutFiles } from '../discovery/find-rollout-files.ts';
@@ -10,6 +10,7 @@ import { createRunDir, latestRun, pruneRuns } from '../output/run-history.ts';
 import type { Reporter } from '../types/reporter.ts';
 import { ReporterSet } from '../reporters/reporter-set.ts';
 import { countPlanned } from './plan-suite.ts';
+import { runPool } from './run-pool.ts';
 import { suiteIdPrefix } from './request-id.ts';
 import type { RolloutRecord } from '../types/rollout-record.ts';
 import type { RunReport, SuiteReport } from '../types/run-report.ts';
@@ -141,6 +142,8 @@ export interface RunOptions {
   runSuite?: typeof runSuite;
   /** Run the suites elsewhere (the workers of a queue) instead of in this process's pool and trials. */
   remote?: RemoteBackends;
+  /** The run's worker pool ({@link runPool}), started early; the run closes it. */
+  pool?: WorkerPool | undefined;
 }
 
 /**
@@ -152,7 +155,7 @@ export async function runRollouts(config: ResolvedConfig, given: Reporter[], int
   const startedAt = new Date();
   const started = performance.now();
   const { baseline } = preflight(config);
-  const pool = new WorkerPool({ threads: WorkerPool.defaultThreads(Infinity), pool: config.pool.kind, memoryLimitMb: config.pool.memoryLimitMb });
+  const pool = options.pool ?? runPool(config.pool);
   const preload = (paths: string[]) => (config.inline || options.remote ? undefined : pool.preload(paths));
   if (options.files) preload(options.files.map((f) => f.file));
   const { files, counts, nothingMatched } = options.files ? await countRun(options.files, config) : await discover(config, preload);
@@ -198,6 +201,7 @@ export async function runRollouts(config: ResolvedConfig, given: Reporter[], int
     return report;
   };
   let suites: SuiteReport[];
+  let closing: Promise<unknown> = Promise.resolve();
   try {
     // Suites run side by side (each within its own concurrency limit), as Vitest runs files; the report keeps
     // the order of the files and of the suites in them.
@@ -217,8 +221,9 @@ export async function runRollouts(config: ResolvedConfig, given: Reporter[], int
     // A rollout's timer that fires just after the last rollout ended still has its fault heard and reported.
     await sleep(LATE_FAULT_GRACE_MS);
     await pool.flush();
-    await Promise.all([pool.close(), models.close()]);
     stopHearing();
+    // The threads end while the reports are written.
+    closing = Promise.all([pool.close(), models.close()]);
   }
   // In the run's order, not as they ended: merge-reports rebuilds the report from these entries.
   for (const { records: _, ...summary } of suites) outputs.journal({ type: 'suite', ...summary });
@@ -227,5 +232,6 @@ export async function runRollouts(config: ResolvedConfig, given: Reporter[], int
   const report = finishRun(suites, facts, config, baseline);
   outputs.finish(report);
   await reporters.onRunEnd(report);
+  await closing;
   return reporters.verdict(report);
 }

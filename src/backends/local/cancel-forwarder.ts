@@ -1,0 +1,49 @@
+import type { ControlMessage } from '../../runtime/protocol.ts';
+
+/** How often a cancel is repeated until its tasks settle. */
+const CANCEL_RESEND_MS = 100;
+
+interface Watched {
+  tasks: Set<number>;
+  resend?: NodeJS.Timeout | undefined;
+}
+
+/**
+ * Passes aborts of signals on to the threads of their tasks. All the unsettled tasks of one signal (a run's) are
+ * cancelled in one message, which a thread handles in one go: the slot a cancelled running task frees is never
+ * given to a task whose own cancel is still on its way. A task may not have reached its thread yet, and the
+ * channel does not buffer, so the cancel is repeated until every task of the signal settled. One listener per
+ * signal, instead of one per task that every settled task would have to find and remove.
+ */
+export class CancelForwarder {
+  readonly #watched = new WeakMap<AbortSignal, Watched>();
+
+  /** `send` is a no-op once the pool is closed (its threads are gone, and so are their tasks). */
+  constructor(private readonly send: (message: ControlMessage) => void) {}
+
+  /** Cancels task `taskId` when `signal` aborts; call the returned function once the task settled. */
+  watch(taskId: number, signal: AbortSignal | undefined): () => void {
+    if (!signal) return () => undefined;
+    let watched = this.#watched.get(signal);
+    if (!watched) {
+      const fresh: Watched = { tasks: new Set() };
+      signal.addEventListener('abort', () => this.#cancel(fresh), { once: true });
+      this.#watched.set(signal, (watched = fresh));
+    }
+    watched.tasks.add(taskId);
+    // A task sent after the abort (the listener has fired) is cancelled too.
+    if (signal.aborted && !watched.resend) this.#cancel(watched);
+    const { tasks } = watched;
+    return () => void tasks.delete(taskId);
+  }
+
+  #cancel(watched: Watched): void {
+    const post = () => {
+      if (watched.tasks.size > 0) return this.send({ type: 'cancel', taskIds: [...watched.tasks] });
+      clearInterval(watched.resend);
+      watched.resend = undefined;
+    };
+    post();
+    if (watched.tasks.size > 0) watched.resend = setInterval(post, CANCEL_RESEND_MS);
+  }
+}

@@ -45,7 +45,7 @@ function isPlainToolCall(call: unknown): boolean {
   return Object.keys(fn).length === 2 && typeof fn.name === 'string' && typeof fn.arguments === 'string';
 }
 
-function isJsonObject(value: unknown): boolean {
+export function isJsonObject(value: unknown): boolean {
   return isPlainObject(value) && Object.values(value).every(isFiniteJson);
 }
 
@@ -56,11 +56,11 @@ function isFiniteJson(value: unknown): boolean {
   return isJsonObject(value);
 }
 
-function isFiniteNumber(value: unknown): boolean {
+export function isFiniteNumber(value: unknown): boolean {
   return typeof value === 'number' && Number.isFinite(value);
 }
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
   const proto = Object.getPrototypeOf(value);
   return (proto === Object.prototype || proto === null) && Object.getOwnPropertySymbols(value).length === 0;

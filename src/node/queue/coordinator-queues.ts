@@ -2,6 +2,7 @@ import { type Job, Queue, QueueEvents } from 'bullmq';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { buildResult } from '../../backends/results.ts';
 import { type ExecutionResult, ExecutionResultSchema, type RolloutError } from '../../model/result.ts';
+import { isPlainValidResult } from '../../model/result-check.ts';
 import { QUEUE_WINDOW, rolloutsPerJob } from './job-size.ts';
 import { concurrencyOf, finishedKey, PREFIX, type QueuedRollout, type RolloutJob, rolloutQueueName } from './queue-names.ts';
 import type { RedisConnection } from './redis-url.ts';
@@ -204,7 +205,7 @@ export class CoordinatorQueues {
     const results = Array.isArray(returnvalue) && returnvalue.length === ids.length ? returnvalue : undefined;
     let taken = false;
     ids.forEach((id, i) => {
-      const parsed = ExecutionResultSchema.safeParse(results?.[i]);
+      const parsed = parseResult(results?.[i]);
       const result = parsed.success && parsed.data.requestId === id ? parsed.data : failure(id, { category: 'AGENT_ERROR', phase: 'setup', message: `a worker sent a malformed result: ${parsed.error?.message ?? `it is rollout ${parsed.data?.requestId}'s`}` });
       taken = this.#deliver(id, result) || taken;
     });
@@ -302,4 +303,10 @@ export class CoordinatorQueues {
 
 function chunks<T>(items: T[], size: number): T[][] {
   return Array.from({ length: Math.ceil(items.length / size) }, (_, i) => items.slice(i * size, (i + 1) * size));
+}
+
+/** A worker's result, as the schema would give it back: most are plain, and skip the schema's cost. */
+function parseResult(value: unknown) {
+  if (isPlainValidResult(value)) return { success: true, data: value as ExecutionResult, error: undefined } as const;
+  return ExecutionResultSchema.safeParse(value);
 }

@@ -4,7 +4,8 @@ import { buildResult } from '../../backends/results.ts';
 import { type ExecutionResult, ExecutionResultSchema, type RolloutError } from '../../model/result.ts';
 import { isPlainValidResult } from '../../model/result-check.ts';
 import { QUEUE_WINDOW, rolloutsPerJob } from './job-size.ts';
-import { concurrencyOf, finishedKey, PREFIX, type QueuedRollout, type RolloutJob, rolloutQueueName } from './queue-names.ts';
+import { FinishedRollouts } from './finished-rollouts.ts';
+import { concurrencyOf, PREFIX, type QueuedRollout, type RolloutJob, rolloutQueueName } from './queue-names.ts';
 import type { RedisConnection } from './redis-url.ts';
 
 /** Called once with a rollout's final result. */
@@ -65,6 +66,7 @@ export class CoordinatorQueues {
   readonly rollouts: Queue<RolloutJob, ExecutionResult[]>;
   readonly #events: QueueEvents;
   readonly #sweeper: NodeJS.Timeout;
+  readonly #finished: FinishedRollouts;
   readonly #pending = new Map<string, Settle>();
   /** Results that came before their rollout was submitted (after `--resume`), and those of finished rollouts. */
   readonly #early = new Map<string, ExecutionResult>();
@@ -92,6 +94,7 @@ export class CoordinatorQueues {
       defaultJobOptions: { removeOnComplete: false, removeOnFail: false, attempts: 1 },
     });
     this.#events = new QueueEvents(rolloutQueueName(runId), base);
+    this.#finished = new FinishedRollouts(this.rollouts.client, runId);
     this.#events.on('completed', ({ jobId, returnvalue }) => this.#take(jobId, returnvalue as unknown));
     // A job that failed is one whose worker died too often while running it (stalled more than allowed).
     this.#events.on('failed', ({ jobId, failedReason }) => void this.#gaveUp(jobId, failedReason));
@@ -215,22 +218,20 @@ export class CoordinatorQueues {
   }
 
   async #forget(jobId: string, ids: string[]): Promise<void> {
-    const client = await this.rollouts.client;
-    await Promise.all([this.rollouts.remove(jobId), client.hdel(finishedKey(this.runId), ...ids)]).catch(() => undefined);
+    await Promise.all([this.rollouts.remove(jobId), this.#finished.forget(ids)]).catch(() => undefined);
   }
 
   /**
    * A job the queue gave up on: its rollouts that finished before (recorded by their worker, see
-   * finishedKey) keep their results, the others are reported as given up.
+   * FinishedRollouts) keep their results, the others are reported as given up.
    */
   async #gaveUp(jobId: string, reason: string): Promise<void> {
     const ids = this.#jobs.get(jobId);
     if (!ids) return;
-    const client = await this.rollouts.client;
-    const recorded = await client.hmget(finishedKey(this.runId), ...ids).catch(() => ids.map(() => null));
+    const recorded = await this.#finished.of(ids).catch(() => new Map<string, ExecutionResult>());
     this.#take(
       jobId,
-      ids.map((id, i) => (recorded[i] ? JSON.parse(recorded[i]) : gaveUp(id, reason))),
+      ids.map((id) => recorded.get(id) ?? gaveUp(id, reason)),
     );
   }
 
@@ -295,7 +296,7 @@ export class CoordinatorQueues {
     await this.#events.close().catch(() => undefined);
     if (obliterate) {
       await this.rollouts.obliterate({ force: true }).catch(() => undefined);
-      await (await this.rollouts.client).del(finishedKey(this.runId)).catch(() => undefined);
+      await this.#finished.clear().catch(() => undefined);
     }
     await this.rollouts.close();
   }

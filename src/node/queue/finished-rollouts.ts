@@ -3,9 +3,10 @@ import type { ExecutionResult } from '../../model/result.ts';
 import { finishedKey } from './queue-names.ts';
 
 /**
- * A worker's record of the rollouts that finished inside jobs not yet completed (see finishedKey), so that a
- * job that runs again (its worker was killed, or handed it back) does not run them twice. The results of one
- * event-loop turn go to Redis in one HSET.
+ * A run's record of the rollouts that finished inside jobs not yet completed (see finishedKey). Workers record
+ * them, so that a job that runs again (its worker was killed, or handed it back) does not run them twice; the
+ * results of one event-loop turn go to Redis in one HSET. The coordinator reads them for a job the queue gave
+ * up on, and forgets a job's once it took its results.
  */
 export class FinishedRollouts {
   #toWrite = new Map<string, string>();
@@ -20,6 +21,16 @@ export class FinishedRollouts {
   async of(ids: string[]): Promise<Map<string, ExecutionResult>> {
     const values = await (await this.redis).hmget(finishedKey(this.runId), ...ids);
     return new Map(ids.flatMap((id, i) => (values[i] ? [[id, JSON.parse(values[i]) as ExecutionResult]] : [])));
+  }
+
+  /** Drops these rollouts' results: their job's results were taken. */
+  async forget(ids: string[]): Promise<void> {
+    await (await this.redis).hdel(finishedKey(this.runId), ...ids);
+  }
+
+  /** Drops the whole run's record: the run ended. */
+  async clear(): Promise<void> {
+    await (await this.redis).del(finishedKey(this.runId));
   }
 
   record(result: ExecutionResult): void {

@@ -421,9 +421,9 @@ function machine() {
 }
 
 if (!opts['no-build']) {
-  log('building dist/ (tsc -p tsconfig.build.json) …');
-  const build = spawnSync(process.execPath, [path.join(REPO, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], { cwd: REPO, encoding: 'utf8' });
-  if (build.status !== 0) log(`build reported errors (continuing with what was emitted):\n${build.stdout}`);
+  log('building dist/ (npm run build) …');
+  const build = spawnSync(process.execPath, [path.join(REPO, 'scripts/build.mjs')], { cwd: REPO, encoding: 'utf8' });
+  if (build.status !== 0) log(`build reported errors (continuing with what was emitted):\n${build.stdout}${build.stderr}`);
 }
 const root = benchRoot();
 try {

@@ -50,12 +50,14 @@ const REQUIRE = "import { createRequire as __createRequire } from 'node:module';
 /** The package a bare specifier names: `zod/v4` → `zod`, `@scope/pkg/sub` → `@scope/pkg`. */
 const packageName = (specifier) => specifier.split('/', specifier.startsWith('@') ? 2 : 1).join('/');
 
+/** Packages our code imports stay imports, but those in BUNDLED, with everything they import in turn. */
 const externalPackages = {
   name: 'external-packages',
   setup(b) {
-    b.onResolve({ filter: /^[^./]/ }, ({ path: specifier }) =>
-      specifier.startsWith('node:') || BUNDLED.has(packageName(specifier)) ? undefined : { path: specifier, external: true },
-    );
+    b.onResolve({ filter: /^[^./]/ }, ({ path: specifier, importer }) => {
+      const bundled = specifier.startsWith('node:') || BUNDLED.has(packageName(specifier)) || importer.includes(`${path.sep}node_modules${path.sep}`);
+      return bundled ? undefined : { path: specifier, external: true };
+    });
   },
 };
 

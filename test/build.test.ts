@@ -1,4 +1,5 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { builtinModules } from 'node:module';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 
@@ -40,6 +41,12 @@ describe('the built dist/', () => {
     for (const output of outputs) {
       for (const source of sourcesOf(output)) expect(existsSync(source), `${path.relative(REPO, output)} → ${source}`).toBe(true);
     }
+  });
+
+  it('bundles the packages a bundled CommonJS package requires: it requires only Node built-ins at run time', () => {
+    const required = outputs.flatMap((output) => [...readFileSync(output, 'utf8').matchAll(/__require\("([^"]+)"\)/g)].map((match) => match[1]!));
+    expect(required.length).toBeGreaterThan(0);
+    expect(required.filter((name) => !builtinModules.includes(name.replace(/^node:/, '')))).toEqual([]);
   });
 
   it('computes no path from the URL of a shared chunk, whose place says nothing about its modules’ sources', () => {

@@ -1,7 +1,9 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import * as z from 'zod';
 
 // The built dist/ (test/global-setup.ts runs scripts/build.mjs): esbuild's entries and shared chunks.
 const REPO = path.resolve(import.meta.dirname, '..');
@@ -47,6 +49,14 @@ describe('the built dist/', () => {
     const required = outputs.flatMap((output) => [...readFileSync(output, 'utf8').matchAll(/__require\("([^"]+)"\)/g)].map((match) => match[1]!));
     expect(required.length).toBeGreaterThan(0);
     expect(required.filter((name) => !builtinModules.includes(name.replace(/^node:/, '')))).toEqual([]);
+  });
+
+  it("bundles zod, yet the schemas rollout-test/node exports are zod schemas to the user's own zod", async () => {
+    const { RolloutSampleSchema } = (await import(pathToFileURL(path.join(DIST, 'public/node.js')).href)) as typeof import('../src/public/node.ts');
+    expect(RolloutSampleSchema).toBeInstanceOf(z.ZodType);
+    const sample = { source: 'workflow', messages: [{ role: 'assistant', content: 'hi' }], metrics: {}, extraFields: {} };
+    expect(z.object({ samples: z.array(RolloutSampleSchema) }).parse({ samples: [sample] })).toEqual({ samples: [sample] });
+    expect(z.array(RolloutSampleSchema).safeParse([{ source: 1 }]).success).toBe(false);
   });
 
   it('computes no path from the URL of a shared chunk, whose place says nothing about its modules’ sources', () => {

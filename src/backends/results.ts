@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { type ExecutionRequest, ExecutionRequestSchema } from '../model/request.ts';
+import { isPlainValidRequest } from '../model/request-check.ts';
 import type { ExecutionResult, RolloutError, Timings } from '../model/result.ts';
 import type { RolloutSample } from '../model/sample.ts';
 import type { ResultCallback } from './backend.ts';
@@ -70,8 +71,13 @@ export async function deliverBoth(result: ExecutionResult, onWorkflowComplete: R
   await deliver(onGraderComplete, result, 'onGraderComplete');
 }
 
-/** Checks a request at a backend's door: the parsed request, or the VALIDATION_ERROR result (phase setup) to deliver. */
+/**
+ * Checks a request at a backend's door: the parsed request, or the VALIDATION_ERROR result (phase setup) to deliver.
+ * A plain request (the common case, see `isPlainValidRequest`) comes back as given, not copied: a backend that hands
+ * it to code on this thread copies it first.
+ */
 export function parseRequest(request: ExecutionRequest, timings: Timings): { request: ExecutionRequest } | { failure: ExecutionResult } {
+  if (isPlainValidRequest(request)) return { request };
   const parsed = ExecutionRequestSchema.safeParse(request);
   if (parsed.success) return { request: parsed.data };
   const error: RolloutError = { category: 'VALIDATION_ERROR', phase: 'setup', message: `invalid request: ${z.prettifyError(parsed.error)}` };

@@ -33,13 +33,18 @@ export function buildResult(parts: ResultParts): ExecutionResult {
   return result;
 }
 
-/** Calls a user callback; one that throws is logged, never allowed to break the backend. */
-export async function deliver(callback: ResultCallback | undefined, result: ExecutionResult, name: string): Promise<void> {
+/**
+ * Calls a user callback; one that throws (or rejects) is logged, never allowed to break the backend. A callback
+ * that returns no promise is done when this returns (undefined): most are, and skip a promise per call.
+ */
+export function deliver(callback: ResultCallback | undefined, result: ExecutionResult, name: string): Promise<void> | undefined {
   if (!callback) return;
+  const ignore = (error: unknown) => console.error(`rollout-test: ${name} callback threw for rollout "${result.requestId}" (ignored):`, error);
   try {
-    await callback(result);
+    const returned = callback(result);
+    if (returned) return Promise.resolve(returned).then(undefined, ignore);
   } catch (error) {
-    console.error(`rollout-test: ${name} callback threw for rollout "${result.requestId}" (ignored):`, error);
+    ignore(error);
   }
 }
 

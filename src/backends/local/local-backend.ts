@@ -164,12 +164,14 @@ export class LocalBackend<TW = AgentWorkflowConfig, TG = GraderConfig> implement
 
   /** Runs `run` holding a slot; when cancelled while queued, every callback gets a `cancelled` result instead. */
   async #inSlot(requestId: string, startEpochMs: number, signal: AbortSignal | undefined, callbacks: Record<string, ResultCallback | undefined>, run: () => Promise<void>): Promise<void> {
-    try {
-      await this.#slots.acquire(signal);
-    } catch {
-      const result = buildResult({ requestId, cancelled: true, timings: zeroTimings(Date.now() - startEpochMs) });
-      for (const [name, callback] of Object.entries(callbacks)) await deliver(callback, result, name);
-      return;
+    if (!this.#slots.tryAcquire(signal)) {
+      try {
+        await this.#slots.acquire(signal);
+      } catch {
+        const result = buildResult({ requestId, cancelled: true, timings: zeroTimings(Date.now() - startEpochMs) });
+        for (const [name, callback] of Object.entries(callbacks)) await deliver(callback, result, name);
+        return;
+      }
     }
     try {
       await run();

@@ -77,14 +77,15 @@ export async function deliverBoth(result: ExecutionResult, onWorkflowComplete: R
 }
 
 /**
- * Checks a request at a backend's door: the parsed request, or the VALIDATION_ERROR result (phase setup) to deliver.
+ * Checks a request at a backend's door: the parsed request, or the VALIDATION_ERROR result (phase setup, with
+ * `timings()`) to deliver.
  * A plain request (the common case, see `isPlainValidRequest`) comes back as given, not copied: a backend that hands
  * it to code on this thread copies it first.
  */
-export function parseRequest(request: ExecutionRequest, timings: Timings): { request: ExecutionRequest } | { failure: ExecutionResult } {
+export function parseRequest(request: ExecutionRequest, timings: () => Timings): { request: ExecutionRequest } | { failure: ExecutionResult } {
   if (isPlainValidRequest(request)) return { request };
   const parsed = ExecutionRequestSchema.safeParse(request);
   if (parsed.success) return { request: parsed.data };
   const error: RolloutError = { category: 'VALIDATION_ERROR', phase: 'setup', message: `invalid request: ${z.prettifyError(parsed.error)}` };
-  return { failure: buildResult({ requestId: String(request?.id), error, timings }) };
+  return { failure: buildResult({ requestId: String(request?.id), error, timings: timings() }) };
 }

@@ -138,14 +138,13 @@ export class LocalBackend<TW = AgentWorkflowConfig, TG = GraderConfig> implement
     options: ExecuteOptions = {},
   ): Promise<void> {
     const startEpochMs = Date.now();
-    const parsed = parseRequest(request, zeroTimings());
+    const parsed = parseRequest(request, zeroTimings);
     if ('failure' in parsed) return deliverBoth(parsed.failure, onWorkflowComplete, onGraderComplete);
     // A worker thread gets its own copy with the message; a workflow on this thread must not change the caller's.
     const own = this.#inline ? structuredClone(parsed.request) : parsed.request;
     const { signal, model } = options;
-    await this.#inSlot(own.id, startEpochMs, signal, { onWorkflowComplete, onGraderComplete }, () =>
-      this.#runAcquired(own, startEpochMs, { onWorkflowComplete, onGraderComplete }, signal, model),
-    );
+    const callbacks = { onWorkflowComplete, onGraderComplete };
+    await this.#inSlot(own.id, startEpochMs, signal, callbacks, () => this.#runAcquired(own, startEpochMs, callbacks, signal, model));
   }
 
   /**

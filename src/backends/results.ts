@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { type ExecutionRequest, ExecutionRequestSchema } from '../model/request.ts';
 import { isPlainValidRequest } from '../model/request-check.ts';
 import type { ExecutionResult, RolloutError, Timings } from '../model/result.ts';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { JsonObject } from '../../model/json.ts';
 import { type Message, MessageSchema } from '../../model/message.ts';
 import { ValidationError } from '../../runtime/errors.ts';

@@ -10,6 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { median } from './lib/measure.mjs';
+import { cpuMs } from './lib/thread-cpu.mjs';
 import { REPO, benchRoot } from './lib/workloads.mjs';
 
 const { values: opts, positionals } = parseArgs({
@@ -17,14 +18,7 @@ const { values: opts, positionals } = parseArgs({
   options: { reps: { type: 'string', default: '3' }, kind: { type: 'string', default: 'model' } },
 });
 const COUNT = 2000;
-const TICK_MS = 10; // USER_HZ is 100 on Linux
 const checkouts = positionals.length ? positionals.map((p) => path.resolve(p)) : [REPO];
-
-/** utime + stime of a process or thread, in ms (`/proc/<pid>/stat` or `/proc/<pid>/task/<tid>/stat`). */
-function cpuMs(statPath) {
-  const fields = readFileSync(statPath, 'utf8').split(') ')[1].split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * TICK_MS;
-}
 
 /** Starts the scripted server of `checkout` in its own process; resolves with its URL and pid. */
 function startServer(checkout) {

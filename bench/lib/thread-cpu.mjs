@@ -5,7 +5,8 @@ import { isMainThread } from 'node:worker_threads';
 
 const TICK_MS = 10;
 
-function cpuMs(statFile) {
+/** utime + stime in ms of a process or thread, from its `stat` file (`/proc/<pid>/stat`, `/proc/<pid>/task/<tid>/stat`). */
+export function cpuMs(statFile) {
   const stat = readFileSync(statFile, 'utf8');
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return (Number(fields[11]) + Number(fields[12])) * TICK_MS;

@@ -67,7 +67,8 @@ export class RolloutContext {
     const samples: RolloutSample[] = [];
     for (const [name, source] of this.#sources) {
       const produced = typeof source === 'function' ? await source() : await source.collect();
-      for (const sample of produced) samples.push({ ...sample, source: sample.source || name });
+      // A sample that names its source is taken as it is (a copy would lose what the runtime knows of it).
+      for (const sample of produced) samples.push(sample.source ? sample : { ...sample, source: name });
     }
     return samples;
   }

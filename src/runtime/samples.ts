@@ -40,6 +40,18 @@ function cyclePath(value: object, keys: string[] = [], ancestors = new Set<objec
   return undefined;
 }
 
+/** Samples that rollout-test's recorders built from parsed JSON and share with no other code (see {@link ownSample}). */
+const ownSamples = new WeakSet<object>();
+
+/**
+ * Marks a sample its maker built from values `JSON.parse` gave and keeps from any other code: it has no cycle, and
+ * no code can change it after the phase, so {@link validateSamples} neither walks it for one nor copies it.
+ */
+export function ownSample<T extends object>(sample: T): T {
+  ownSamples.add(sample);
+  return sample;
+}
+
 /**
  * Checks samples against the schema; NaN, Infinity, cycles and values JSON cannot hold are rejected here, at
  * validation, before any report: what passes can be written everywhere. The common sample is checked without the
@@ -49,10 +61,11 @@ export async function validateSamples(samples: unknown[]): Promise<RolloutSample
   const checked: RolloutSample[] = [];
   for (const [index, sample] of samples.entries()) {
     const source = String((sample as { source?: unknown } | null)?.source ?? `#${index}`);
-    const cycle = typeof sample === 'object' && sample !== null ? cyclePath(sample) : undefined;
+    const own = typeof sample === 'object' && sample !== null && ownSamples.has(sample);
+    const cycle = typeof sample === 'object' && sample !== null && !own ? cyclePath(sample) : undefined;
     if (cycle) throw new ValidationError(`sample from source "${source}" cannot be stored as JSON: ${cycle} refers back to itself (a cycle)`);
     // A copy, as the schema returns: code that keeps the sample cannot change it after the phase.
-    if (isPlainValidSample(sample)) checked.push(structuredClone(sample as RolloutSample));
+    if (isPlainValidSample(sample)) checked.push(own ? (sample as RolloutSample) : structuredClone(sample as RolloutSample));
     else checked.push((await import('./sample-schema.ts')).validateWithSchema(sample, source));
   }
   return checked;

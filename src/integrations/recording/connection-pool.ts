@@ -3,7 +3,7 @@ import { Readable, type Transform } from 'node:stream';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import { Agent, type Dispatcher } from 'undici';
-import { type Answer, fromResponse, GLOBAL_DISPATCHER, type Transport } from './transport.ts';
+import { type Answer, fromResponse, GLOBAL_DISPATCHER, type ResponseHeaders, type Transport } from './transport.ts';
 
 /**
  * Connections one thread keeps to one endpoint, at most. Past that, calls queue for a free connection instead of
@@ -24,18 +24,27 @@ const agent = new Agent({ connections: MAX_CONNECTIONS });
 const DECODERS: Record<string, () => Transform> = { gzip: createGunzip, 'x-gzip': createGunzip, deflate: createInflate, br: createBrotliDecompress };
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 
-function headersOf(raw: Dispatcher.ResponseData['headers']): Headers {
-  const headers = new Headers();
-  for (const [name, value] of Object.entries(raw)) {
-    if (Array.isArray(value)) for (const item of value) headers.append(name, item);
-    else if (value !== undefined) headers.append(name, value);
+type RawHeaders = Dispatcher.ResponseData['headers'];
+
+/** The headers as a `Response` takes them: undici's own object, unless a header came more than once. */
+function headersInit(raw: RawHeaders): ResponseHeaders {
+  const pairs: [string, string][] = [];
+  let repeated = false;
+  for (const name in raw) {
+    const value = raw[name];
+    if (Array.isArray(value)) {
+      repeated = true;
+      for (const item of value) pairs.push([name, item]);
+    } else if (value !== undefined) pairs.push([name, value]);
   }
-  return headers;
+  return repeated ? pairs : (raw as Record<string, string>);
 }
 
+const single = (value: string | string[] | undefined): string => (Array.isArray(value) ? value.join(', ') : (value ?? ''));
+
 /** The body as sent, decoded as `fetch` decodes it (no encoding is asked for, but a server may use one anyway). */
-function decoded(body: Readable, headers: Headers): Readable {
-  const encoding = headers.get('content-encoding')?.trim().toLowerCase();
+function decoded(body: Readable, raw: RawHeaders): Readable {
+  const encoding = single(raw['content-encoding']).trim().toLowerCase();
   const decoder = encoding ? DECODERS[encoding] : undefined;
   if (!decoder) return body;
   const stream = decoder();
@@ -49,45 +58,82 @@ async function decodedText(body: Readable): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
-/**
- * The whole body, handed over a turn of the event loop after it ended. undici frees a connection only then (it
- * first checks that the server did not close it), and a call made before would open another connection: a rollout
- * calling the model again at once did, and at 200 concurrent calls the pool opened 1.7 connections per call slot.
- */
-async function textOf(data: Dispatcher.ResponseData, body: Readable): Promise<string> {
-  const text = await (body === data.body ? data.body.text() : decodedText(body));
-  await nextTurn();
-  return text;
+/** An answer of the pool; its headers stay undici's object until a `Response` is made of them. */
+class PoolAnswer implements Answer {
+  readonly status: number;
+  readonly ok: boolean;
+  readonly statusText: string;
+  readonly headers: ResponseHeaders;
+  readonly contentType: string;
+  readonly #data: Dispatcher.ResponseData;
+  readonly #body: Readable;
+
+  constructor(data: Dispatcher.ResponseData) {
+    this.#data = data;
+    this.status = data.statusCode;
+    this.ok = data.statusCode >= 200 && data.statusCode < 300;
+    this.statusText = STATUS_CODES[data.statusCode] ?? '';
+    this.headers = headersInit(data.headers);
+    this.contentType = single(data.headers['content-type']);
+    this.#body = decoded(data.body, data.headers);
+  }
+
+  /**
+   * The whole body, handed over a turn of the event loop after it ended. undici frees a connection only then (it
+   * first checks that the server did not close it), and a call made before would open another connection: a
+   * rollout calling the model again at once did, and at 200 concurrent calls the pool opened 1.7 connections per
+   * call slot.
+   */
+  async text(): Promise<string> {
+    const text = await (this.#body === this.#data.body ? this.#data.body.text() : decodedText(this.#body));
+    await nextTurn();
+    return text;
+  }
+
+  stream(): ReadableStream<Uint8Array> | null {
+    return this.status === 204 || this.status === 304 ? null : (Readable.toWeb(this.#body) as ReadableStream<Uint8Array>);
+  }
+
+  response(): Response {
+    return new Response(this.stream(), { status: this.status, statusText: this.statusText, headers: this.headers });
+  }
 }
 
-function fromPool(data: Dispatcher.ResponseData): Answer {
-  const headers = headersOf(data.headers);
-  const body = decoded(data.body, headers);
-  const stream = () => (data.statusCode === 204 || data.statusCode === 304 ? null : (Readable.toWeb(body) as ReadableStream<Uint8Array>));
-  const statusText = STATUS_CODES[data.statusCode] ?? '';
-  return {
-    status: data.statusCode,
-    ok: data.statusCode >= 200 && data.statusCode < 300,
-    statusText,
-    headers,
-    text: () => textOf(data, body),
-    stream,
-    response: () => new Response(stream(), { status: data.statusCode, statusText, headers }),
-  };
+/** Where a URL is sent (origin, path and query), by URL: an SDK calls a few URLs many times. */
+const targets = new Map<string, { origin: string; path: string; http: boolean }>();
+const MAX_TARGETS = 64;
+
+function targetOf(input: string | URL): { origin: string; path: string; http: boolean } {
+  const key = String(input);
+  let target = targets.get(key);
+  if (!target) {
+    const url = input instanceof URL ? input : new URL(input);
+    target = { origin: url.origin, path: url.pathname + url.search, http: url.protocol === 'http:' || url.protocol === 'https:' };
+    if (targets.size >= MAX_TARGETS) targets.clear();
+    targets.set(key, target);
+  }
+  return target;
+}
+
+/** The request headers as undici takes them: a `Headers` as it is (undici iterates it), anything else copied. */
+function requestHeaders(headers: RequestInit['headers']): Headers | Record<string, string> {
+  if (headers instanceof Headers) return headers;
+  const copy: Record<string, string> = {};
+  new Headers(headers).forEach((value, name) => {
+    copy[name] = value;
+  });
+  return copy;
 }
 
 /** What the pool sends as is: a URL and a string or bytes body; anything else goes through `fetch`. */
 function poolRequestOf(input: string | URL | Request, init: RequestInit | undefined): Dispatcher.RequestOptions | undefined {
   if (input instanceof Request) return undefined;
-  const url = input instanceof URL ? input : new URL(input);
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') return undefined;
+  const target = targetOf(input);
+  if (!target.http) return undefined;
   const body = init?.body;
   if (body != null && typeof body !== 'string' && !(body instanceof Uint8Array)) return undefined;
-  const headers: Record<string, string> = {};
-  (init?.headers instanceof Headers ? init.headers : new Headers(init?.headers)).forEach((value, name) => {
-    headers[name] = value;
-  });
-  return { origin: url.origin, path: url.pathname + url.search, method: (init?.method ?? 'GET') as Dispatcher.HttpMethod, headers, body: body ?? null, signal: init?.signal ?? null };
+  const headers = requestHeaders(init?.headers) as NonNullable<Dispatcher.RequestOptions['headers']>;
+  return { origin: target.origin, path: target.path, method: (init?.method ?? 'GET') as Dispatcher.HttpMethod, headers, body: body ?? null, signal: init?.signal ?? null };
 }
 
 /**
@@ -113,7 +159,7 @@ export function poolSender(preset: unknown): Transport {
     const options = byUser(global()) ? undefined : poolRequestOf(input, init);
     if (!options) return fromResponse(await fetch(input, init));
     const data = await agent.request(options);
-    if (!REDIRECTS.has(data.statusCode) || !data.headers.location) return fromPool(data);
+    if (!REDIRECTS.has(data.statusCode) || !data.headers.location) return new PoolAnswer(data);
     data.body.resume();
     return fromResponse(await fetch(input, init));
   };

@@ -113,7 +113,7 @@ export class ModelCall {
    * the SDK to use as is.
    */
   complete(answer: Answer, body: string): unknown {
-    const contentType = answer.headers.get('content-type') ?? '';
+    const { contentType } = answer;
     // Measured once: the stored latency must equal the recorded one for replayed samples to match.
     const latencyMs = this.#latencyMs();
     let json: unknown;

@@ -3,7 +3,7 @@ import { getRolloutContext, type RolloutContext } from '../../runtime/rollout-co
 import { toCurrentEndpoint } from './endpoint.ts';
 import { ModelCall } from './model-call.ts';
 import { type ChatRequest, recorderFor } from './recorder.ts';
-import { readResponse } from './read-response.ts';
+import { ReadResponse } from './read-response.ts';
 import { type Answer, fetchTransport, poolTransport } from './transport.ts';
 
 /** Options shared by every integration's recording transport. */
@@ -41,7 +41,7 @@ function chatRequestOf(input: Parameters<typeof fetch>[0], init: RequestInit | u
  * connection dropped mid-answer becomes a clear error.
  */
 function observeBody(answer: Answer, call: ModelCall): Response | Promise<Response> {
-  const body = answer.headers.get('content-type')?.startsWith('text/event-stream') ? answer.stream() : undefined;
+  const body = answer.contentType.startsWith('text/event-stream') ? answer.stream() : undefined;
   return body ? passThrough(answer, body, call) : readWhole(answer, call);
 }
 
@@ -52,7 +52,7 @@ async function readWhole(answer: Answer, call: ModelCall): Promise<Response> {
   } catch (error) {
     throw call.interrupted(error);
   }
-  return readResponse(text, call.complete(answer, text), answer);
+  return new ReadResponse(text, call.complete(answer, text), { status: answer.status, statusText: answer.statusText, headers: answer.headers });
 }
 
 function passThrough(answer: Answer, stream: ReadableStream<Uint8Array>, call: ModelCall): Response {

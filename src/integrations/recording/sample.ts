@@ -1,6 +1,7 @@
 import type { FiniteJson, JsonObject } from '../../model/json.ts';
 import type { Message } from '../../model/message.ts';
 import type { RolloutSample } from '../../model/sample.ts';
+import { ownSample } from '../../runtime/samples.ts';
 import type { RecordedCall } from './recorder.ts';
 
 /** Drops undefined values: the sample schema accepts JSON only. */
@@ -46,8 +47,9 @@ export function buildSamples(source: string, calls: RecordedCall[]): RolloutSamp
   const last = done.at(-1);
   if (!last) return [];
   const failed = calls.filter((c) => c.error !== undefined);
+  // Built from parsed JSON the recorder shares with no other code (see `parse.ts`): the runtime need not copy it.
   return [
-    {
+    ownSample({
       source,
       messages: [...(last.request.messages as Message[]), last.completion.message],
       trajectoryMessages: done.map(step),
@@ -63,6 +65,6 @@ export function buildSamples(source: string, calls: RecordedCall[]): RolloutSamp
         model: last.completion.model ?? String(last.request.model),
         errors: failed.length ? failed.map((c) => `call ${c.ordinal}: ${c.error}`) : undefined,
       }),
-    },
+    }),
   ];
 }

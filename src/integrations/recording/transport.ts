@@ -1,10 +1,16 @@
+/** Headers as a `Response` is made with them. */
+export type ResponseHeaders = NonNullable<ResponseInit['headers']>;
+
 /** An answer of the network, whose body is read once: whole ({@link text}) or as it arrives ({@link stream}). */
 export interface Answer {
   readonly status: number;
   /** A 2xx status. */
   readonly ok: boolean;
   readonly statusText: string;
-  readonly headers: Headers;
+  /** The headers as a `Response` is made with them. */
+  readonly headers: ResponseHeaders;
+  /** The `content-type` header, '' without one. */
+  readonly contentType: string;
   /** The whole body; rejects when the connection drops before its end. */
   text(): Promise<string>;
   /** The body as it arrives, or null when there is none. */
@@ -23,6 +29,7 @@ export function fromResponse(response: Response): Answer {
     ok: response.ok,
     statusText: response.statusText,
     headers: response.headers,
+    contentType: response.headers.get('content-type') ?? '',
     text: () => response.text(),
     stream: () => response.body,
     response: () => response,
@@ -37,17 +44,20 @@ export function fetchTransport(send: typeof fetch): Transport {
 /** Where undici (Node's `fetch` included) keeps the global dispatcher that `setGlobalDispatcher` sets. */
 export const GLOBAL_DISPATCHER = Symbol.for('undici.globalDispatcher.1');
 
-let pool: Promise<Transport> | undefined;
+let loading: Promise<Transport> | undefined;
+let pool: Transport | undefined;
 
 /**
  * The transport of model calls when the SDK was given no `fetch`: this thread's pool of kept-alive connections
- * (`connection-pool.ts`), loaded on the first call, as most processes that import this module never call a model.
- * The global dispatcher is read before undici is loaded, which installs one when none is set.
+ * (`connection-pool.ts`), loaded on the first call, as most processes that import this module never call a model;
+ * once loaded, a call goes to it directly. The global dispatcher is read before undici is loaded, which installs
+ * one when none is set.
  */
 export const poolTransport: Transport = async (url, init) => {
-  if (!pool) {
+  if (pool) return pool(url, init);
+  if (!loading) {
     const preset: unknown = (globalThis as Record<symbol, unknown>)[GLOBAL_DISPATCHER];
-    pool = import('./connection-pool.ts').then((loaded) => loaded.poolSender(preset));
+    loading = import('./connection-pool.ts').then((loaded) => (pool = loaded.poolSender(preset)));
   }
-  return (await pool)(url, init);
+  return (await loading)(url, init);
 };

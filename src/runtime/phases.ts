@@ -3,7 +3,7 @@ import type { ExecutionRequest } from '../model/request.ts';
 import type { RolloutError } from '../model/result.ts';
 import type { RolloutSample } from '../model/sample.ts';
 import { toRolloutError } from './errors.ts';
-import { type Deadline, runGuarded } from './guard.ts';
+import { type CancelSignal, type Deadline, runGuarded } from './guard.ts';
 import type { Invoke } from './implementation.ts';
 import { createCapturingLogger } from './logger.ts';
 import { RewardBook } from './rewards.ts';
@@ -48,7 +48,7 @@ export type GraderPhaseOutcome =
 export async function runWorkflowPhase(
   invoke: Invoke<AgentWorkflowContext<any>, WorkflowResult>,
   input: WorkflowPhaseInput,
-  cancelSignal?: AbortSignal,
+  cancelSignal?: CancelSignal,
 ): Promise<WorkflowPhaseOutcome> {
   const { logger, lines } = createCapturingLogger();
   const rollout = new RolloutContext({
@@ -69,7 +69,9 @@ export async function runWorkflowPhase(
         get artifactsDir() {
           return ensureDir(input.artifactsDir);
         },
-        signal,
+        get signal() {
+          return signal();
+        },
         rollout,
         logger,
       };
@@ -86,7 +88,7 @@ export async function runWorkflowPhase(
 export async function runGraderPhase(
   invoke: Invoke<GraderContext<any>, GradeResult>,
   input: GraderPhaseInput,
-  cancelSignal?: AbortSignal,
+  cancelSignal?: CancelSignal,
 ): Promise<GraderPhaseOutcome> {
   const { logger, lines } = createCapturingLogger();
   const book = new RewardBook(structuredClone(input.samples));
@@ -104,7 +106,9 @@ export async function runGraderPhase(
         get artifactsDir() {
           return ensureDir(input.artifactsDir);
         },
-        signal,
+        get signal() {
+          return signal();
+        },
         logger,
         setReward: (value, options) => book.setReward(value, options),
         removeSample: (index) => book.removeSample(index),

@@ -65,7 +65,7 @@ export async function runWorkflowPhase(
     },
   );
   // Whichever way the workflow ended, what it left to finish (model-cache entries) is done before it is reported.
-  await rollout.settled();
+  if (rollout.busy) await rollout.settled();
   if (!outcome.ok) return { ...outcome, logs: lines };
   return { ok: true, samples: outcome.value, logs: lines, durationMs: outcome.durationMs };
 }

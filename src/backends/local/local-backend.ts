@@ -48,14 +48,12 @@ let backendCount = 0;
 /**
  * How many rollouts a backend hands to worker threads that hold them back to its limit: twice the limit, and at
  * least {@link MIN_HANDED_OUT} beyond it, so that a thread starts the next rollout as one ends, while the main
- * thread reports those before (short rollouts would otherwise wait for a round trip each). The margin covers
- * several of the thread's messages of outcomes (`OUTCOMES_PER_MESSAGE` in `runtime/session.ts`): while the main
- * thread reports one and hands out its successors, the thread still holds rollouts to run.
+ * thread reports those before (short rollouts would otherwise wait for a round trip each).
  */
 function handedOutAhead(limit: number): number {
   return limit + Math.max(limit, MIN_HANDED_OUT);
 }
-const MIN_HANDED_OUT = 128;
+const MIN_HANDED_OUT = 32;
 
 function isRef(spec: unknown): spec is ImplementationRef {
   return typeof spec === 'string' || (typeof spec === 'object' && spec !== null && 'file' in spec);

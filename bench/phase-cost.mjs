@@ -1,9 +1,12 @@
 #!/usr/bin/env node
 // CPU per no-op workflow phase on one thread, through the runtime's own `runWorkflowPhase` (what a worker runs for
-// each rollout, without the thread protocol): `node bench/phase-cost.mjs [count]` after `npm run build`. Add
-// `--trace-gc` to see what survives young-generation collections.
-import { installFaultHandlers } from '../dist/runtime/faults.js';
-import { runWorkflowPhase } from '../dist/runtime/phases.js';
+// each rollout, without the thread protocol): `node bench/phase-cost.mjs [count]`. It loads the TypeScript sources
+// (the bundled dist/ has no module of its own for them). Add `--trace-gc` to see what survives young-generation
+// collections.
+const { register } = await import('tsx/esm/api');
+register();
+const { installFaultHandlers } = await import('../src/runtime/faults.ts');
+const { runWorkflowPhase } = await import('../src/runtime/phases.ts');
 
 // As in a worker: the fault handlers, whose AsyncLocalStorage makes every promise cost its hooks.
 installFaultHandlers();

@@ -1,22 +1,19 @@
-// Preload (`node --import bench/lib/thread-cpu.mjs …`): prints at exit, to stderr, the CPU time (utime + stime of
-// /proc/thread-self/stat, in 10 ms ticks) of the main thread and of each worker thread, e.g.
-// `THREADS main:640 worker1:280`. A worker reports every 20 ms over a BroadcastChannel (its last 20 ms can be
-// missing). On a shared machine, CPU per thread moves far less with load than wall time does.
-import { readFileSync, writeSync } from 'node:fs';
-import { BroadcastChannel, isMainThread, threadId } from 'node:worker_threads';
+// Preloaded (node --import) into a CLI run by bench/main-thread-cpu.mjs: at exit, appends the CPU time (utime +
+// stime, ms) of the main thread and of the whole process to the file $THREAD_CPU_OUT. Linux only (/proc).
+import { appendFileSync, readFileSync } from 'node:fs';
+import { isMainThread } from 'node:worker_threads';
 
-function ownCpuMs() {
-  const stat = readFileSync('/proc/thread-self/stat', 'utf8');
+const TICK_MS = 10;
+
+function cpuMs(statFile) {
+  const stat = readFileSync(statFile, 'utf8');
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10;
+  return (Number(fields[11]) + Number(fields[12])) * TICK_MS;
 }
 
-const channel = new BroadcastChannel('rollout-test-bench:thread-cpu');
-channel.unref();
-if (isMainThread) {
-  const workers = new Map();
-  channel.onmessage = ({ data }) => workers.set(data.threadId, data.ms);
-  process.on('exit', () => writeSync(2, `THREADS main:${ownCpuMs()} ${[...workers].map(([id, ms]) => `worker${id}:${ms}`).join(' ')}\n`));
-} else {
-  setInterval(() => channel.postMessage({ threadId, ms: ownCpuMs() }), 20).unref();
+if (isMainThread && process.env.THREAD_CPU_OUT) {
+  process.on('exit', () => {
+    const line = { mainMs: cpuMs('/proc/thread-self/stat'), processMs: cpuMs('/proc/self/stat') };
+    appendFileSync(process.env.THREAD_CPU_OUT, `${JSON.stringify(line)}\n`);
+  });
 }

@@ -30,67 +30,114 @@ export type GuardedOutcome<T> =
   | { ok: true; value: T; durationMs: number }
   | { ok: false; error: RolloutError; durationMs: number; cancelled?: boolean | undefined };
 
+/** What a guarded phase needs of its outside cancel: an `AbortSignal`, or a worker's lighter `TaskCancel`. */
+export interface CancelSignal {
+  readonly aborted: boolean;
+  readonly reason?: unknown;
+  addEventListener(type: 'abort', listener: () => void, options?: { once?: boolean }): void;
+  removeEventListener(type: 'abort', listener: () => void): void;
+}
+
 export interface GuardOptions {
   phase: Phase;
   deadline: Deadline | null;
   /** Cancels the phase from outside (the run was interrupted). */
-  cancelSignal?: AbortSignal | undefined;
+  cancelSignal?: CancelSignal | undefined;
   context: RolloutContext;
+}
+
+/**
+ * The signal a phase hands its code, made when the code first asks for it: most rollouts never do, and an
+ * AbortController with its signal and event target was a tenth of a no-op rollout's cost on its thread. Asked
+ * for after the phase ended, it is already aborted, with the reason the phase ended for.
+ */
+class LazyAbort {
+  #controller: AbortController | undefined;
+  #reason: unknown;
+  #aborted = false;
+
+  get signal(): AbortSignal {
+    if (!this.#controller) {
+      this.#controller = new AbortController();
+      if (this.#aborted) this.#controller.abort(this.#reason);
+    }
+    return this.#controller.signal;
+  }
+
+  /** Aborts once: the first reason stays. */
+  abort(reason: unknown): void {
+    if (this.#aborted) return;
+    this.#aborted = true;
+    this.#reason = reason;
+    this.#controller?.abort(reason);
+  }
 }
 
 /**
  * Runs user code so that it always settles: on its own result, its deadline (even if the code ignores the
  * abort signal), an outside cancel, or a fault (process.exit, an uncaught exception or unhandled rejection
- * traced to this rollout). Whatever the code does after that is ignored.
+ * traced to this rollout). Whatever the code does after that is ignored. `body` gets the phase's signal as a
+ * getter, to read only when the code asks for it (see {@link LazyAbort}).
  */
-export function runGuarded<T>(options: GuardOptions, body: (signal: AbortSignal) => Promise<T>): Promise<GuardedOutcome<T>> {
+export function runGuarded<T>(options: GuardOptions, body: (signal: () => AbortSignal) => Promise<T>): Promise<GuardedOutcome<T>> {
   const started = performance.now();
-  const controller = new AbortController();
+  const abort = new LazyAbort();
   const elapsed = () => performance.now() - started;
   return new Promise<GuardedOutcome<T>>((resolve) => {
     let settled = false;
-    const cleanups: Array<() => void> = [];
+    let cleanup: (() => void) | undefined;
     const settle = (outcome: GuardedOutcome<T>) => {
       if (settled) return;
       settled = true;
-      for (const cleanup of cleanups) cleanup();
-      if (!controller.signal.aborted) controller.abort(PHASE_ENDED);
+      cleanup?.();
+      abort.abort(PHASE_ENDED);
       resolve(outcome);
     };
     const fail = (error: unknown, category?: RolloutError['category'], cancelled?: boolean) =>
       settle({ ok: false, error: toRolloutError(error, options.phase, category), durationMs: elapsed(), cancelled });
 
     const deadline = options.deadline;
-    const timeout = deadline ? new TimeoutError(deadlineMessage(deadline)) : undefined;
+    // The message is fixed now (it says how long the phase waited to start); the error, with its stack, is made
+    // only when the deadline fires.
+    const timeout = deadline ? lazyTimeout(deadlineMessage(deadline)) : undefined;
     if (deadline && timeout) {
       const remaining = deadline.atEpochMs - Date.now();
-      if (remaining <= 0) return fail(timeout, 'TIMEOUT');
+      if (remaining <= 0) return fail(timeout(), 'TIMEOUT');
       const timer = setTimeout(() => {
-        controller.abort(timeout);
-        fail(timeout, 'TIMEOUT');
+        abort.abort(timeout());
+        fail(timeout(), 'TIMEOUT');
       }, remaining);
-      cleanups.push(() => clearTimeout(timer));
+      cleanup = () => clearTimeout(timer);
     }
     const cancel = options.cancelSignal;
     if (cancel) {
       const onCancel = () => {
-        controller.abort(cancel.reason);
+        abort.abort(cancel.reason);
         fail(new Error('cancelled before it finished'), 'AGENT_ERROR', true);
       };
       if (cancel.aborted) return onCancel();
       cancel.addEventListener('abort', onCancel, { once: true });
-      cleanups.push(() => cancel.removeEventListener('abort', onCancel));
+      const clearTimer = cleanup;
+      cleanup = () => {
+        clearTimer?.();
+        cancel.removeEventListener('abort', onCancel);
+      };
     }
     const scope = { context: options.context, phase: options.phase, fault: (error: Error) => !settled && (fail(error, 'AGENT_ERROR'), true) };
     runInRolloutScope(scope, () => {
       Promise.resolve()
-        .then(() => body(controller.signal))
+        .then(() => body(() => abort.signal))
         .then(
           // Code that blocked its thread past the deadline kept the deadline's timer from firing: elapsed time
           // is checked when it returns, as the seed does.
-          (value) => (deadline && Date.now() >= deadline.atEpochMs ? fail(timeout, 'TIMEOUT') : settle({ ok: true, value, durationMs: elapsed() })),
+          (value) => (deadline && Date.now() >= deadline.atEpochMs ? fail(timeout!(), 'TIMEOUT') : settle({ ok: true, value, durationMs: elapsed() })),
           (error) => fail(error),
         );
     });
   });
+}
+
+function lazyTimeout(message: string): () => TimeoutError {
+  let error: TimeoutError | undefined;
+  return () => (error ??= new TimeoutError(message));
 }

@@ -1,11 +1,11 @@
-import { mkdirSync } from 'node:fs';
 import type { ExecutionRequest } from '../model/request.ts';
 import type { RolloutError } from '../model/result.ts';
 import type { RolloutSample } from '../model/sample.ts';
 import { toRolloutError } from './errors.ts';
-import { type Deadline, runGuarded } from './guard.ts';
+import { type CancelSignal, type Deadline, runGuarded } from './guard.ts';
 import type { Invoke } from './implementation.ts';
 import { createCapturingLogger } from './logger.ts';
+import { GradingContext, WorkflowContext } from './phase-contexts.ts';
 import { RewardBook } from './rewards.ts';
 import { type ModelCacheSettings, RolloutContext } from './rollout-context.ts';
 import { samplesOf } from './samples.ts';
@@ -48,7 +48,7 @@ export type GraderPhaseOutcome =
 export async function runWorkflowPhase(
   invoke: Invoke<AgentWorkflowContext<any>, WorkflowResult>,
   input: WorkflowPhaseInput,
-  cancelSignal?: AbortSignal,
+  cancelSignal?: CancelSignal,
 ): Promise<WorkflowPhaseOutcome> {
   const { logger, lines } = createCapturingLogger();
   const rollout = new RolloutContext({
@@ -60,24 +60,12 @@ export async function runWorkflowPhase(
   const outcome = await runGuarded(
     { phase: 'workflow', deadline: input.deadline, cancelSignal, context: rollout },
     async (signal) => {
-      // Synchronous: one syscall, where the promise version costs a round trip through libuv's thread pool.
-      const ctx: AgentWorkflowContext<any> = {
-        prompt: input.request.prompt,
-        config: input.config ?? {},
-        metadata: input.request.metadata ?? {},
-        rolloutId: input.request.id,
-        get artifactsDir() {
-          return ensureDir(input.artifactsDir);
-        },
-        signal,
-        rollout,
-        logger,
-      };
+      const ctx = new WorkflowContext<any>(input, signal, rollout, logger);
       return samplesOf(await invoke(ctx.config, ctx), rollout);
     },
   );
   // Whichever way the workflow ended, what it left to finish (model-cache entries) is done before it is reported.
-  await rollout.settled();
+  if (rollout.busy) await rollout.settled();
   if (!outcome.ok) return { ...outcome, logs: lines };
   return { ok: true, samples: outcome.value, logs: lines, durationMs: outcome.durationMs };
 }
@@ -86,7 +74,7 @@ export async function runWorkflowPhase(
 export async function runGraderPhase(
   invoke: Invoke<GraderContext<any>, GradeResult>,
   input: GraderPhaseInput,
-  cancelSignal?: AbortSignal,
+  cancelSignal?: CancelSignal,
 ): Promise<GraderPhaseOutcome> {
   const { logger, lines } = createCapturingLogger();
   const book = new RewardBook(structuredClone(input.samples));
@@ -94,36 +82,13 @@ export async function runGraderPhase(
   const outcome = await runGuarded(
     { phase: 'grader', deadline: input.deadline, cancelSignal, context: rollout },
     async (signal) => {
-      const ctx: GraderContext<any> = {
-        label: input.request.label ?? null,
-        samples: book.samples,
-        sample: book.samples[0],
-        metadata: input.request.metadata ?? {},
-        config: input.config ?? {},
-        rolloutId: input.request.id,
-        get artifactsDir() {
-          return ensureDir(input.artifactsDir);
-        },
-        signal,
-        logger,
-        setReward: (value, options) => book.setReward(value, options),
-        removeSample: (index) => book.removeSample(index),
-      };
+      const ctx = new GradingContext<any>(input, signal, book, logger);
       book.apply(await invoke(ctx.config, ctx));
       book.finish();
     },
   );
   if (!outcome.ok) return { ...outcome, logs: lines };
   return { ok: true, samples: book.samples, rewards: book.rewards, logs: lines, durationMs: outcome.durationMs };
-}
-
-/**
- * A rollout's artifacts dir is made when its code first asks for it: most rollouts never write artifacts, and
- * a run of 100,000 should not leave 100,000 empty directories (nor spend a syscall on each).
- */
-function ensureDir(dir: string): string {
-  mkdirSync(dir, { recursive: true });
-  return dir;
 }
 
 /** The outcome of a phase cancelled before it finished (or started). */

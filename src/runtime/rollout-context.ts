@@ -27,20 +27,28 @@ export interface ModelCacheSettings {
  */
 export class RolloutContext {
   readonly rolloutId: string;
-  /** The model endpoint: the run's setting, else `ROLLOUT_CHAT_COMPLETIONS_URL`. */
-  readonly chatCompletionsUrl: string | undefined;
-  /** The model API key: the run's setting, else `ROLLOUT_API_KEY`. */
-  readonly apiKey: string | undefined;
   /** Set when the run records or replays model calls; integrations key entries by request body and rollout id. */
   readonly modelCache: ModelCacheSettings | undefined;
-  readonly #sources = new Map<string, SampleSource>();
-  readonly #pending = new Set<Promise<unknown>>();
+  readonly #init: RolloutContextInit;
+  // Made on first use: most rollouts register no source and track no work.
+  #sources: Map<string, SampleSource> | undefined;
+  #pending: Set<Promise<unknown>> | undefined;
 
   constructor(init: RolloutContextInit) {
     this.rolloutId = init.rolloutId;
-    this.chatCompletionsUrl = init.chatCompletionsUrl ?? process.env.ROLLOUT_CHAT_COMPLETIONS_URL;
-    this.apiKey = init.apiKey ?? process.env.ROLLOUT_API_KEY;
     this.modelCache = init.modelCache;
+    this.#init = init;
+  }
+
+  // The environment is read when asked (a read of process.env is a call into the runtime), not for every rollout.
+  /** The model endpoint: the run's setting, else `ROLLOUT_CHAT_COMPLETIONS_URL`. */
+  get chatCompletionsUrl(): string | undefined {
+    return this.#init.chatCompletionsUrl ?? process.env.ROLLOUT_CHAT_COMPLETIONS_URL;
+  }
+
+  /** The model API key: the run's setting, else `ROLLOUT_API_KEY`. */
+  get apiKey(): string | undefined {
+    return this.#init.apiKey ?? process.env.ROLLOUT_API_KEY;
   }
 
   /**
@@ -48,24 +56,35 @@ export class RolloutContext {
    * entry being written after a success, an HTTP error, a throw, a timeout or a cancel).
    */
   track(work: Promise<unknown>): void {
-    this.#pending.add(work);
-    void work.finally(() => this.#pending.delete(work)).catch(() => undefined);
+    const pending = (this.#pending ??= new Set());
+    pending.add(work);
+    void work.finally(() => pending.delete(work)).catch(() => undefined);
+  }
+
+  /** Whether tracked work is still running (see {@link RolloutContext.settled}). */
+  get busy(): boolean {
+    return (this.#pending?.size ?? 0) > 0;
   }
 
   /** Resolves when the tracked work is done (failures included: they are the work's own to report). */
   async settled(): Promise<void> {
-    while (this.#pending.size) await Promise.allSettled(this.#pending);
+    while (this.#pending?.size) await Promise.allSettled(this.#pending);
   }
 
   /** Registers a source of samples; a second source under the same name replaces the first. */
   registerSampleSource(name: string, source: SampleSource): void {
-    this.#sources.set(name, source);
+    (this.#sources ??= new Map()).set(name, source);
+  }
+
+  /** Whether any source of samples was registered. */
+  get hasSampleSources(): boolean {
+    return (this.#sources?.size ?? 0) > 0;
   }
 
   /** The samples of every registered source, each stamped with the source's name. */
   async collectSamples(): Promise<RolloutSample[]> {
     const samples: RolloutSample[] = [];
-    for (const [name, source] of this.#sources) {
+    for (const [name, source] of this.#sources ?? []) {
       const produced = typeof source === 'function' ? await source() : await source.collect();
       // A sample that names its source is taken as it is (a copy would lose what the runtime knows of it).
       for (const sample of produced) samples.push(sample.source ? sample : { ...sample, source: name });

@@ -71,8 +71,11 @@ export async function validateSamples(samples: unknown[]): Promise<RolloutSample
   return checked;
 }
 
-/** A workflow's return value becomes its sample; without one, the samples come from the registered sources. */
-export async function samplesOf(result: WorkflowResult, rollout: RolloutContext): Promise<RolloutSample[]> {
+/**
+ * A workflow's return value becomes its sample; without one, the samples come from the registered sources. Without
+ * either, no samples, at once: no promise to make (each costs the thread's async hooks, see `rollout-context.ts`).
+ */
+export function samplesOf(result: WorkflowResult, rollout: RolloutContext): RolloutSample[] | Promise<RolloutSample[]> {
   if (Array.isArray(result)) return validateSamples([sampleFromOutput({ messages: result as Message[] })]);
   if (isWorkflowOutput(result)) return validateSamples([sampleFromOutput(result)]);
   if (result !== undefined && result !== null) {
@@ -80,5 +83,6 @@ export async function samplesOf(result: WorkflowResult, rollout: RolloutContext)
       `workflow returned ${typeof result}; return messages, {messages, metrics?}, or nothing (samples then come from registered sources)`,
     );
   }
-  return validateSamples(await rollout.collectSamples());
+  if (!rollout.hasSampleSources) return [];
+  return rollout.collectSamples().then(validateSamples);
 }

@@ -1,4 +1,5 @@
 import type { MessagePort } from 'node:worker_threads';
+import type { CancelSignal } from './guard.ts';
 import type { GraderPhaseOutcome, WorkflowPhaseOutcome } from './phases.ts';
 import type { Lane, SessionOutcomes, SessionRequest, TaskOutcome, WorkerTask } from './protocol.ts';
 
@@ -6,7 +7,7 @@ type Outcome = WorkflowPhaseOutcome | GraderPhaseOutcome;
 
 /** How a session's thread runs tasks: `accept` when a task arrives (it can be cancelled from then on), `run` when it starts. */
 export interface TaskRunner {
-  accept(task: WorkerTask): AbortSignal;
+  accept(task: WorkerTask): CancelSignal;
   run(task: WorkerTask): Promise<Outcome>;
 }
 
@@ -44,6 +45,13 @@ class LaneState {
 }
 
 /**
+ * The most outcomes held back for one message. Short rollouts settle many to a turn of the event loop (a thread
+ * holds more than its lane runs, see `handedOutAhead`): sent in parts, the main thread reports the first ones, and
+ * hands out the next rollouts, while this thread still runs the rest, instead of the two threads taking turns.
+ */
+const OUTCOMES_PER_MESSAGE = 32;
+
+/**
  * Serves one session on `port`: runs the tasks that arrive side by side, each backend's within its lane's limit,
  * and sends the outcomes that are ready in one turn of the event loop back in one message. Resolves when the main
  * thread closes the session.
@@ -51,13 +59,20 @@ class LaneState {
 export function serveSession(port: MessagePort, runner: TaskRunner): Promise<void> {
   const lanes = new Map<string, LaneState>();
   let ready: TaskOutcome[] = [];
+  let flushScheduled = false;
   const flush = () => {
+    flushScheduled = false;
+    if (ready.length === 0) return;
     port.postMessage({ outcomes: ready } satisfies SessionOutcomes);
     ready = [];
   };
   const settle = (taskId: number, outcome: Outcome) => {
-    if (ready.length === 0) setImmediate(flush);
     ready.push({ taskId, outcome });
+    if (ready.length >= OUTCOMES_PER_MESSAGE) flush();
+    else if (!flushScheduled) {
+      flushScheduled = true;
+      setImmediate(flush);
+    }
   };
 
   /** Runs a task; `holding` when it already holds a slot of its lane (kept for it, as a grader's). */

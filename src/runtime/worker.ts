@@ -10,6 +10,7 @@ import type { Invoke } from './implementation.ts';
 import { runGraderPhase, runWorkflowPhase, setupFailure, type GraderPhaseOutcome, type WorkflowPhaseOutcome } from './phases.ts';
 import type { ControlMessage, WorkerSession, WorkerTask } from './protocol.ts';
 import { serveSession } from './session.ts';
+import { TaskCancel } from './task-cancel.ts';
 import { resolveImplementation } from './resolve-implementation.ts';
 import { loadSuites } from './suite-registry.ts';
 
@@ -17,7 +18,7 @@ installFaultHandlers();
 interceptProcessExit();
 if (inChildProcess) preferredByOomKiller();
 
-const cancellers = new Map<number, AbortController>();
+const cancellers = new Map<number, TaskCancel>();
 const channels = new Map<string, ControlLink>();
 const implementations = new Map<string, Promise<Invoke<any, any>>>();
 
@@ -65,16 +66,16 @@ function implementationOf(task: WorkerTask): Promise<Invoke<any, any>> {
 }
 
 /** Makes a task cancellable from the moment it arrives on this thread, waiting or running. */
-function accept(task: WorkerTask): AbortSignal {
+function accept(task: WorkerTask): TaskCancel {
   listen(task.controlChannel);
-  const canceller = new AbortController();
-  cancellers.set(task.taskId, canceller);
-  return canceller.signal;
+  const cancel = new TaskCancel();
+  cancellers.set(task.taskId, cancel);
+  return cancel;
 }
 
 /** Runs an accepted task; always resolves with an outcome, never throws the rollout's error. */
 async function run(task: WorkerTask): Promise<WorkflowPhaseOutcome | GraderPhaseOutcome> {
-  const signal = cancellers.get(task.taskId)?.signal;
+  const signal = cancellers.get(task.taskId);
   try {
     let invoke: Invoke<any, any>;
     try {

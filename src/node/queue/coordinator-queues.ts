@@ -36,6 +36,13 @@ const FIRST_WORKER_POLL_MS = 20;
 /** The states of a job the last coordinator of a resumed run may have left. */
 const LEFT_STATES = ['waiting', 'prioritized', 'delayed', 'paused', 'active', 'completed', 'failed'] as const;
 
+/** A job as it is added to the queue. */
+interface QueuedJob {
+  name: string;
+  data: RolloutJob;
+  opts: { jobId: string };
+}
+
 /** Who serves a run: connected workers and how busy they are. */
 export interface WorkerLoad {
   workers: number;
@@ -169,6 +176,13 @@ export class CoordinatorQueues {
     }
     const size = rolloutsPerJob(this.#pending.size, this.#lastLoad);
     const jobs = buffers.flatMap(({ suite, rollouts }) => chunks(rollouts, suite.single ? 1 : size).map((part) => this.#job(suite, part)));
+    // A bulk is one MULTI: none of its jobs can be taken before all are added. A run's first flush holds a whole
+    // window of jobs, so one job per worker goes first, and the workers start on them while the rest are added.
+    const head = Math.max(1, this.#lastLoad.workers);
+    for (const bulk of jobs.length > head ? [jobs.slice(0, head), jobs.slice(head)] : [jobs]) this.#addBulk(bulk);
+  }
+
+  #addBulk(jobs: QueuedJob[]): void {
     this.rollouts.addBulk(jobs).catch((error: Error) => {
       for (const { data } of jobs) {
         for (const { request } of data.rollouts) {
@@ -190,7 +204,7 @@ export class CoordinatorQueues {
   }
 
   /** A job's id is its first rollout's, and how many it holds: a rollout is queued in one job per run. */
-  #job({ file, suite, code }: JobSuite, rollouts: QueuedRollout[]) {
+  #job({ file, suite, code }: JobSuite, rollouts: QueuedRollout[]): QueuedJob {
     const ids = rollouts.map((r) => r.request.id);
     const jobId = ids.length === 1 ? ids[0]! : `${ids[0]}+${ids.length}`;
     this.#jobs.set(jobId, ids);

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { lstat, readFile, readdir, readlink } from 'node:fs/promises';
 import path from 'node:path';
 import type { ExecutionRequest } from '../../model/request.ts';
@@ -9,7 +9,7 @@ import type { ImportGraph } from '../watch/import-graph.ts';
 import { suiteDepsOf } from '../watch/suite-deps.ts';
 import { backendEntry } from '../../backends/registry.ts';
 
-const sha = (data: string | Buffer) => createHash('sha256').update(data).digest('hex');
+const sha = (data: string | Buffer) => hash('sha256', data, 'hex');
 
 /** Files of a harbor task directory, sorted; symlinks are hashed as their target path, not followed. */
 async function treeFiles(dir: string): Promise<string[]> {

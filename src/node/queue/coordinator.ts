@@ -69,6 +69,7 @@ export async function runOnQueue(config: ResolvedConfig, reporters: Reporter[], 
   try {
     await queues.ready();
     await registry.announce(announcement);
+    queues.lookForWorkers();
     mkdirSync(config.outputDir, { recursive: true });
     writeFileSync(runFile(config.outputDir), `${JSON.stringify({ id: announcement.id, queue: redactUrlCredentials(url) })}\n`);
     const how = `rollout-test worker --queue ${redactUrlCredentials(url)} in a checkout of ${announcement.project}`;

@@ -137,6 +137,21 @@ describe('grading', () => {
 });
 
 describe('results and callbacks', () => {
+  it('gives a workflow on the calling thread a request of its own: what it changes, the caller never sees', async () => {
+    class Mutating extends AgentWorkflow {
+      async run(ctx: AgentWorkflowContext) {
+        ctx.prompt.push({ role: 'assistant', content: 'appended' });
+        (ctx.prompt[0] as { content: string }).content = 'changed';
+        return [...ctx.prompt];
+      }
+    }
+    const shared = request('own');
+    const b = backend({ workflow: Mutating });
+    const [first, second] = [await runOne(b, shared), await runOne(b, shared)];
+    expect(shared.prompt).toEqual([{ role: 'user', content: 'question own' }]);
+    expect(second.workflow[0]!.samples[0]!.messages).toEqual(first.workflow[0]!.samples[0]!.messages);
+    expect(first.workflow[0]!.samples[0]!.messages).toHaveLength(2);
+  });
   it('takes samples from registered sources when the workflow returns nothing', async () => {
     const { workflow } = await runOne(backend({ workflow: SourceWorkflow }), request('src'));
     expect(workflow[0]!.samples).toEqual([

@@ -1,5 +1,6 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { type ExecutionRequest, ExecutionRequestSchema } from '../model/request.ts';
+import { isPlainValidRequest } from '../model/request-check.ts';
 import type { ExecutionResult, RolloutError, Timings } from '../model/result.ts';
 import type { RolloutSample } from '../model/sample.ts';
 import type { ResultCallback } from './backend.ts';
@@ -32,13 +33,18 @@ export function buildResult(parts: ResultParts): ExecutionResult {
   return result;
 }
 
-/** Calls a user callback; one that throws is logged, never allowed to break the backend. */
-export async function deliver(callback: ResultCallback | undefined, result: ExecutionResult, name: string): Promise<void> {
+/**
+ * Calls a user callback; one that throws (or rejects) is logged, never allowed to break the backend. A callback
+ * that returns no promise is done when this returns (undefined): most are, and skip a promise per call.
+ */
+export function deliver(callback: ResultCallback | undefined, result: ExecutionResult, name: string): Promise<void> | undefined {
   if (!callback) return;
+  const ignore = (error: unknown) => console.error(`rollout-test: ${name} callback threw for rollout "${result.requestId}" (ignored):`, error);
   try {
-    await callback(result);
+    const returned = callback(result);
+    if (returned) return Promise.resolve(returned).then(undefined, ignore);
   } catch (error) {
-    console.error(`rollout-test: ${name} callback threw for rollout "${result.requestId}" (ignored):`, error);
+    ignore(error);
   }
 }
 
@@ -70,10 +76,16 @@ export async function deliverBoth(result: ExecutionResult, onWorkflowComplete: R
   await deliver(onGraderComplete, result, 'onGraderComplete');
 }
 
-/** Checks a request at a backend's door: the parsed request, or the VALIDATION_ERROR result (phase setup) to deliver. */
-export function parseRequest(request: ExecutionRequest, timings: Timings): { request: ExecutionRequest } | { failure: ExecutionResult } {
+/**
+ * Checks a request at a backend's door: the parsed request, or the VALIDATION_ERROR result (phase setup, with
+ * `timings()`) to deliver.
+ * A plain request (the common case, see `isPlainValidRequest`) comes back as given, not copied: a backend that hands
+ * it to code on this thread copies it first.
+ */
+export function parseRequest(request: ExecutionRequest, timings: () => Timings): { request: ExecutionRequest } | { failure: ExecutionResult } {
+  if (isPlainValidRequest(request)) return { request };
   const parsed = ExecutionRequestSchema.safeParse(request);
   if (parsed.success) return { request: parsed.data };
   const error: RolloutError = { category: 'VALIDATION_ERROR', phase: 'setup', message: `invalid request: ${z.prettifyError(parsed.error)}` };
-  return { failure: buildResult({ requestId: String(request?.id), error, timings }) };
+  return { failure: buildResult({ requestId: String(request?.id), error, timings: timings() }) };
 }

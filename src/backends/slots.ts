@@ -14,6 +14,13 @@ export class Slots {
     return this.#waiters.length;
   }
 
+  /** Takes a slot if one is free now (and `signal` has not aborted): a run that is not at its limit never waits. */
+  tryAcquire(signal?: AbortSignal): boolean {
+    if (signal?.aborted || this.#running >= this.limit) return false;
+    this.#running++;
+    return true;
+  }
+
   /** Resolves when a slot is held; rejects if `signal` aborts first. */
   acquire(signal?: AbortSignal): Promise<void> {
     if (signal?.aborted) return Promise.reject(signal.reason);

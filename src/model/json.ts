@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * A JSON value whose numbers are all finite: NaN and Infinity cannot be written to a report, so they are

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** A tool call requested by the assistant, in the OpenAI Chat Completions shape. */
 export const ToolCallSchema = z.looseObject({

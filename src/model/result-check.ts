@@ -1,5 +1,5 @@
 import { ERROR_CATEGORIES, EXECUTION_STATUSES } from './result.ts';
-import { isFiniteNumber, isJsonObject, isPlainObject, isPlainValidSample } from './sample-check.ts';
+import { everyItem, isFiniteNumber, isJsonObject, isPlainObject, isPlainValidSample } from './sample-check.ts';
 
 const RESULT_KEYS = new Set(['requestId', 'status', 'samples', 'rewards', 'error', 'timings', 'extraFields']);
 const ERROR_KEYS = new Set(['category', 'phase', 'message', 'stack']);
@@ -17,8 +17,7 @@ export function isPlainValidResult(value: unknown): boolean {
   return (
     typeof requestId === 'string' &&
     (EXECUTION_STATUSES as readonly unknown[]).includes(status) &&
-    Array.isArray(samples) &&
-    samples.every(isPlainValidSample) &&
+    everyItem(samples, isPlainValidSample) &&
     isPlainObject(rewards) &&
     Object.values(rewards).every(isFiniteNumber) &&
     (!('error' in value) || isPlainError(error)) &&

@@ -10,8 +10,8 @@ export function isPlainValidSample(value: unknown): boolean {
     const field = value[key];
     const valid =
       key === 'source' ? typeof field === 'string'
-      : key === 'messages' ? Array.isArray(field) && field.every(isPlainMessage)
-      : key === 'trajectoryMessages' ? Array.isArray(field) && field.every(isJsonObject)
+      : key === 'messages' ? everyItem(field, isPlainMessage)
+      : key === 'trajectoryMessages' ? everyItem(field, isJsonObject)
       : key === 'reward' ? field === null || isFiniteNumber(field)
       : key === 'removeSample' ? typeof field === 'boolean'
       : key === 'metrics' ? isPlainObject(field) && Object.values(field).every(isFiniteNumber)
@@ -27,11 +27,11 @@ const ROLES = new Set(['system', 'developer', 'user', 'assistant', 'tool']);
 const MESSAGE_KEYS = new Set(['role', 'content', 'tool_calls', 'tool_call_id', 'name']);
 
 /** A message; the keys the schema keeps without looking (content parts, extra keys) must be JSON here. */
-function isPlainMessage(message: unknown): boolean {
+export function isPlainMessage(message: unknown): boolean {
   if (!isPlainObject(message) || !ROLES.has(message.role as string)) return false;
   const { content, tool_calls: calls, tool_call_id: callId, name } = message;
-  if (!(typeof content === 'string' || content === null || (Array.isArray(content) && content.every(isFiniteJson)))) return false;
-  if ('tool_calls' in message && !(Array.isArray(calls) && calls.every(isPlainToolCall))) return false;
+  if (!(typeof content === 'string' || content === null || everyItem(content, isFiniteJson))) return false;
+  if ('tool_calls' in message && !everyItem(calls, isPlainToolCall)) return false;
   if ('tool_call_id' in message && typeof callId !== 'string') return false;
   if ('name' in message && typeof name !== 'string') return false;
   return Object.keys(message).every((key) => MESSAGE_KEYS.has(key) || isFiniteJson(message[key]));
@@ -52,8 +52,18 @@ export function isJsonObject(value: unknown): boolean {
 function isFiniteJson(value: unknown): boolean {
   if (value === null || typeof value === 'string' || typeof value === 'boolean') return true;
   if (typeof value === 'number') return Number.isFinite(value);
-  if (Array.isArray(value)) return value.every(isFiniteJson);
+  if (Array.isArray(value)) return everyItem(value, isFiniteJson);
   return isJsonObject(value);
+}
+
+/**
+ * Whether `value` is an array whose every item passes `check`, holes included: `Array#every` skips a hole, which
+ * the schema reads as `undefined` (and rejects).
+ */
+export function everyItem(value: unknown, check: (item: unknown) => boolean): boolean {
+  if (!Array.isArray(value)) return false;
+  for (let i = 0; i < value.length; i++) if (!check(value[i])) return false;
+  return true;
 }
 
 export function isFiniteNumber(value: unknown): boolean {

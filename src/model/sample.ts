@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { JsonObjectSchema, NumberRecordSchema } from './json.ts';
 import { MessageSchema } from './message.ts';
 

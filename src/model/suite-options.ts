@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * The options the config file and `defineRollout` share, each declared once as a schema: the types users write

@@ -7,6 +7,7 @@
  * modules. The import edges are learnt here, from the resolutions Node asks for, so they are the ones that ran.
  */
 import type { MessagePort } from 'node:worker_threads';
+import { CODE_URL } from '../package-files.ts';
 
 /** The query parameter that names a module's version. */
 export const VERSION_PARAM = 'rollout-test-v';
@@ -40,7 +41,7 @@ interface ResolveResult {
 type NextResolve = (specifier: string, context: ResolveContext) => Promise<ResolveResult>;
 
 /** rollout-test's own modules (its `dist/` or `src/`): never versioned, whatever the project's root. */
-const OWN_URL = new URL('../', import.meta.url).href;
+const OWN_URL = CODE_URL;
 const versions = new Map<string, number>();
 /** Each project module → the project modules that import it. */
 const importers = new Map<string, Set<string>>();

@@ -2,11 +2,12 @@ import { register } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { MessageChannel, type MessagePort } from 'node:worker_threads';
+import { ownModuleUrl } from '../package-files.ts';
 import { registerTypeScriptLoader } from './load-module.ts';
 import { type HooksData, type InvalidateReply, type InvalidateRequest, VERSION_PARAM } from './module-versions-hooks.ts';
 
-/** Built, the hooks are JavaScript beside this file; from the sources (tsx registered), TypeScript. */
-const HOOKS_URL = new URL(import.meta.url.endsWith('.ts') ? './module-versions-hooks.ts' : './module-versions-hooks.js', import.meta.url);
+/** Built, the hooks are their own entry of dist/; from the sources (tsx registered), TypeScript. */
+const HOOKS_URL = ownModuleUrl('runtime/module-versions-hooks');
 
 let channel: { port: MessagePort; nextId: number; replies: Map<number, (reply: InvalidateReply) => void> } | undefined;
 /** The current version of each project module that changed since tracking began (a mirror of the hooks'). */

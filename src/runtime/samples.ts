@@ -53,16 +53,9 @@ export async function validateSamples(samples: unknown[]): Promise<RolloutSample
     if (cycle) throw new ValidationError(`sample from source "${source}" cannot be stored as JSON: ${cycle} refers back to itself (a cycle)`);
     // A copy, as the schema returns: code that keeps the sample cannot change it after the phase.
     if (isPlainValidSample(sample)) checked.push(structuredClone(sample as RolloutSample));
-    else checked.push(await validateWithSchema(sample, source));
+    else checked.push((await import('./sample-schema.ts')).validateWithSchema(sample, source));
   }
   return checked;
-}
-
-async function validateWithSchema(sample: unknown, source: string): Promise<RolloutSample> {
-  const [{ z }, { RolloutSampleSchema }] = await Promise.all([import('zod'), import('../model/sample.ts')]);
-  const parsed = RolloutSampleSchema.safeParse(sample);
-  if (parsed.success) return parsed.data;
-  throw new ValidationError(`sample from source "${source}" is invalid:\n${z.prettifyError(parsed.error)}`);
 }
 
 /** A workflow's return value becomes its sample; without one, the samples come from the registered sources. */

@@ -120,7 +120,7 @@ export class HarborBackend<TW = AgentWorkflowConfig, TG = GraderConfig> implemen
     options: ExecuteOptions = {},
   ): Promise<void> {
     const started = Date.now();
-    const parsed = parseRequest(request, noTrialTimings(0));
+    const parsed = parseRequest(request, () => noTrialTimings(0));
     if ('failure' in parsed) return deliverBoth(parsed.failure, onWorkflowComplete, onGraderComplete);
     let task: HarborTask;
     try {

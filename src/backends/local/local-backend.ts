@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { ExecutionRequest } from '../../model/request.ts';
 import type { ExecutionResult, Timings } from '../../model/result.ts';
 import type { RolloutSample } from '../../model/sample.ts';
+import { isRolloutId } from '../../model/request-check.ts';
 import type { ImplementationRef } from '../../runtime/protocol.ts';
 import type { ModelCacheSettings } from '../../runtime/rollout-context.ts';
 import type { AgentWorkflowConfig, GraderConfig, GraderSpec, WorkflowSpec } from '../../runtime/workflow.ts';
@@ -77,13 +78,19 @@ export class LocalBackend<TW = AgentWorkflowConfig, TG = GraderConfig> implement
   /** Rollouts handed to the executor: up to {@link #limit}, or more when the worker threads hold them back. */
   readonly #slots: Slots;
   readonly #executor: PhaseExecutor;
+  /** Whether the executor runs user code on this thread, which must then get a request of its own. */
+  readonly #inline: boolean;
   readonly #artifactsRoot: string;
+  /** The artifacts root and a separator: the directory of a rollout id, which is one path segment, is this plus the id. */
+  readonly #artifactsPrefix: string;
 
   constructor(options: LocalBackendOptions<TW, TG>) {
     this.#options = options;
     this.#limit = resolveLimit(options.workflowConfig as AgentWorkflowConfig | undefined);
     this.#artifactsRoot = options.artifactsRoot ?? path.join(os.tmpdir(), `rollout-test-artifacts-${process.pid}`);
+    this.#artifactsPrefix = path.join(this.#artifactsRoot, '_').slice(0, -1);
     this.#executor = this.#createExecutor();
+    this.#inline = this.#executor instanceof InlineExecutor;
     this.#slots = new Slots(this.#executor.lane ? handedOutAhead(this.#limit) : this.#limit);
   }
 
@@ -121,7 +128,7 @@ export class LocalBackend<TW = AgentWorkflowConfig, TG = GraderConfig> implement
 
   /** The directory a rollout's artifacts go to. */
   artifactsDir(requestId: string): string {
-    return path.join(this.#artifactsRoot, requestId);
+    return isRolloutId(requestId) ? this.#artifactsPrefix + requestId : path.join(this.#artifactsRoot, requestId);
   }
 
   async execute(
@@ -131,12 +138,13 @@ export class LocalBackend<TW = AgentWorkflowConfig, TG = GraderConfig> implement
     options: ExecuteOptions = {},
   ): Promise<void> {
     const startEpochMs = Date.now();
-    const parsed = parseRequest(request, zeroTimings());
+    const parsed = parseRequest(request, zeroTimings);
     if ('failure' in parsed) return deliverBoth(parsed.failure, onWorkflowComplete, onGraderComplete);
+    // A worker thread gets its own copy with the message; a workflow on this thread must not change the caller's.
+    const own = this.#inline ? structuredClone(parsed.request) : parsed.request;
     const { signal, model } = options;
-    await this.#inSlot(parsed.request.id, startEpochMs, signal, { onWorkflowComplete, onGraderComplete }, () =>
-      this.#runAcquired(parsed.request, startEpochMs, { onWorkflowComplete, onGraderComplete }, signal, model),
-    );
+    const callbacks = { onWorkflowComplete, onGraderComplete };
+    await this.#inSlot(own.id, startEpochMs, signal, callbacks, () => this.#runAcquired(own, startEpochMs, callbacks, signal, model));
   }
 
   /**
@@ -155,12 +163,14 @@ export class LocalBackend<TW = AgentWorkflowConfig, TG = GraderConfig> implement
 
   /** Runs `run` holding a slot; when cancelled while queued, every callback gets a `cancelled` result instead. */
   async #inSlot(requestId: string, startEpochMs: number, signal: AbortSignal | undefined, callbacks: Record<string, ResultCallback | undefined>, run: () => Promise<void>): Promise<void> {
-    try {
-      await this.#slots.acquire(signal);
-    } catch {
-      const result = buildResult({ requestId, cancelled: true, timings: zeroTimings(Date.now() - startEpochMs) });
-      for (const [name, callback] of Object.entries(callbacks)) await deliver(callback, result, name);
-      return;
+    if (!this.#slots.tryAcquire(signal)) {
+      try {
+        await this.#slots.acquire(signal);
+      } catch {
+        const result = buildResult({ requestId, cancelled: true, timings: zeroTimings(Date.now() - startEpochMs) });
+        for (const [name, callback] of Object.entries(callbacks)) await deliver(callback, result, name);
+        return;
+      }
     }
     try {
       await run();

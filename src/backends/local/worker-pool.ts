@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { Tinypool, type Options as TinypoolOptions } from 'tinypool';
+import { ownFileUrl } from '../../package-files.ts';
 import type { LateFault } from '../../runtime/faults.ts';
 import { cancelledOutcome, type GraderPhaseOutcome, type WorkflowPhaseOutcome } from '../../runtime/phases.ts';
 import type { ControlMessage, ImplementationRef, WorkerSession, WorkerTask } from '../../runtime/protocol.ts';
@@ -21,7 +22,7 @@ class WorkerLost extends Error {
   override name = 'WorkerLost';
 }
 
-const workerFile = new URL('../../runtime/worker-entry.js', import.meta.url);
+const workerFile = ownFileUrl('runtime/worker-entry.js');
 
 /** Where rollouts run: worker threads of this process, or child processes (`forks`). */
 export type PoolKind = 'threads' | 'forks';

@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import type * as z from 'zod';
 import type { CliOptionsSchema } from '../cli/cli-config.ts';
 import type { ReporterSpec } from '../config/define-config.ts';
 import type { RunReport } from '../types/run-report.ts';

@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import { UsageError } from '../errors.ts';
 import type { SuiteReport } from '../types/run-report.ts';
 import { rowMeanRewards } from '../stats/index.ts';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { UserConfig } from '../config/config-schema.ts';
 import { UsageError } from '../errors.ts';
 

@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { cac, type CAC } from 'cac';
 import { loadRunConfig as resolve } from '../config/load-run-config.ts';
@@ -12,9 +11,7 @@ import { UsageError } from '../errors.ts';
 import { redactUrlCredentials } from '../../runtime/redact.ts';
 import { TurnBuffer } from '../output/turn-buffer.ts';
 import { interruptOnSignals } from './signals.ts';
-
-/** The package's version, from its package.json (three levels up from both src/node/cli and dist/node/cli). */
-const VERSION = (JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+import { packageVersion } from '../../package-files.ts';
 
 async function watch(filters: string[], rawOptions: Record<string, unknown>): Promise<number> {
   if (rawOptions.queue) throw new UsageError('--queue goes with run (rollout-test run --queue …), not with watch mode');
@@ -97,7 +94,7 @@ function buildCli(early: WorkerPool | undefined): { cli: CAC; exit: Promise<numb
   for (const command of commands) for (const option of Object.values(CLI_OPTIONS)) command.option(option.flags, option.description);
   for (const option of Object.values(SERVE_OPTIONS)) serveCommand.option(option.flags, option.description);
   cli.help();
-  cli.version(VERSION);
+  cli.version(packageVersion());
   return { cli, exit };
 }
 

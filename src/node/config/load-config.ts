@@ -2,7 +2,6 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { loadModule } from '../../runtime/load-module.ts';
 import { UsageError } from '../errors.ts';
-import { UserConfigSchema } from './config-schema.ts';
 import { describeIssues } from './schema-errors.ts';
 import type { UserConfig } from './define-config.ts';
 import { CONFIG_NAMES } from './config-names.ts';
@@ -38,6 +37,8 @@ export async function loadUserConfig(file: string | undefined): Promise<UserConf
   } catch (error) {
     throw new UsageError(`cannot load ${file}: ${error instanceof Error ? error.message : String(error)}`);
   }
+  // Loaded here: the config's schema is built only for a run that has a config file.
+  const { UserConfigSchema } = await import('./config-schema.ts');
   const parsed = UserConfigSchema.safeParse(exported ?? {});
   if (!parsed.success) throw new UsageError(`invalid config in ${file}:\n${describeIssues(UserConfigSchema, parsed.error)}`);
   return parsed.data;

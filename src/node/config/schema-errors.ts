@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import type * as z from 'zod';
 
 /** Edit distance of two short strings (insertions, deletions, substitutions, adjacent swaps). */
 function distance(a: string, b: string): number {

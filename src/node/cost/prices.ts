@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import type * as z from 'zod';
 import type { ModelPriceSchema } from '../config/config-schema.ts';
 import type { TokenUsage } from './usage.ts';
 

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { JsonObject } from '../../model/json.ts';
 import { type Message, MessageSchema } from '../../model/message.ts';
 import { ValidationError } from '../../runtime/errors.ts';
@@ -47,6 +47,8 @@ function metadataOf(row: Record<string, unknown>): JsonObject | null {
   if (metadata !== undefined && metadata !== null && metadata !== '' && (typeof metadata !== 'object' || Array.isArray(metadata))) {
     throw new ValidationError('"metadata" must be an object');
   }
+  // Most rows have neither metadata nor other columns: no object is made for them.
+  if ((metadata === undefined || metadata === null || metadata === '') && Object.keys(row).every((key) => KNOWN.has(key))) return null;
   const extra = Object.fromEntries(Object.entries(row).filter(([key]) => !KNOWN.has(key)));
   const merged = { ...extra, ...(metadata as object | null | undefined) };
   return Object.keys(merged).length ? (merged as JsonObject) : null;

@@ -96,7 +96,7 @@ async function* csvRows(file: string, maxLineBytes: number): AsyncGenerator<RawR
 }
 
 function* inlineRows(rows: DatasetRow[]): Generator<RawRow> {
-  for (const [i, value] of rows.entries()) yield { index: i + 1, where: `inline row ${i + 1}`, value };
+  for (let i = 0; i < rows.length; i++) yield { index: i + 1, where: `inline row ${i + 1}`, value: rows[i] };
 }
 
 const READERS: Record<string, (file: string, maxLineBytes: number, parse: boolean) => AsyncGenerator<RawRow>> = {

@@ -1,4 +1,5 @@
-import { z } from 'zod';
+import * as z from 'zod';
+import { isPlainObject } from '../../model/sample-check.ts';
 import { BackendSchema, ModelSchema, PassThresholdSchema, RunsSchema, ThresholdSchema, TimeoutsSchema } from '../../model/suite-options.ts';
 
 const implementation = (role: string) =>
@@ -24,3 +25,20 @@ export const SuiteOptionsSchema = z.strictObject({
   backend: BackendSchema.optional(),
   model: ModelSchema.optional(),
 });
+
+/** {@link SuiteOptionsSchema} for a suite whose inline rows passed {@link isPlainRows}: the rows are not looked at again. */
+export const SuiteOptionsWithPlainRowsSchema = SuiteOptionsSchema.extend({ dataset: z.any() });
+
+/**
+ * Whether `dataset` is inline rows the schema takes, checked without it: an array of plain objects, each with only
+ * string keys. Conservative: a row with its own `constructor` (which the schema's plain-object test reads) is left
+ * to the schema.
+ */
+export function isPlainRows(dataset: unknown): boolean {
+  if (!Array.isArray(dataset)) return false;
+  for (let i = 0; i < dataset.length; i++) {
+    const row: unknown = dataset[i];
+    if (!isPlainObject(row) || Object.hasOwn(row, 'constructor')) return false;
+  }
+  return true;
+}

@@ -32,48 +32,82 @@ async function datasetOf(suite: RolloutSuite<any, any>, settings: SuiteSettings,
   return rowsFromTask(settings.backend, file);
 }
 
-/** The dataset rows that `--rows` and `--shard` select; `seen` counts every row read. */
-async function* selectedRows({ file, suite, settings, config, idPrefix, seen }: SuitePlanInput, parse: boolean): AsyncGenerator<RawRow> {
-  for await (const raw of readRawRows(await datasetOf(suite, settings, file), file, config.datasetMaxLineBytes, { parse })) {
-    if (seen) seen.rows++;
-    if (config.rows && !config.rows.has(raw.index)) continue;
-    if (config.shard && !inShard(idPrefix, raw.index, config.shard)) continue;
-    yield raw;
+/** Whether `--rows` and `--shard` select a row; `seen` counts every row read. */
+function selects({ config, idPrefix, seen }: SuitePlanInput, raw: RawRow): boolean {
+  if (seen) seen.rows++;
+  if (config.rows && !config.rows.has(raw.index)) return false;
+  return !config.shard || inShard(idPrefix, raw.index, config.shard);
+}
+
+/**
+ * The dataset's rows that `--rows` and `--shard` select, in batches: inline rows (read without waiting) in batches
+ * of up to {@link BATCH_ROWS}, so that a run does not pay an asynchronous step per row; rows of a file one by one.
+ */
+async function* selectedRows(input: SuitePlanInput, parse: boolean): AsyncGenerator<RawRow[]> {
+  const { file, suite, settings, config } = input;
+  const rows = readRawRows(await datasetOf(suite, settings, file), file, config.datasetMaxLineBytes, { parse });
+  if (!(Symbol.asyncIterator in rows)) {
+    let batch: RawRow[] = [];
+    for (const raw of rows) {
+      if (selects(input, raw)) batch.push(raw);
+      if (batch.length < BATCH_ROWS) continue;
+      yield batch;
+      batch = [];
+    }
+    if (batch.length) yield batch;
+    return;
+  }
+  for await (const raw of rows) if (selects(input, raw)) yield [raw];
+}
+const BATCH_ROWS = 256;
+
+/**
+ * Streams a suite's rollouts, row by row and run by run, without holding the dataset in memory: in batches (see
+ * {@link selectedRows}), in order.
+ */
+export async function* planBatches(input: SuitePlanInput): AsyncGenerator<PlannedRollout[]> {
+  for await (const rows of selectedRows(input, true)) {
+    const batch: PlannedRollout[] = [];
+    for (const raw of rows) planRow(input, raw, batch);
+    yield batch;
   }
 }
 
-/** Streams a suite's rollouts, row by row and run by run, without holding the dataset in memory. */
+/** {@link planBatches}, one rollout at a time. */
 export async function* planSuite(input: SuitePlanInput): AsyncGenerator<PlannedRollout> {
-  const { file, suite, settings, idPrefix } = input;
-  for await (const raw of selectedRows(input, true)) {
-    const keyOf = (run: number, rowId?: string): RolloutKey => ({
-      id: requestId(idPrefix, raw.index, run),
-      suite: suite.name,
-      file,
-      row: raw.index,
-      rowId,
-      where: raw.where,
-      run,
-    });
-    let row: ReturnType<typeof normalizeRow>;
-    try {
-      if (raw.readError) throw new Error(raw.readError);
-      row = normalizeRow(raw.value);
-    } catch (error) {
-      yield { kind: 'invalid', key: keyOf(1), message: (error as Error).message };
-      continue;
-    }
-    for (let run = 1; run <= settings.runs; run++) {
-      const request: ExecutionRequest = {
-        id: requestId(idPrefix, raw.index, run),
-        prompt: row.prompt,
-        label: row.label,
-        metadata: row.metadata,
-        agentTimeoutSec: settings.timeouts.agentSec ?? null,
-        graderTimeoutSec: settings.timeouts.graderSec ?? null,
-      };
-      yield { kind: 'request', key: keyOf(run, row.id), request };
-    }
+  for await (const batch of planBatches(input)) yield* batch;
+}
+
+/** Adds a row's rollouts to `planned`: one per run, or its error. */
+function planRow({ file, suite, settings, idPrefix }: SuitePlanInput, raw: RawRow, planned: PlannedRollout[]): void {
+  const keyOf = (run: number, rowId?: string): RolloutKey => ({
+    id: requestId(idPrefix, raw.index, run),
+    suite: suite.name,
+    file,
+    row: raw.index,
+    rowId,
+    where: raw.where,
+    run,
+  });
+  let row: ReturnType<typeof normalizeRow>;
+  try {
+    if (raw.readError) throw new Error(raw.readError);
+    row = normalizeRow(raw.value);
+  } catch (error) {
+    planned.push({ kind: 'invalid', key: keyOf(1), message: (error as Error).message });
+    return;
+  }
+  for (let run = 1; run <= settings.runs; run++) {
+    const key = keyOf(run, row.id);
+    const request: ExecutionRequest = {
+      id: key.id,
+      prompt: row.prompt,
+      label: row.label,
+      metadata: row.metadata,
+      agentTimeoutSec: settings.timeouts.agentSec ?? null,
+      graderTimeoutSec: settings.timeouts.graderSec ?? null,
+    };
+    planned.push({ kind: 'request', key, request });
   }
 }
 
@@ -95,7 +129,7 @@ export function whyNothingPlanned(suite: RolloutSuite<any, any>, config: Resolve
 export async function countPlanned(input: SuitePlanInput): Promise<{ rows: number; rollouts: number }> {
   if (input.settings.runs === 1) {
     let rows = 0;
-    for await (const _ of selectedRows(input, false)) rows++;
+    for await (const batch of selectedRows(input, false)) rows += batch.length;
     return { rows, rollouts: rows };
   }
   let rows = 0;

@@ -5,7 +5,7 @@ import type { RolloutSuite } from '../../runtime/suite.ts';
 import type { WorkerPool } from '../../backends/local/worker-pool.ts';
 import type { ResolvedConfig } from '../config/resolve-config.ts';
 import type { RunOutputs } from '../output/run-outputs.ts';
-import { type PlannedRollout, planSuite, whyNothingPlanned } from './plan-suite.ts';
+import { type PlannedRollout, planBatches, whyNothingPlanned } from './plan-suite.ts';
 import { suiteIdPrefix } from './request-id.ts';
 import { invalidRowRecord, toRecord } from './rollout-record.ts';
 import type { RolloutRecord } from '../types/rollout-record.ts';
@@ -136,29 +136,32 @@ export async function runSuite(file: string, suite: RolloutSuite<any, any>, ctx:
     const input = { file, suite, settings, config: ctx.config, pool: ctx.pool, chatCompletionsUrl, modelCache: ctx.modelCache, runDir: ctx.runDir };
     backend = await (ctx.remote ? ctx.remote.create(input) : createSuiteBackend(input));
     const limit = ctx.remote?.window ?? inFlightLimit(settings.concurrency, ctx.config.bail !== undefined);
-    for await (const planned of planSuite({ file, suite, settings, config: ctx.config, idPrefix, seen })) {
-      if (ctx.signal.aborted) {
-        stoppedEarly = true;
-        break;
+    const graded = isGraded(suite, settings);
+    planning: for await (const batch of planBatches({ file, suite, settings, config: ctx.config, idPrefix, seen })) {
+      for (const planned of batch) {
+        if (ctx.signal.aborted) {
+          stoppedEarly = true;
+          break planning;
+        }
+        // A resumed run's finished rollout is in the journal already, from the run it resumes.
+        const done = ctx.finished.get(planned.key.id);
+        if (done) {
+          record(done);
+          continue;
+        }
+        if (planned.kind === 'invalid') {
+          record(invalidRowRecord(planned.key, planned.message), []);
+          continue;
+        }
+        const running = run(planned, backend, settings, graded, ctx, record);
+        inFlight.add(running);
+        void running.finally(() => {
+          inFlight.delete(running);
+          slotFreed?.();
+        });
+        // Not Promise.race(inFlight): that adds a reaction to every running rollout per dispatch, O(n²) at high concurrency.
+        if (inFlight.size >= limit) await new Promise<void>((resolve) => (slotFreed = resolve));
       }
-      // A resumed run's finished rollout is in the journal already, from the run it resumes.
-      const done = ctx.finished.get(planned.key.id);
-      if (done) {
-        record(done);
-        continue;
-      }
-      if (planned.kind === 'invalid') {
-        record(invalidRowRecord(planned.key, planned.message), []);
-        continue;
-      }
-      const running = run(planned, backend, settings, isGraded(suite, settings), ctx, record);
-      inFlight.add(running);
-      void running.finally(() => {
-        inFlight.delete(running);
-        slotFreed?.();
-      });
-      // Not Promise.race(inFlight): that adds a reaction to every running rollout per dispatch, O(n²) at high concurrency.
-      if (inFlight.size >= limit) await new Promise<void>((resolve) => (slotFreed = resolve));
     }
   } catch (caught) {
     error = toRolloutError(caught, 'setup');

@@ -93,9 +93,9 @@ export class SuiteRecords implements Iterable<RolloutRecord> {
     if (offset === undefined || !this.journal) this.#kept.set(index, record);
     else this.#unwritten.set(index, record);
     this.#releaseWritten();
-    for (const [model, counts] of Object.entries(record.usage ?? {})) addUsage((this.#usage ??= {}), model, counts);
-    for (const [at, phase] of PHASES.entries()) {
-      const value = record.timings[phase];
+    if (record.usage) for (const [model, counts] of Object.entries(record.usage)) addUsage((this.#usage ??= {}), model, counts);
+    for (let at = 0; at < PHASES.length; at++) {
+      const value = record.timings[PHASES[at]!];
       if (typeof value === 'number') (this.#phaseTotals[at]!.sum += value), (this.#phaseTotals[at]!.count += 1);
     }
   }

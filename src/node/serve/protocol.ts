@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { JsonObjectSchema } from '../../model/json.ts';
 import { MessageSchema } from '../../model/message.ts';
 import { RolloutIdSchema } from '../../model/request.ts';

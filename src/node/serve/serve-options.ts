@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { option, parseOptions, schemaOf } from '../cli/cli-config.ts';
 
 const seconds = (name: string) => z.coerce.number({ error: `${name} must be a number` }).nonnegative(`${name} must be at least 0`).refine(Number.isFinite, `${name} must be finite`);

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { PACKAGE_ROOT } from '../../package-files.ts';
 
 /** A place in a source file, as a V8 stack frame names it. */
 export interface SourceLocation {
@@ -8,7 +9,6 @@ export interface SourceLocation {
   column: number;
 }
 
-const PACKAGE_ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 const WINDOWS_ABSOLUTE = /^(?:[A-Za-z]:[\\/]|\\\\)/;
 
 /** The location part of a frame line: `at fn (LOCATION)`, `at async fn (LOCATION)` or `at LOCATION`. */

@@ -52,12 +52,15 @@ export interface SuiteStatistics {
 }
 
 function countOutcomes(outcomes: readonly RolloutOutcome[]): OutcomeCounts {
-  const counts = { total: outcomes.length, passed: 0, failed: 0, errored: 0, skipped: 0, completed: 0, infrastructure: 0 };
+  const counts = { total: outcomes.length, passed: 0, failed: 0, errored: 0, skipped: 0, completed: 0, infrastructure: 0, rows: 0 };
+  const rows = new Set<string>();
   for (const outcome of outcomes) {
     counts[outcome.status] += 1;
     if (isInfrastructureFailure(outcome)) counts.infrastructure += 1;
+    rows.add(outcome.rowKey);
   }
-  return { ...counts, rows: new Set(outcomes.map((o) => o.rowKey)).size };
+  counts.rows = rows.size;
+  return counts;
 }
 
 /** Counts of the errored outcomes that `include` accepts, by category, keys sorted for stable output. */

@@ -3,7 +3,7 @@ import { chmod, chown, cp, lstat, mkdir, rm, stat, symlink, writeFile } from 'no
 import { removeTrialEntry } from '../trial/trial-files.ts';
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import { DockerCli } from './docker/docker-cli.ts';
 import { prepareEngine } from './docker/docker-containers.ts';
 import { resolveImage } from './docker/docker-image.ts';

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parse as parseToml } from 'smol-toml';
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { ValidationError } from '../../../runtime/errors.ts';
 import type { EnvironmentType } from '../environments/environment.ts';
 import { type TaskConfig, TaskConfigSchema } from './task-config.ts';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** Harbor's defaults: verifier and environment build get 600 s each; the agent has no deadline. */
 export const DEFAULT_VERIFIER_TIMEOUT_SEC = 600;

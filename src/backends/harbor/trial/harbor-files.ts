@@ -1,13 +1,11 @@
-import { readFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import type { ImplementationRef } from '../../../runtime/protocol.ts';
 import type { HarborTask } from '../task/load-task.ts';
 import type { TrialConfig } from './trial-config.ts';
 import { taskVerifierMode } from './phases.ts';
 import type { TrialIdentity } from './trial-record.ts';
+import { packageVersion } from '../../../package-files.ts';
 
-/** This package's version: the agent's version when a workflow plays it. */
-const PACKAGE_VERSION: string = JSON.parse(readFileSync(new URL('../../../../package.json', import.meta.url), 'utf8')).version;
 
 /** Harbor's `AgentConfig` of a trial: the oracle by name, a workflow by its import path and config. */
 function agentConfig(config: TrialConfig): Record<string, unknown> {
@@ -85,7 +83,7 @@ export function trialIdentity(config: TrialConfig, task: HarborTask, trialDir: s
     config: harborTrialConfig(config),
     agent_info: oracle
       ? { name: 'oracle', version: '1.0.0', model_info: null }
-      : { name: implementationName((config.agent as { implementation: ImplementationRef }).implementation), version: PACKAGE_VERSION, model_info: null },
+      : { name: implementationName((config.agent as { implementation: ImplementationRef }).implementation), version: packageVersion(), model_info: null },
     verifier_environment_mode: task.steps.length === 0 ? taskVerifierMode(task.config) : null,
     task_dir: task.dir,
     rollout_id: config.request.id,

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import { readTrialFile, UnsafeTrialFileError } from './trial-files.ts';
 import { TrialError, type TrialErrorType } from './trial-error.ts';
 

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { PACKAGE_ROOT } from '../../../package-files.ts';
 
 /** How to start the trial runner inside an environment, and which host paths that needs. */
 export interface RunnerLaunch {
@@ -10,15 +10,12 @@ export interface RunnerLaunch {
   sharedPaths: string[];
 }
 
-/** The package's root, from here: src/backends/harbor/trial or dist/backends/harbor/trial. */
-const packageRoot = fileURLToPath(new URL('../../../../', import.meta.url));
-
 /**
  * The runner runs from the built `dist/` with the host's node, so a task image needs no Node of its own.
  * Only when the package has not been built (a checkout) does it run from the sources through tsx.
  */
 export function trialRunnerLaunch(): RunnerLaunch {
-  const root = path.resolve(packageRoot);
+  const root = path.resolve(PACKAGE_ROOT);
   const built = path.join(root, 'dist/runtime/trial-runner.js');
   const sharedPaths = [root, process.execPath];
   if (existsSync(built)) return { command: [process.execPath, built], sharedPaths };

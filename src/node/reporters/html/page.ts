@@ -3,11 +3,12 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildSync } from 'esbuild';
+import { ownFileUrl } from '../../../package-files.ts';
 import type { RolloutRecord } from '../../types/rollout-record.ts';
 import type { RunReport } from '../../types/run-report.ts';
 import { readLines } from './read-lines.ts';
 
-const APP = fileURLToPath(new URL('./app/app.js', import.meta.url));
+const APP = fileURLToPath(ownFileUrl('node/reporters/html/app/app.js'));
 const STYLE = `
 body{font:14px system-ui,sans-serif;margin:0;color:#111}header{padding:12px 20px;background:#111;color:#fff}
 #suites{display:flex;flex-wrap:wrap;gap:12px;padding:12px 20px}.card{border:1px solid #ddd;border-radius:8px;padding:8px 12px;width:580px}

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { chmod, cp, mkdtemp, rm, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import { type Forwarder, startForwarder, tcpTargetOf } from '../../../../runtime/trial-bridge.ts';
 import { DEFAULT_PIDS_LIMIT, type EndpointRoute, type ResourceLimits, type EnvironmentInit, type EnvironmentPaths, type ExecOptions, type ExecResult, pathVariables, type TrialEnvironment } from '../environment.ts';
 import { killGroup, runProcessGroup } from '../process-group.ts';

@@ -5,6 +5,9 @@ import type { ProgressLine } from '../src/node/reporters/default/progress-line.t
 import { MAX_ROLLOUTS_PER_JOB, rolloutsPerJob } from '../src/node/queue/job-size.ts';
 import { parseRedisUrl, redactCredentials } from '../src/node/queue/redis-url.ts';
 import { RolloutSlots } from '../src/node/queue/rollout-slots.ts';
+import { PlannedRows } from '../src/node/queue/planned-rows.ts';
+import { rowHash } from '../src/node/queue/content-hash.ts';
+import type { PlannedRollout } from '../src/node/run/plan-suite.ts';
 import { redactUrlCredentials } from '../src/runtime/redact.ts';
 
 describe('queue URLs', () => {
@@ -71,5 +74,47 @@ describe('rollout slots', () => {
     const slots = new RolloutSlots(1);
     await expect(slots.run(() => Promise.reject(new Error('boom')))).rejects.toThrow('boom');
     await expect(slots.run(async () => 'next')).resolves.toBe('next');
+  });
+});
+
+describe('planned rows on a worker', () => {
+  const request = (i: number) => ({ id: `s.r${i}`, prompt: [{ role: 'user' as const, content: `row ${i}` }] });
+  /** A planner of `count` requests (every third row invalid), counting how many it has yielded. */
+  function planner(count: number, failAt?: number) {
+    const read = { items: 0 };
+    async function* plan(): AsyncGenerator<PlannedRollout> {
+      for (let i = 1; i <= count; i++) {
+        if (i === failAt) throw new Error('the dataset file is gone');
+        read.items++;
+        const key = { id: `s.r${i}`, suite: 's', file: 'f', row: i - 1, run: 1 } as unknown as PlannedRollout['key'];
+        yield i % 3 === 0 ? { kind: 'invalid', key, message: 'bad row' } : { kind: 'request', key, request: request(i) as never };
+      }
+    }
+    return { rows: new PlannedRows(plan()), read };
+  }
+
+  it('plans only as far as the rows asked for, once, for callers that wait together', async () => {
+    const { rows, read } = planner(1_000);
+    const [a, b] = await Promise.all([rows.hashOf('s.r10'), rows.hashOf('s.r4')]);
+    expect(a).toBe(rowHash(request(10) as never));
+    expect(b).toBe(rowHash(request(4) as never));
+    expect(read.items).toBe(10);
+    expect(await rows.hashOf('s.r2')).toBe(rowHash(request(2) as never));
+    expect(read.items).toBe(10);
+  });
+
+  it('knows no row it does not plan (an invalid row, or past the end), after planning all', async () => {
+    const { rows, read } = planner(20);
+    expect(await rows.hashOf('s.r3')).toBeUndefined();
+    expect(await rows.hashOf('s.r99')).toBeUndefined();
+    expect(read.items).toBe(20);
+  });
+
+  it('rejects every row past a planner that failed, and keeps those read before', async () => {
+    const { rows } = planner(20, 8);
+    expect(await rows.hashOf('s.r5')).toBe(rowHash(request(5) as never));
+    await expect(rows.hashOf('s.r10')).rejects.toThrow(/the dataset file is gone/);
+    await expect(rows.hashOf('s.r11')).rejects.toThrow(/the dataset file is gone/);
+    expect(await rows.hashOf('s.r7')).toBe(rowHash(request(7) as never));
   });
 });

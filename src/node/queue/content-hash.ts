@@ -1,14 +1,15 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { lstat, readFile, readdir, readlink } from 'node:fs/promises';
 import path from 'node:path';
 import type { ExecutionRequest } from '../../model/request.ts';
 import type { RolloutSuite } from '../../runtime/suite.ts';
 import type { ResolvedConfig } from '../config/resolve-config.ts';
 import type { SuiteSettings } from '../run/suite-settings.ts';
+import type { ImportGraph } from '../watch/import-graph.ts';
 import { suiteDepsOf } from '../watch/suite-deps.ts';
 import { backendEntry } from '../../backends/registry.ts';
 
-const sha = (data: string | Buffer) => createHash('sha256').update(data).digest('hex');
+const sha = (data: string | Buffer) => hash('sha256', data, 'hex');
 
 /** Files of a harbor task directory, sorted; symlinks are hashed as their target path, not followed. */
 async function treeFiles(dir: string): Promise<string[]> {
@@ -29,10 +30,11 @@ async function fileDigest(file: string): Promise<string> {
 /**
  * The code a suite's rollouts run, as one hash: the rollout file and every local module it, its workflow and
  * its grader reach (as esbuild resolves them, packages left out), the config file, and a harbor suite's task
- * directory. Paths enter relative to the root, so two checkouts in different places hash the same.
+ * directory. Paths enter relative to the root, so two checkouts in different places hash the same. `fileGraph`:
+ * `importGraph([file])`, when it was started earlier.
  */
-export async function suiteCodeHash(file: string, suite: RolloutSuite<any, any>, settings: SuiteSettings, config: ResolvedConfig): Promise<string> {
-  const [deps] = await suiteDepsOf(file, [suite], config.root);
+export async function suiteCodeHash(file: string, suite: RolloutSuite<any, any>, settings: SuiteSettings, config: ResolvedConfig, fileGraph?: Promise<ImportGraph>): Promise<string> {
+  const [deps] = await suiteDepsOf(file, [suite], config.root, fileGraph);
   const files = new Set(deps?.modules ?? [file]);
   if (config.configFile) files.add(config.configFile);
   for (const input of backendEntry(settings.backend).inputs(settings.backend)) {

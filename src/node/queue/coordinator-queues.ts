@@ -3,7 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { buildResult } from '../../backends/results.ts';
 import { type ExecutionResult, ExecutionResultSchema, type RolloutError } from '../../model/result.ts';
 import { isPlainValidResult } from '../../model/result-check.ts';
-import { QUEUE_WINDOW, rolloutsPerJob } from './job-size.ts';
+import { MAX_ROLLOUTS_PER_JOB, QUEUE_WINDOW, rolloutsPerJob } from './job-size.ts';
 import { FinishedRollouts } from './finished-rollouts.ts';
 import { concurrencyOf, PREFIX, type QueuedRollout, type RolloutJob, rolloutQueueName } from './queue-names.ts';
 import type { RedisConnection } from './redis-url.ts';
@@ -28,13 +28,20 @@ const SWEEP_MS = 2_000;
 /** Events kept in the run's stream: far more than a coordinator falls behind by. */
 const MAX_EVENTS = 100_000;
 /**
- * How long the first jobs wait for a worker to attach to the run (workers attach when it is announced), so
- * that they are cut to fit the workers; a run whose workers come later starts with one rollout per job.
+ * How long after the run is announced (workers attach then) the first jobs wait for a worker, so that they are
+ * cut to fit the workers; a run whose workers come later starts with one rollout per job.
  */
 const FIRST_WORKER_WAIT_MS = 2_000;
 const FIRST_WORKER_POLL_MS = 20;
 /** The states of a job the last coordinator of a resumed run may have left. */
 const LEFT_STATES = ['waiting', 'prioritized', 'delayed', 'paused', 'active', 'completed', 'failed'] as const;
+
+/** A job as it is added to the queue. */
+interface QueuedJob {
+  name: string;
+  data: RolloutJob;
+  opts: { jobId: string };
+}
 
 /** Who serves a run: connected workers and how busy they are. */
 export interface WorkerLoad {
@@ -77,6 +84,14 @@ export class CoordinatorQueues {
   readonly #queuedBefore = new Set<string>();
   /** Rollouts submitted in this turn, by suite, cut into jobs at its end. */
   #toAdd = new Map<string, { suite: JobSuite; rollouts: QueuedRollout[] }>();
+  #buffered = 0;
+  /**
+   * Buffered rollouts that are added at once, without waiting for the turn to end: a full job for each worker,
+   * once the workers are known. The runner submits a whole window in one turn when a run starts, and the
+   * workers need not wait for all of it to be planned. Never reached by a run too small to fill it.
+   */
+  #addAt = Infinity;
+  #addedAny = false;
   #lastLoad: WorkerLoad = { workers: 0, slots: 0, smallest: 0, active: 0 };
   #cancelling: Promise<void> | undefined;
   #firstWorker: Promise<void> | undefined;
@@ -130,6 +145,12 @@ export class CoordinatorQueues {
     buffer.rollouts.push(rollout);
     if (this.#toAdd.size === 0) setImmediate(() => void this.#flushAdds());
     this.#toAdd.set(key, buffer);
+    if (++this.#buffered >= this.#addAt) this.#addBuffered();
+  }
+
+  /** The run was announced: workers attach from now on, and the first jobs wait for them (see #waitForFirstWorker). */
+  lookForWorkers(): void {
+    void this.#waitForFirstWorker();
   }
 
   /**
@@ -158,17 +179,34 @@ export class CoordinatorQueues {
     else await this.#gaveUp(job.id!, job.failedReason || 'the job failed');
   }
 
-  /** Cuts the turn's rollouts (and those submitted while it waited for a first worker) into jobs, and adds them in one call. */
+  /** Adds the turn's rollouts (and those submitted while it waited for a first worker). */
   async #flushAdds(): Promise<void> {
     await this.#waitForFirstWorker();
+    // The first jobs are cut to fit the workers attached by now (more may have come since the first one).
+    if (!this.#addedAny && this.#buffered > 0) await this.load().catch(() => undefined);
+    this.#addBuffered();
+  }
+
+  /** Cuts the buffered rollouts into jobs, and adds them. */
+  #addBuffered(): void {
     const buffers = [...this.#toAdd.values()];
     this.#toAdd = new Map();
+    this.#buffered = 0;
     if (this.#cancelling) {
       for (const { rollouts } of buffers) for (const { request } of rollouts) this.#settleCancelled(request.id, 'cancelled before it was queued');
       return;
     }
     const size = rolloutsPerJob(this.#pending.size, this.#lastLoad);
     const jobs = buffers.flatMap(({ suite, rollouts }) => chunks(rollouts, suite.single ? 1 : size).map((part) => this.#job(suite, part)));
+    if (jobs.length === 0) return;
+    this.#addedAny = true;
+    // A bulk is one MULTI: none of its jobs can be taken before all are added. A run's first flush holds a whole
+    // window of jobs, so one job per worker goes first, and the workers start on them while the rest are added.
+    const head = Math.max(1, this.#lastLoad.workers);
+    for (const bulk of jobs.length > head ? [jobs.slice(0, head), jobs.slice(head)] : [jobs]) this.#addBulk(bulk);
+  }
+
+  #addBulk(jobs: QueuedJob[]): void {
     this.rollouts.addBulk(jobs).catch((error: Error) => {
       for (const { data } of jobs) {
         for (const { request } of data.rollouts) {
@@ -185,12 +223,13 @@ export class CoordinatorQueues {
       while (!this.#cancelling && (await this.load().catch(() => this.#lastLoad)).workers === 0 && Date.now() < until) {
         await sleep(FIRST_WORKER_POLL_MS);
       }
+      if (this.#lastLoad.workers > 0) this.#addAt = this.#lastLoad.workers * MAX_ROLLOUTS_PER_JOB;
     })();
     return this.#firstWorker;
   }
 
   /** A job's id is its first rollout's, and how many it holds: a rollout is queued in one job per run. */
-  #job({ file, suite, code }: JobSuite, rollouts: QueuedRollout[]) {
+  #job({ file, suite, code }: JobSuite, rollouts: QueuedRollout[]): QueuedJob {
     const ids = rollouts.map((r) => r.request.id);
     const jobId = ids.length === 1 ? ids[0]! : `${ids[0]}+${ids.length}`;
     this.#jobs.set(jobId, ids);

@@ -8,6 +8,7 @@ import type { Terminal } from '../reporters/terminal.ts';
 import type { RunReport } from '../types/run-report.ts';
 import { runRollouts } from '../run/runner.ts';
 import type { RemoteBackends } from '../run/run-suite.ts';
+import { type ImportGraph, importGraph } from '../watch/import-graph.ts';
 import { suiteCodeHash } from './content-hash.ts';
 import { CoordinatorQueues, type WorkerLoad } from './coordinator-queues.ts';
 import { QUEUE_WINDOW } from './job-size.ts';
@@ -68,6 +69,7 @@ export async function runOnQueue(config: ResolvedConfig, reporters: Reporter[], 
   try {
     await queues.ready();
     await registry.announce(announcement);
+    queues.lookForWorkers();
     mkdirSync(config.outputDir, { recursive: true });
     writeFileSync(runFile(config.outputDir), `${JSON.stringify({ id: announcement.id, queue: redactUrlCredentials(url) })}\n`);
     const how = `rollout-test worker --queue ${redactUrlCredentials(url)} in a checkout of ${announcement.project}`;
@@ -78,13 +80,18 @@ export async function runOnQueue(config: ResolvedConfig, reporters: Reporter[], 
       announcement.state = 'cancelled';
       void registry.announce(announcement).then(() => queues.cancel());
     };
+    // Each file's import graph (for its code hash) is built by esbuild's process while this one loads the file.
+    const graphs = new Map<string, Promise<ImportGraph>>();
     const remote: RemoteBackends = {
       window: QUEUE_WINDOW,
+      found: (paths) => {
+        for (const file of paths) graphs.set(file, importGraph([file], config.root));
+      },
       create: async ({ file, suite, settings }) =>
         new QueueBackend(
           queues,
           // A Harbor trial takes minutes: one per job keeps balance and stall recovery per trial.
-          { file, suite: suite.name, root: config.root, code: await suiteCodeHash(file, suite, settings, config), single: settings.backend.type !== 'local' },
+          { file, suite: suite.name, root: config.root, code: await suiteCodeHash(file, suite, settings, config, graphs.get(file)), single: settings.backend.type !== 'local' },
           cancel,
         ),
     };

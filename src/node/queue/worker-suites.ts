@@ -16,8 +16,9 @@ import { planSuite } from '../run/plan-suite.ts';
 import { suiteIdPrefix } from '../run/request-id.ts';
 import { executeFinal } from '../run/run-suite.ts';
 import { createSuiteBackend } from '../run/suite-backend.ts';
-import { type SuiteSettings, suiteSettings } from '../run/suite-settings.ts';
-import { rowHash, suiteCodeHash } from './content-hash.ts';
+import { suiteSettings } from '../run/suite-settings.ts';
+import { suiteCodeHash } from './content-hash.ts';
+import { PlannedRows } from './planned-rows.ts';
 import type { QueuedRollout, RolloutJob } from './queue-names.ts';
 
 /** A suite as this worker's checkout has it: its backend, and the hashes jobs must match. */
@@ -25,7 +26,7 @@ interface LocalSuite {
   backend: ExecutionBackend;
   code: string;
   /** Request id → hash of the dataset row it is made from, as this checkout plans the suite. */
-  rows: Map<string, string>;
+  rows: PlannedRows;
 }
 
 /** A job this worker will not run: its result is an error in setup that says why. */
@@ -75,7 +76,7 @@ export class WorkerSuites {
     let local: LocalSuite;
     try {
       local = await this.#suite(job.file, job.suite);
-      this.#check(job, rollout, local);
+      await this.#check(job, rollout, local);
     } catch (error) {
       const why = error instanceof Refusal ? error.message : `worker ${this.worker} could not set up suite "${job.suite}": ${(error as Error).message}`;
       return refused(rollout.request.id, why);
@@ -85,12 +86,12 @@ export class WorkerSuites {
     return final;
   }
 
-  #check(job: RolloutJob, { request, row }: QueuedRollout, local: LocalSuite): void {
+  async #check(job: RolloutJob, { request, row }: QueuedRollout, local: LocalSuite): Promise<void> {
     const differs = `worker ${this.worker} refused rollout ${request.id}: its checkout differs from the coordinator's`;
     if (local.code !== job.code) {
       throw new Refusal(`${differs}: ${job.file}, the modules it imports, the config or the task (code ${local.code} here, ${job.code} there)`);
     }
-    const here = local.rows.get(request.id);
+    const here = await local.rows.hashOf(request.id);
     if (here !== row) {
       throw new Refusal(`${differs}: the dataset row of suite "${job.suite}" (${here ? `row ${here} here` : 'no such row here'}, ${row} there)`);
     }
@@ -146,9 +147,10 @@ export class WorkerSuites {
   /** A loaded suite's hashes and backend. */
   async #build(file: string, suite: RolloutSuite<any, any>): Promise<LocalSuite> {
     const settings = suiteSettings(suite, this.config);
-    const [code, rows, backend] = await Promise.all([
+    const idPrefix = suiteIdPrefix(this.config.root, file, suite.name);
+    const rows = new PlannedRows(planSuite({ file, suite, settings, config: this.config, idPrefix }));
+    const [code, backend] = await Promise.all([
       suiteCodeHash(file, suite, settings, this.config),
-      this.#rows(file, suite, settings),
       this.#models.urlFor(suite, file).then((chatCompletionsUrl) =>
         createSuiteBackend({
           file,
@@ -164,13 +166,6 @@ export class WorkerSuites {
       ),
     ]);
     return { backend, code, rows };
-  }
-
-  async #rows(file: string, suite: RolloutSuite<any, any>, settings: SuiteSettings): Promise<Map<string, string>> {
-    const rows = new Map<string, string>();
-    const input = { file, suite, settings, config: this.config, idPrefix: suiteIdPrefix(this.config.root, file, suite.name) };
-    for await (const planned of planSuite(input)) if (planned.kind === 'request') rows.set(planned.request.id, rowHash(planned.request));
-    return rows;
   }
 
   async close(): Promise<void> {

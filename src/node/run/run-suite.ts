@@ -45,6 +45,8 @@ export interface RunContext {
 /** Backends that run a suite's rollouts elsewhere, e.g. on the workers of a queue. */
 export interface RemoteBackends {
   create(input: SuiteBackendInput): Promise<ExecutionBackend>;
+  /** Hears the rollout files discovery found, before it loads them: what `create` needs can be started early. */
+  found?(paths: string[]): void;
   /** Rollouts of a suite handed out before their results are back: the suite's own concurrency does not apply. */
   window: number;
 }

@@ -156,7 +156,7 @@ export async function runRollouts(config: ResolvedConfig, given: Reporter[], int
   const started = performance.now();
   const { baseline } = preflight(config);
   const pool = options.pool ?? runPool(config.pool);
-  const preload = (paths: string[]) => (config.inline || options.remote ? undefined : pool.preload(paths));
+  const preload = (paths: string[]) => (options.remote ? options.remote.found?.(paths) : config.inline ? undefined : pool.preload(paths));
   if (options.files) preload(options.files.map((f) => f.file));
   const { files, counts, nothingMatched } = options.files ? await countRun(options.files, config) : await discover(config, preload);
   const runOne = options.runSuite ?? runSuite;
@@ -218,8 +218,9 @@ export async function runRollouts(config: ResolvedConfig, given: Reporter[], int
       ]),
     );
   } finally {
-    // A rollout's timer that fires just after the last rollout ended still has its fault heard and reported.
-    await sleep(LATE_FAULT_GRACE_MS);
+    // A rollout's timer that fires just after the last rollout ended still has its fault heard and reported
+    // (by this process's pool: a remote run's rollouts ran in its workers, and there is nothing to hear here).
+    if (!options.remote) await sleep(LATE_FAULT_GRACE_MS);
     await pool.flush();
     stopHearing();
     // The threads end while the reports are written.

@@ -3,7 +3,6 @@ import { getRolloutContext, type RolloutContext } from '../../runtime/rollout-co
 import { toCurrentEndpoint } from './endpoint.ts';
 import { ModelCall } from './model-call.ts';
 import { type ChatRequest, recorderFor } from './recorder.ts';
-import { ReadResponse } from './read-response.ts';
 import { type Answer, fetchTransport, poolTransport } from './transport.ts';
 
 /** Options shared by every integration's recording transport. */
@@ -45,7 +44,14 @@ function observeBody(answer: Answer, call: ModelCall): Response | Promise<Respon
   return body ? passThrough(answer, body, call) : readWhole(answer, call);
 }
 
+/**
+ * Loaded with the first whole answer: a class that extends `Response` reads the global at load, which makes Node
+ * load its fetch implementation (~15 ms), and `rollout-test` loads this module for every rollout file.
+ */
+let readResponseModule: Promise<typeof import('./read-response.ts')> | undefined;
+
 async function readWhole(answer: Answer, call: ModelCall): Promise<Response> {
+  const { ReadResponse } = await (readResponseModule ??= import('./read-response.ts'));
   let text: string;
   try {
     text = await answer.text();

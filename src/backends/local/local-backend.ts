@@ -203,7 +203,7 @@ export class LocalBackend<TW = AgentWorkflowConfig, TG = GraderConfig> implement
         request,
         config: this.#options.workflowConfig,
         artifactsDir,
-        deadline: deadlineOf(startEpochMs, seconds, `agent deadline of ${seconds}s exceeded`, true),
+        deadline: deadlineOf(startEpochMs, seconds, 'agent', true),
         chatCompletionsUrl: model?.chatCompletionsUrl ?? this.#options.chatCompletionsUrl,
         apiKey: model?.apiKey ?? this.#options.apiKey,
         modelCache: this.#options.modelCache,
@@ -213,9 +213,12 @@ export class LocalBackend<TW = AgentWorkflowConfig, TG = GraderConfig> implement
       onGraderComplete !== undefined && this.#options.grader !== undefined && hasLabelOrMetadata(request),
     );
     const timings: Timings = { queuedMs: queuedMs + (workflowOutcome.waitedMs ?? 0), workflowMs: workflowOutcome.durationMs, graderMs: 0 };
+    // Fields named, not spread from the outcome: a spread of objects of several shapes is V8's slow object clone.
     const workflowResult = buildResult({
       requestId: request.id,
-      ...(workflowOutcome.ok ? { samples: workflowOutcome.samples } : workflowOutcome),
+      samples: workflowOutcome.ok ? workflowOutcome.samples : undefined,
+      error: workflowOutcome.ok ? undefined : workflowOutcome.error,
+      cancelled: !workflowOutcome.ok && workflowOutcome.cancelled,
       logs: workflowOutcome.logs,
       timings,
     });
@@ -264,14 +267,17 @@ export class LocalBackend<TW = AgentWorkflowConfig, TG = GraderConfig> implement
         config: this.#options.graderConfig,
         samples: workflowResult.samples,
         artifactsDir,
-        deadline: deadlineOf(Date.now(), seconds, `grader deadline of ${seconds}s exceeded`),
+        deadline: deadlineOf(Date.now(), seconds, 'grader'),
       },
       signal,
     );
     const timings = { ...workflowResult.timings, graderMs: outcome.durationMs };
     const result = buildResult({
       requestId: request.id,
-      ...(outcome.ok ? { samples: outcome.samples, rewards: outcome.rewards } : { ...outcome, samples: workflowResult.samples }),
+      samples: outcome.ok ? outcome.samples : workflowResult.samples,
+      rewards: outcome.ok ? outcome.rewards : undefined,
+      error: outcome.ok ? undefined : outcome.error,
+      cancelled: !outcome.ok && outcome.cancelled,
       logs: outcome.logs,
       timings,
     });

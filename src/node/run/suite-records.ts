@@ -59,13 +59,14 @@ export class SuiteRecords implements Iterable<RolloutRecord> {
   readonly #offset = new Column((n) => new Float64Array(n));
   /** Records without a journal line. */
   readonly #kept = new Map<number, RolloutRecord>();
-  /** Records whose journal line is not on disk yet. */
-  readonly #unwritten = new Map<number, RolloutRecord>();
   /**
-   * The indexes of `#unwritten`, oldest first, from `#firstUnwritten` on: what {@link #releaseWritten} checks on
-   * every add, without an iterator over the map (its objects were a tenth of a no-op rollout's allocations).
+   * Records whose journal line is not on disk yet, from `#firstUnwritten` on, and their indexes (increasing): two
+   * arrays, not a map. A map that fills and empties every turn is rehashed every turn, and V8 links each replaced
+   * table to its successor: one promoted table then kept every later one, and the records in them, alive through
+   * every scavenge until the next full GC.
    */
-  #unwrittenOrder: number[] = [];
+  #unwritten: (RolloutRecord | undefined)[] = [];
+  #unwrittenIndex: number[] = [];
   #firstUnwritten = 0;
   #usage: TokenUsage | undefined;
   readonly #phaseTotals = PHASES.map(() => ({ sum: 0, count: 0 }));
@@ -100,8 +101,8 @@ export class SuiteRecords implements Iterable<RolloutRecord> {
     this.#releaseWritten();
     if (offset === undefined || !this.journal) this.#kept.set(index, record);
     else {
-      this.#unwritten.set(index, record);
-      this.#unwrittenOrder.push(index);
+      this.#unwritten.push(record);
+      this.#unwrittenIndex.push(index);
     }
     if (record.usage) for (const [model, counts] of Object.entries(record.usage)) addUsage((this.#usage ??= {}), model, counts);
     for (let at = 0; at < PHASES.length; at++) {
@@ -192,7 +193,7 @@ export class SuiteRecords implements Iterable<RolloutRecord> {
       const count = indexes ? indexes.length : this.#length;
       for (let at = 0; at < count; at++) {
         const index = indexes ? indexes[at]! : at;
-        const record = this.#kept.get(index) ?? this.#unwritten.get(index);
+        const record = this.#kept.get(index) ?? this.#unwrittenAt(index);
         if (record) {
           yield fromRecord(record);
           continue;
@@ -207,15 +208,31 @@ export class SuiteRecords implements Iterable<RolloutRecord> {
 
   /** Lets go of the records whose lines are on disk now. */
   #releaseWritten(): void {
-    const order = this.#unwrittenOrder;
+    const indexes = this.#unwrittenIndex;
     const durable = this.journal?.durableSize ?? 0;
     let first = this.#firstUnwritten;
-    for (; first < order.length && this.#offset.values[order[first]!]! < durable; first++) this.#unwritten.delete(order[first]!);
-    if (first === order.length) {
-      this.#unwrittenOrder = [];
+    for (; first < indexes.length && this.#offset.values[indexes[first]!]! < durable; first++) this.#unwritten[first] = undefined;
+    if (first === indexes.length) {
+      this.#unwritten = [];
+      this.#unwrittenIndex = [];
       first = 0;
     }
     this.#firstUnwritten = first;
+  }
+
+  /** The unwritten record at `index`, if it is one: a binary search of the unwritten indexes. */
+  #unwrittenAt(index: number): RolloutRecord | undefined {
+    const indexes = this.#unwrittenIndex;
+    let low = this.#firstUnwritten;
+    let high = indexes.length - 1;
+    while (low <= high) {
+      const middle = (low + high) >>> 1;
+      const at = indexes[middle]!;
+      if (at === index) return this.#unwritten[middle];
+      if (at < index) low = middle + 1;
+      else high = middle - 1;
+    }
+    return undefined;
   }
 
   #nameOf(name: string | undefined): number {

@@ -4,7 +4,7 @@
  * were open on it). Once one of those tables is promoted to the old generation, it keeps every later table, and
  * every value they held, alive through each scavenge until the next full GC. In B1 (10,000 no-op rollouts) the
  * main thread's table of tasks in flight doubled what its scavenges kept, and the worker's table of cancels grew
- * its young generation from 8 to 32 MB (see bench/RESULTS.md, 2026-12-01 03:40). An object's dictionary of
+ * its young generation from 8 to 32 MB (bench/RESULTS.md, the section of 2026-12-01 03:05). An object's dictionary of
  * elements is rehashed without such links.
  */
 export class IdTable<V> {

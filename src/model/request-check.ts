@@ -9,7 +9,7 @@ const REQUEST_KEYS = new Set(['id', 'prompt', 'label', 'metadata', 'agentTimeout
  * says what is wrong.
  */
 export function isPlainValidRequest(value: unknown): boolean {
-  if (!isPlainObject(value) || !Object.keys(value).every((key) => REQUEST_KEYS.has(key))) return false;
+  if (!isPlainObject(value) || !hasOnlyRequestKeys(value)) return false;
   const { id, prompt, label, metadata, agentTimeoutSec, graderTimeoutSec } = value;
   return (
     isRolloutId(id) &&
@@ -19,6 +19,12 @@ export function isPlainValidRequest(value: unknown): boolean {
     (agentTimeoutSec == null || isFiniteNumber(agentTimeoutSec)) &&
     (graderTimeoutSec == null || isFiniteNumber(graderTimeoutSec))
   );
+}
+
+/** Whether every own key is a request's: `for…in` (a plain object inherits none) makes no array of keys per request. */
+function hasOnlyRequestKeys(value: object): boolean {
+  for (const key in value) if (!REQUEST_KEYS.has(key)) return false;
+  return true;
 }
 
 /** What `RolloutIdSchema` accepts: one path segment. */

@@ -13,12 +13,14 @@ import { serveSession } from './session.ts';
 import { TaskCancel } from './task-cancel.ts';
 import { resolveImplementation } from './resolve-implementation.ts';
 import { loadSuites } from './suite-registry.ts';
+import { IdTable } from './id-table.ts';
 
 installFaultHandlers();
 interceptProcessExit();
 if (inChildProcess) preferredByOomKiller();
 
-const cancellers = new Map<number, TaskCancel>();
+/** An {@link IdTable}, not a map: it fills and empties with every batch of tasks. */
+const cancellers = new IdTable<TaskCancel>();
 const channels = new Map<string, ControlLink>();
 const implementations = new Map<string, Promise<Invoke<any, any>>>();
 

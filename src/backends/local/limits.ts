@@ -19,10 +19,12 @@ export function resolveLimit(workflowConfig: AgentWorkflowConfig | undefined): n
 }
 
 /**
- * A deadline `seconds` after `startEpochMs`; `null` or undefined seconds mean none. A `queued` budget started at
- * `startEpochMs` even if the phase waits for a slot, and the message says how long it waited.
+ * The `phase`'s deadline `seconds` after `startEpochMs`; `null` or undefined seconds mean none (and no message is
+ * made). A `queued` budget started at `startEpochMs` even if the phase waits for a slot, and the message says how
+ * long it waited.
  */
-export function deadlineOf(startEpochMs: number, seconds: number | null | undefined, message: string, queued = false): Deadline | null {
+export function deadlineOf(startEpochMs: number, seconds: number | null | undefined, phase: 'agent' | 'grader', queued = false): Deadline | null {
   if (seconds === null || seconds === undefined) return null;
+  const message = `${phase} deadline of ${seconds}s exceeded`;
   return { atEpochMs: startEpochMs + seconds * 1000, message, ...(queued ? { queuedSinceEpochMs: startEpochMs } : {}) };
 }

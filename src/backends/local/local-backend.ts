@@ -143,8 +143,16 @@ export class LocalBackend<TW = AgentWorkflowConfig, TG = GraderConfig> implement
     // A worker thread gets its own copy with the message; a workflow on this thread must not change the caller's.
     const own = this.#inline ? structuredClone(parsed.request) : parsed.request;
     const { signal, model } = options;
-    const callbacks = { onWorkflowComplete, onGraderComplete };
-    await this.#inSlot(own.id, startEpochMs, signal, callbacks, () => this.#runAcquired(own, startEpochMs, callbacks, signal, model));
+    // A free slot (the common case) is taken here, without the closure and async frame of #inSlot's wait.
+    if (!this.#slots.tryAcquire(signal)) {
+      const run = () => this.#runAcquired(own, startEpochMs, onWorkflowComplete, onGraderComplete, signal, model);
+      return this.#inSlot(own.id, startEpochMs, signal, { onWorkflowComplete, onGraderComplete }, run);
+    }
+    try {
+      await this.#runAcquired(own, startEpochMs, onWorkflowComplete, onGraderComplete, signal, model);
+    } finally {
+      this.#slots.release();
+    }
   }
 
   /**
@@ -162,7 +170,7 @@ export class LocalBackend<TW = AgentWorkflowConfig, TG = GraderConfig> implement
   }
 
   /** Runs `run` holding a slot; when cancelled while queued, every callback gets a `cancelled` result instead. */
-  async #inSlot(requestId: string, startEpochMs: number, signal: AbortSignal | undefined, callbacks: Record<string, ResultCallback | undefined>, run: () => Promise<void>): Promise<void> {
+  async #inSlot(requestId: string, startEpochMs: number, signal: AbortSignal | undefined, callbacks: Record<string, ResultCallback | undefined>, run: () => Promise<void> | undefined): Promise<void> {
     if (!this.#slots.tryAcquire(signal)) {
       try {
         await this.#slots.acquire(signal);
@@ -182,7 +190,8 @@ export class LocalBackend<TW = AgentWorkflowConfig, TG = GraderConfig> implement
   async #runAcquired(
     request: ExecutionRequest,
     startEpochMs: number,
-    { onWorkflowComplete, onGraderComplete }: { onWorkflowComplete: ResultCallback; onGraderComplete: ResultCallback | undefined },
+    onWorkflowComplete: ResultCallback,
+    onGraderComplete: ResultCallback | undefined,
     signal: AbortSignal | undefined,
     model: ModelEndpoint | undefined,
   ): Promise<void> {
@@ -194,7 +203,7 @@ export class LocalBackend<TW = AgentWorkflowConfig, TG = GraderConfig> implement
         request,
         config: this.#options.workflowConfig,
         artifactsDir,
-        deadline: deadlineOf(startEpochMs, seconds, `agent deadline of ${seconds}s exceeded`, true),
+        deadline: deadlineOf(startEpochMs, seconds, 'agent', true),
         chatCompletionsUrl: model?.chatCompletionsUrl ?? this.#options.chatCompletionsUrl,
         apiKey: model?.apiKey ?? this.#options.apiKey,
         modelCache: this.#options.modelCache,
@@ -204,23 +213,32 @@ export class LocalBackend<TW = AgentWorkflowConfig, TG = GraderConfig> implement
       onGraderComplete !== undefined && this.#options.grader !== undefined && hasLabelOrMetadata(request),
     );
     const timings: Timings = { queuedMs: queuedMs + (workflowOutcome.waitedMs ?? 0), workflowMs: workflowOutcome.durationMs, graderMs: 0 };
+    // Fields named, not spread from the outcome: a spread of objects of several shapes is V8's slow object clone.
     const workflowResult = buildResult({
       requestId: request.id,
-      ...(workflowOutcome.ok ? { samples: workflowOutcome.samples } : workflowOutcome),
+      samples: workflowOutcome.ok ? workflowOutcome.samples : undefined,
+      error: workflowOutcome.ok ? undefined : workflowOutcome.error,
+      cancelled: !workflowOutcome.ok && workflowOutcome.cancelled,
       logs: workflowOutcome.logs,
       timings,
     });
-    await deliver(onWorkflowComplete, workflowResult, 'onWorkflowComplete');
-    if (onGraderComplete) await this.#gradeOrExplain(request, workflowResult, onGraderComplete, signal);
+    // Awaited only when a callback returned a promise: most return none, and `await undefined` costs a turn.
+    const delivered = deliver(onWorkflowComplete, workflowResult, 'onWorkflowComplete');
+    if (delivered) await delivered;
+    const graded = onGraderComplete && this.#gradeOrExplain(request, workflowResult, onGraderComplete, signal);
+    if (graded) await graded;
   }
 
-  /** Grades a workflow's result, or tells `onGraderComplete` why it is not graded. */
-  async #gradeOrExplain(
+  /**
+   * Grades a workflow's result, or tells `onGraderComplete` why it is not graded. Not an async function: a rollout
+   * that is not graded (no grader, or its workflow failed) costs no promise here, unless its callback returns one.
+   */
+  #gradeOrExplain(
     request: ExecutionRequest,
     workflowResult: ExecutionResult,
     onGraderComplete: ResultCallback,
     signal: AbortSignal | undefined,
-  ): Promise<void> {
+  ): Promise<void> | undefined {
     const notGraded = reasonNotGraded(this.#options.grader !== undefined, request, workflowResult);
     if (notGraded) {
       const result = buildResult({
@@ -232,7 +250,7 @@ export class LocalBackend<TW = AgentWorkflowConfig, TG = GraderConfig> implement
       });
       return deliver(onGraderComplete, result, 'onGraderComplete');
     }
-    await this.#grade(request, workflowResult, onGraderComplete, signal);
+    return this.#grade(request, workflowResult, onGraderComplete, signal);
   }
 
   async #grade(
@@ -249,14 +267,17 @@ export class LocalBackend<TW = AgentWorkflowConfig, TG = GraderConfig> implement
         config: this.#options.graderConfig,
         samples: workflowResult.samples,
         artifactsDir,
-        deadline: deadlineOf(Date.now(), seconds, `grader deadline of ${seconds}s exceeded`),
+        deadline: deadlineOf(Date.now(), seconds, 'grader'),
       },
       signal,
     );
     const timings = { ...workflowResult.timings, graderMs: outcome.durationMs };
     const result = buildResult({
       requestId: request.id,
-      ...(outcome.ok ? { samples: outcome.samples, rewards: outcome.rewards } : { ...outcome, samples: workflowResult.samples }),
+      samples: outcome.ok ? outcome.samples : workflowResult.samples,
+      rewards: outcome.ok ? outcome.rewards : undefined,
+      error: outcome.ok ? undefined : outcome.error,
+      cancelled: !outcome.ok && outcome.cancelled,
       logs: outcome.logs,
       timings,
     });

@@ -1,6 +1,7 @@
 import { MessageChannel, type MessagePort } from 'node:worker_threads';
 import type { GraderPhaseOutcome, WorkflowPhaseOutcome } from '../../runtime/phases.ts';
 import type { SessionOutcomes, SessionRequest, WorkerTask } from '../../runtime/protocol.ts';
+import { IdTable } from '../../runtime/id-table.ts';
 
 type Outcome = WorkflowPhaseOutcome | GraderPhaseOutcome;
 
@@ -24,7 +25,8 @@ const SESSION_IDLE_MS = 200;
 
 /** One thread's session: the main thread's end of its port, and the tasks sent on it whose outcomes are due. */
 class Session {
-  readonly pending = new Map<number, Waiting>();
+  /** By task id; an {@link IdTable}, not a map, that fills and empties with every batch. */
+  readonly pending = new IdTable<Waiting>();
   /** Tasks due per lane, to spread a backend's tasks by each thread's share of its limit. */
   readonly lanes = new Map<string, number>();
   /** Rollouts whose thread keeps a slot for their grader (see `WorkerTask.gradedNext`): the grader goes there. */

@@ -31,12 +31,13 @@ export class LineFile {
 
   /**
    * Queues a line; returns the byte offset it will have in the file. The line is in the file once
-   * {@link durableSize} has passed that offset (never, after a failed write).
+   * {@link durableSize} has passed that offset (never, after a failed write). A caller that built the line from
+   * parts passes its length in bytes from theirs: measuring the whole would flatten it, a copy per line.
    */
-  write(line: string): number {
+  write(line: string, bytes = Buffer.byteLength(line)): number {
     const offset = this.#size + this.#pending;
     if (this.#failed) return offset;
-    this.#pending += Buffer.byteLength(line);
+    this.#pending += bytes;
     this.#buffer.write(line);
     return offset;
   }

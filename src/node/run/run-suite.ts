@@ -95,9 +95,10 @@ export function executeFinal(backend: ExecutionBackend, request: ExecutionReques
   );
 }
 
-const dispatch: RolloutDispatcher = async (planned, backend, settings, graded, ctx, record) => {
+// Not an async function: it returns the backend's own promise, one async frame less per rollout.
+const dispatch: RolloutDispatcher = (planned, backend, settings, graded, ctx, record) => {
   ctx.lateFaults.start(planned.request.id);
-  await executeFinal(backend, planned.request, ctx.signal, (result) => {
+  return executeFinal(backend, planned.request, ctx.signal, (result) => {
     // A fault of the workflow's own timers that came after it returned still fails it, while it is not yet reported.
     const late = ctx.lateFaults.finish(planned.request.id);
     const workflowFailed = result.error !== undefined && result.error.phase !== 'grader';
@@ -113,6 +114,46 @@ const dispatch: RolloutDispatcher = async (planned, backend, settings, graded, c
  */
 const isGraded = (suite: RolloutSuite<any, any>, settings: SuiteSettings) => suite.grader !== undefined || backendEntry(settings.backend).gradesItself;
 
+/**
+ * The rollouts of a suite that are running: how many, a wait for the next to end, and one for all of them. A
+ * counter and one reaction per rollout, not a set of promises with a `finally` each (which makes two promises more
+ * per rollout), nor `Promise.race` over them (a reaction on every running rollout per dispatch, O(n²) at high
+ * concurrency). Like `Promise.all`, {@link settled} rejects with the first rollout that rejected.
+ */
+class InFlight {
+  size = 0;
+  #failed: { error: unknown } | undefined;
+  #slotFreed: (() => void) | undefined;
+  #drained: (() => void) | undefined;
+  readonly #done = () => {
+    this.size--;
+    const slotFreed = this.#slotFreed;
+    this.#slotFreed = undefined;
+    slotFreed?.();
+    if (this.size === 0) this.#drained?.();
+  };
+  readonly #fail = (error: unknown) => {
+    this.#failed ??= { error };
+    this.#done();
+  };
+
+  add(running: Promise<void>): void {
+    this.size++;
+    running.then(this.#done, this.#fail);
+  }
+
+  /** Resolves when the next running rollout ends. */
+  slotFreed(): Promise<void> {
+    return new Promise<void>((resolve) => (this.#slotFreed = resolve));
+  }
+
+  /** Resolves once none runs; rejects with the first failure, if a rollout's promise rejected. */
+  async settled(): Promise<void> {
+    if (this.size > 0) await new Promise<void>((resolve) => (this.#drained = resolve));
+    if (this.#failed) throw this.#failed.error;
+  }
+}
+
 /** Runs every rollout of one suite, streaming its dataset, and reports each as it finishes. */
 export async function runSuite(file: string, suite: RolloutSuite<any, any>, ctx: RunContext, run: RolloutDispatcher = dispatch): Promise<SuiteReport> {
   const started = performance.now();
@@ -126,8 +167,7 @@ export async function runSuite(file: string, suite: RolloutSuite<any, any>, ctx:
   };
   let error: SuiteReport['error'];
   let backend: ExecutionBackend | undefined;
-  const inFlight = new Set<Promise<void>>();
-  let slotFreed: (() => void) | undefined;
+  const inFlight = new InFlight();
   const seen = { rows: 0 };
   let stoppedEarly = false;
   try {
@@ -153,20 +193,14 @@ export async function runSuite(file: string, suite: RolloutSuite<any, any>, ctx:
           record(invalidRowRecord(planned.key, planned.message), []);
           continue;
         }
-        const running = run(planned, backend, settings, graded, ctx, record);
-        inFlight.add(running);
-        void running.finally(() => {
-          inFlight.delete(running);
-          slotFreed?.();
-        });
-        // Not Promise.race(inFlight): that adds a reaction to every running rollout per dispatch, O(n²) at high concurrency.
-        if (inFlight.size >= limit) await new Promise<void>((resolve) => (slotFreed = resolve));
+        inFlight.add(run(planned, backend, settings, graded, ctx, record));
+        if (inFlight.size >= limit) await inFlight.slotFreed();
       }
     }
   } catch (caught) {
     error = toRolloutError(caught, 'setup');
   } finally {
-    await Promise.all(inFlight);
+    await inFlight.settled();
     await backend?.close();
   }
   const meta = {

@@ -11,7 +11,7 @@ export interface RecordJournal {
 }
 
 /** How the journal writes a rollout: its record's JSON behind a type field. */
-const ROLLOUT_LINE_PREFIX = '{"type":"rollout",';
+export const ROLLOUT_LINE_PREFIX = '{"type":"rollout",';
 
 const STATUSES: readonly RolloutStatus[] = ['passed', 'failed', 'errored', 'skipped', 'completed'];
 const STATUS_MASK = 0b111;
@@ -59,8 +59,15 @@ export class SuiteRecords implements Iterable<RolloutRecord> {
   readonly #offset = new Column((n) => new Float64Array(n));
   /** Records without a journal line. */
   readonly #kept = new Map<number, RolloutRecord>();
-  /** Records whose journal line is not on disk yet, oldest first. */
-  readonly #unwritten = new Map<number, RolloutRecord>();
+  /**
+   * Records whose journal line is not on disk yet, from `#firstUnwritten` on, and their indexes (increasing): two
+   * arrays, not a map. A map that fills and empties every turn is rehashed every turn, and V8 links each replaced
+   * table to its successor: one promoted table then kept every later one, and the records in them, alive through
+   * every scavenge until the next full GC.
+   */
+  #unwritten: (RolloutRecord | undefined)[] = [];
+  #unwrittenIndex: number[] = [];
+  #firstUnwritten = 0;
   #usage: TokenUsage | undefined;
   readonly #phaseTotals = PHASES.map(() => ({ sum: 0, count: 0 }));
 
@@ -90,9 +97,13 @@ export class SuiteRecords implements Iterable<RolloutRecord> {
     this.#category.set(index, this.#nameOf(record.error?.category));
     this.#phase.set(index, this.#nameOf(record.error?.phase));
     this.#offset.set(index, offset ?? -1);
-    if (offset === undefined || !this.journal) this.#kept.set(index, record);
-    else this.#unwritten.set(index, record);
+    // Before this record joins them: in a steady run every line is on disk by the next turn, and the list empties.
     this.#releaseWritten();
+    if (offset === undefined || !this.journal) this.#kept.set(index, record);
+    else {
+      this.#unwritten.push(record);
+      this.#unwrittenIndex.push(index);
+    }
     if (record.usage) for (const [model, counts] of Object.entries(record.usage)) addUsage((this.#usage ??= {}), model, counts);
     for (let at = 0; at < PHASES.length; at++) {
       const value = record.timings[PHASES[at]!];
@@ -102,21 +113,21 @@ export class SuiteRecords implements Iterable<RolloutRecord> {
 
   /** The records in the order they ended. */
   [Symbol.iterator](): Iterator<RolloutRecord> {
-    return this.#read(this.#indexes(), (line) => parseRecord(line))[Symbol.iterator]();
+    return this.#read(undefined, (line) => parseRecord(line))[Symbol.iterator]();
   }
 
   /** The records by row, then run. */
   inRowOrder(): Iterable<RolloutRecord> {
     const row = this.#row.values;
     const run = this.#run.values;
-    const order = [...this.#indexes()].sort((a, b) => row[a]! - row[b]! || run[a]! - run[b]!);
+    const order = this.#indexes().sort((a, b) => row[a]! - row[b]! || run[a]! - run[b]!);
     return this.#read(order, (line) => parseRecord(line));
   }
 
   /** The failed and errored records, in the order they ended: only those are read back. */
   failures(): Iterable<RolloutRecord> {
     const flags = this.#flags.values;
-    const failing = [...this.#indexes()].filter((i) => {
+    const failing = this.#indexes().filter((i) => {
       const status = STATUSES[flags[i]! & STATUS_MASK];
       return status === 'failed' || status === 'errored';
     });
@@ -125,7 +136,7 @@ export class SuiteRecords implements Iterable<RolloutRecord> {
 
   /** Each record's JSON (`JSON.stringify(record)`), in the order they ended: the journal's text, not parsed. */
   json(): Iterable<string> {
-    return this.#read(this.#indexes(), (line) => (line.startsWith(ROLLOUT_LINE_PREFIX) ? `{${line.slice(ROLLOUT_LINE_PREFIX.length)}` : JSON.stringify(parseRecord(line))), JSON.stringify);
+    return this.#read(undefined, (line) => (line.startsWith(ROLLOUT_LINE_PREFIX) ? `{${line.slice(ROLLOUT_LINE_PREFIX.length)}` : JSON.stringify(parseRecord(line))), JSON.stringify);
   }
 
   /** What the statistics see of each record; `rowPrefix` qualifies the row keys (the whole run's rows are per suite). */
@@ -167,17 +178,22 @@ export class SuiteRecords implements Iterable<RolloutRecord> {
     return [...this];
   }
 
-  *#indexes(): Generator<number> {
-    for (let i = 0; i < this.#length; i++) yield i;
+  #indexes(): number[] {
+    return Array.from({ length: this.#length }, (_, i) => i);
   }
 
-  /** Records at `indexes`: from memory when kept there, else their journal line through `fromLine`. */
-  *#read<T>(indexes: Iterable<number>, fromLine: (line: string) => T, fromRecord: (record: RolloutRecord) => T = (r) => r as T): Generator<T> {
+  /**
+   * Records at `indexes` (all, in the order they ended, when undefined): from memory when kept there, else their
+   * journal line through `fromLine`.
+   */
+  *#read<T>(indexes: number[] | undefined, fromLine: (line: string) => T, fromRecord: (record: RolloutRecord) => T = (r) => r as T): Generator<T> {
     this.#releaseWritten();
     let reader: LineReader | undefined;
     try {
-      for (const index of indexes) {
-        const record = this.#kept.get(index) ?? this.#unwritten.get(index);
+      const count = indexes ? indexes.length : this.#length;
+      for (let at = 0; at < count; at++) {
+        const index = indexes ? indexes[at]! : at;
+        const record = this.#kept.get(index) ?? this.#unwrittenAt(index);
         if (record) {
           yield fromRecord(record);
           continue;
@@ -192,11 +208,31 @@ export class SuiteRecords implements Iterable<RolloutRecord> {
 
   /** Lets go of the records whose lines are on disk now. */
   #releaseWritten(): void {
+    const indexes = this.#unwrittenIndex;
     const durable = this.journal?.durableSize ?? 0;
-    for (const index of this.#unwritten.keys()) {
-      if (this.#offset.values[index]! >= durable) return;
-      this.#unwritten.delete(index);
+    let first = this.#firstUnwritten;
+    for (; first < indexes.length && this.#offset.values[indexes[first]!]! < durable; first++) this.#unwritten[first] = undefined;
+    if (first === indexes.length) {
+      this.#unwritten = [];
+      this.#unwrittenIndex = [];
+      first = 0;
     }
+    this.#firstUnwritten = first;
+  }
+
+  /** The unwritten record at `index`, if it is one: a binary search of the unwritten indexes. */
+  #unwrittenAt(index: number): RolloutRecord | undefined {
+    const indexes = this.#unwrittenIndex;
+    let low = this.#firstUnwritten;
+    let high = indexes.length - 1;
+    while (low <= high) {
+      const middle = (low + high) >>> 1;
+      const at = indexes[middle]!;
+      if (at === index) return this.#unwritten[middle];
+      if (at < index) low = middle + 1;
+      else high = middle - 1;
+    }
+    return undefined;
   }
 
   #nameOf(name: string | undefined): number {

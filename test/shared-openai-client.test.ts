@@ -47,6 +47,6 @@ describe('recording clients of createRecordingClient() without options', () => {
     const outcomes = await runRollouts({ workflow, chatCompletionsUrl: server.chatCompletionsUrl, mode: 'inline' }, requests);
     for (const { workflow: result } of outcomes) expect(result.status, JSON.stringify(result.error)).toBe('success');
     expect(seen['borrower-c']).toMatchObject({ sharedWithLender: true, isClient: true, writeRefused: expect.stringMatching(/cannot set "maxRetries"/) });
-    expect(seen.lender).toMatchObject({ isClient: true, writeRefused: expect.stringMatching(/withOptions/) });
+    expect(seen.lender).toMatchObject({ isClient: true, writeRefused: expect.stringMatching(/pass options to createRecordingClient\(\)/) });
   });
 });

@@ -93,8 +93,7 @@ function sharedClient(rollout: RolloutContext): RecordingOpenAI {
 /**
  * Makes a {@link RecordingOpenAI} client for the current rollout. Without options, inside a rollout, it is a view
  * of a client its thread's rollouts share: it records into this rollout wherever it is used from, as a client of
- * its own would, and refuses writes to its properties (use `withOptions()`, or pass options, for a client of its
- * own).
+ * its own would, and refuses writes to its properties (pass options for a client of its own).
  *
  * @example
  * ```ts
@@ -109,7 +108,7 @@ function sharedClient(rollout: RolloutContext): RecordingOpenAI {
  */
 export function createRecordingClient(options: RecordingClientOptions = {}): RecordingOpenAI {
   const scope = currentRolloutScope();
-  const withOptions = Object.values(options).some((value) => value !== undefined);
-  if (!scope || withOptions) return new RecordingOpenAI(options);
+  const hasOptions = Object.values(options).some((value) => value !== undefined);
+  if (!scope || hasOptions) return new RecordingOpenAI(options);
   return rolloutView(sharedClient(scope.context), scope);
 }

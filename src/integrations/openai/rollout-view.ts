@@ -13,7 +13,7 @@ export function rolloutView<T extends object>(shared: T, scope: RolloutScope): T
   const methods = new WeakMap<object, Map<PropertyKey, unknown>>();
   const refuse = (_target: object, key: PropertyKey): never => {
     throw new TypeError(
-      `cannot set "${String(key)}" on a client of createRecordingClient() without options, which shares its parts with the other rollouts of its thread: pass options to createRecordingClient(), or use client.withOptions()`,
+      `cannot set "${String(key)}" on a client of createRecordingClient() without options, which shares its parts with the other rollouts of its thread: pass options to createRecordingClient() for a client of the rollout's own`,
     );
   };
   const methodOf = (target: object, key: PropertyKey, method: (...args: unknown[]) => unknown) => {

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Where B2's timer row spends its time over the ideal 500 ms (10 waves of 200 × 50 ms timers at c=200): a trace
 // of each rollout's start and end (in the worker thread, by the rollout file) and of every message on the session
-// ports, on both threads (bench/lib/session-trace.mjs). Per wave: how late its timers fired past 50 ms (the worker
+// ports, on both threads (bench/session-trace.mjs). Per wave: how late its timers fired past 50 ms (the worker
 // was busy with other rollouts), how long a rollout's end waited for the next one to start, and how many tasks
 // the worker held when a rollout ended — 0 would mean the main thread was on the critical path.
 //
@@ -44,7 +44,7 @@ defineRollout({ name: 'timer', dataset: Array.from({ length: ${COUNT} }, (_, i) 
 function runOnce(project, trace) {
   rmSync(trace, { force: true });
   const started = performance.timeOrigin + performance.now();
-  const args = ['--import', path.join(checkout, 'bench/lib/session-trace.mjs'), path.join(checkout, 'bin/rollout-test.js'), 'run', '--reporter', 'json', '--outputFile', 'report.json'];
+  const args = ['--import', path.join(REPO, 'bench/session-trace.mjs'), path.join(checkout, 'bin/rollout-test.js'), 'run', '--reporter', 'json', '--outputFile', 'report.json'];
   const run = spawnSync(process.execPath, args, { cwd: project, env: { ...process.env, CI: 'true', SESSION_TRACE_OUT: trace }, stdio: 'inherit' });
   const exited = performance.timeOrigin + performance.now();
   if (run.status !== 0) throw new Error(`the run exited ${run.status}`);

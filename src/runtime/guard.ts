@@ -79,7 +79,7 @@ class LazyAbort {
  * traced to this rollout). Whatever the code does after that is ignored. `body` gets the phase's signal as a
  * getter, to read only when the code asks for it (see {@link LazyAbort}).
  */
-export function runGuarded<T>(options: GuardOptions, body: (signal: () => AbortSignal) => Promise<T>): Promise<GuardedOutcome<T>> {
+export function runGuarded<T>(options: GuardOptions, body: (signal: () => AbortSignal) => Promise<T> | T): Promise<GuardedOutcome<T>> {
   const started = performance.now();
   const abort = new LazyAbort();
   const elapsed = () => performance.now() - started;
@@ -125,14 +125,19 @@ export function runGuarded<T>(options: GuardOptions, body: (signal: () => AbortS
     }
     const scope = { context: options.context, phase: options.phase, fault: (error: Error) => !settled && (fail(error, 'AGENT_ERROR'), true) };
     runInRolloutScope(scope, () => {
-      Promise.resolve()
-        .then(() => body(() => abort.signal))
-        .then(
-          // Code that blocked its thread past the deadline kept the deadline's timer from firing: elapsed time
-          // is checked when it returns, as the seed does.
-          (value) => (deadline && Date.now() >= deadline.atEpochMs ? fail(timeout!(), 'TIMEOUT') : settle({ ok: true, value, durationMs: elapsed() })),
-          (error) => fail(error),
-        );
+      // Called at once, not in a reaction: every promise costs a thread with a rollout scope its async hooks.
+      let result: Promise<T>;
+      try {
+        result = Promise.resolve(body(() => abort.signal));
+      } catch (error) {
+        return fail(error);
+      }
+      result.then(
+        // Code that blocked its thread past the deadline kept the deadline's timer from firing: elapsed time
+        // is checked when it returns, as the seed does.
+        (value) => (deadline && Date.now() >= deadline.atEpochMs ? fail(timeout!(), 'TIMEOUT') : settle({ ok: true, value, durationMs: elapsed() })),
+        (error) => fail(error),
+      );
     });
   });
 }

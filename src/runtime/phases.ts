@@ -2,7 +2,7 @@ import type { ExecutionRequest } from '../model/request.ts';
 import type { RolloutError } from '../model/result.ts';
 import type { RolloutSample } from '../model/sample.ts';
 import { toRolloutError } from './errors.ts';
-import { type CancelSignal, type Deadline, runGuarded } from './guard.ts';
+import { type CancelSignal, type Deadline, type GuardedOutcome, runGuarded } from './guard.ts';
 import type { Invoke } from './implementation.ts';
 import { createCapturingLogger } from './logger.ts';
 import { GradingContext, WorkflowContext } from './phase-contexts.ts';
@@ -45,7 +45,7 @@ export type GraderPhaseOutcome =
   | Failed;
 
 /** Runs one workflow: builds its context, installs the RolloutContext, collects and validates samples. */
-export async function runWorkflowPhase(
+export function runWorkflowPhase(
   invoke: Invoke<AgentWorkflowContext<any>, WorkflowResult>,
   input: WorkflowPhaseInput,
   cancelSignal?: CancelSignal,
@@ -57,17 +57,20 @@ export async function runWorkflowPhase(
     apiKey: input.apiKey,
     modelCache: input.modelCache,
   });
-  const outcome = await runGuarded(
-    { phase: 'workflow', deadline: input.deadline, cancelSignal, context: rollout },
-    async (signal) => {
-      const ctx = new WorkflowContext<any>(input, signal, rollout, logger);
-      return samplesOf(await invoke(ctx.config, ctx), rollout);
-    },
-  );
+  // Promise chains, not awaits: on a worker thread every promise runs the rollout scope's async hooks.
+  const guarded = runGuarded({ phase: 'workflow', deadline: input.deadline, cancelSignal, context: rollout }, (signal) => {
+    const ctx = new WorkflowContext<any>(input, signal, rollout, logger);
+    const result = invoke(ctx.config, ctx);
+    return isThenable(result) ? Promise.resolve(result).then((value) => samplesOf(value, rollout)) : samplesOf(result, rollout);
+  });
+  const report = (outcome: GuardedOutcome<RolloutSample[]>): WorkflowPhaseOutcome =>
+    outcome.ok ? { ok: true, samples: outcome.value, logs: lines, durationMs: outcome.durationMs } : { ...outcome, logs: lines };
   // Whichever way the workflow ended, what it left to finish (model-cache entries) is done before it is reported.
-  if (rollout.busy) await rollout.settled();
-  if (!outcome.ok) return { ...outcome, logs: lines };
-  return { ok: true, samples: outcome.value, logs: lines, durationMs: outcome.durationMs };
+  return guarded.then((outcome) => (rollout.busy ? rollout.settled().then(() => report(outcome)) : report(outcome)));
+}
+
+function isThenable<T>(value: PromiseLike<T> | T): value is PromiseLike<T> {
+  return typeof (value as PromiseLike<T> | undefined)?.then === 'function';
 }
 
 /** Runs one grader over a copy of the samples and requires a finite reward (or removed samples). */

@@ -118,6 +118,11 @@ export function runInRolloutScope<T>(scope: RolloutScope, fn: () => T): T {
   return scopeStorage.run(scope, fn);
 }
 
+/** Runs `fn` outside any rollout's scope: what it makes binds to no rollout (it finds one at each use). */
+export function outsideRolloutScope<T>(fn: () => T): T {
+  return scopeStorage.exit(fn);
+}
+
 /** The scope of the rollout whose code is running now, if any. */
 export function currentRolloutScope(): RolloutScope | undefined {
   return scopeStorage.getStore();

@@ -55,20 +55,27 @@ export function ownSample<T extends object>(sample: T): T {
 /**
  * Checks samples against the schema; NaN, Infinity, cycles and values JSON cannot hold are rejected here, at
  * validation, before any report: what passes can be written everywhere. The common sample is checked without the
- * schema (see `isPlainValidSample`), so that a worker thread loads zod only for a sample that needs it.
+ * schema (see `isPlainValidSample`), so that a worker thread loads zod only for a sample that needs it, and
+ * without a promise (each costs the thread's async hooks, see `rollout-context.ts`): only samples that need the
+ * schema make the result a promise. A sample with a cycle throws.
  */
-export async function validateSamples(samples: unknown[]): Promise<RolloutSample[]> {
-  const checked: RolloutSample[] = [];
-  for (const [index, sample] of samples.entries()) {
-    const source = String((sample as { source?: unknown } | null)?.source ?? `#${index}`);
+export function validateSamples(samples: unknown[]): RolloutSample[] | Promise<RolloutSample[]> {
+  const checked: Array<RolloutSample | Promise<RolloutSample>> = [];
+  let pending = false;
+  for (let index = 0; index < samples.length; index++) {
+    const sample = samples[index];
+    const source = () => String((sample as { source?: unknown } | null)?.source ?? `#${index}`);
     const own = typeof sample === 'object' && sample !== null && ownSamples.has(sample);
     const cycle = typeof sample === 'object' && sample !== null && !own ? cyclePath(sample) : undefined;
-    if (cycle) throw new ValidationError(`sample from source "${source}" cannot be stored as JSON: ${cycle} refers back to itself (a cycle)`);
+    if (cycle) throw new ValidationError(`sample from source "${source()}" cannot be stored as JSON: ${cycle} refers back to itself (a cycle)`);
     // A copy, as the schema returns: code that keeps the sample cannot change it after the phase.
     if (isPlainValidSample(sample)) checked.push(own ? (sample as RolloutSample) : structuredClone(sample as RolloutSample));
-    else checked.push((await import('./sample-schema.ts')).validateWithSchema(sample, source));
+    else {
+      pending = true;
+      checked.push(import('./sample-schema.ts').then((schema) => schema.validateWithSchema(sample, source())));
+    }
   }
-  return checked;
+  return pending ? Promise.all(checked) : (checked as RolloutSample[]);
 }
 
 /**

@@ -54,15 +54,24 @@ function listen(name: string): void {
   link.post({ type: 'hello', threadId: link.workerId });
 }
 
-function implementationOf(task: WorkerTask): Promise<Invoke<any, any>> {
+/** Each implementation once resolved, by {@link implementationKey}: the next rollouts call it without an await. */
+const resolved = new Map<string, Invoke<any, any>>();
+
+function implementationKey(task: WorkerTask): string {
   const ref = task.implementation;
   // Looked up for every task: a string key without serializing the reference each time.
-  const key = `${task.kind}\0${task.cwd}\0${typeof ref === 'string' ? ref : `${ref.file}\0${ref.suite}\0${ref.role}`}`;
+  return `${task.kind}\0${task.cwd}\0${typeof ref === 'string' ? ref : `${ref.file}\0${ref.suite}\0${ref.role}`}`;
+}
+
+function implementationOf(task: WorkerTask, key: string): Promise<Invoke<any, any>> {
   let found = implementations.get(key);
   if (!found) {
     found = resolveImplementation(task.implementation, task.kind, task.cwd);
     implementations.set(key, found);
-    found.catch(() => implementations.delete(key));
+    found.then(
+      (invoke) => resolved.set(key, invoke),
+      () => implementations.delete(key),
+    );
   }
   return found;
 }
@@ -75,20 +84,23 @@ function accept(task: WorkerTask): TaskCancel {
   return cancel;
 }
 
-/** Runs an accepted task; always resolves with an outcome, never throws the rollout's error. */
-async function run(task: WorkerTask): Promise<WorkflowPhaseOutcome | GraderPhaseOutcome> {
+function runPhase(invoke: Invoke<any, any>, task: WorkerTask, signal: TaskCancel | undefined): Promise<WorkflowPhaseOutcome | GraderPhaseOutcome> {
+  return task.kind === 'workflow' ? runWorkflowPhase(invoke, task.input, signal) : runGraderPhase(invoke, task.input, signal);
+}
+
+/**
+ * Runs an accepted task; always resolves with an outcome, never throws the rollout's error. A promise chain rather
+ * than awaits: every promise on this thread runs the rollout scope's async hooks.
+ */
+function run(task: WorkerTask): Promise<WorkflowPhaseOutcome | GraderPhaseOutcome> {
   const signal = cancellers.get(task.taskId);
-  try {
-    let invoke: Invoke<any, any>;
-    try {
-      invoke = await implementationOf(task);
-    } catch (error) {
-      return setupFailure(error);
-    }
-    return task.kind === 'workflow' ? await runWorkflowPhase(invoke, task.input, signal) : await runGraderPhase(invoke, task.input, signal);
-  } finally {
+  const key = implementationKey(task);
+  const invoke = resolved.get(key);
+  const outcome = invoke ? runPhase(invoke, task, signal) : implementationOf(task, key).then((found) => runPhase(found, task, signal), setupFailure);
+  return outcome.then((settled) => {
     cancellers.delete(task.taskId);
-  }
+    return settled;
+  });
 }
 
 /** Runs one phase of one rollout, as a pool task of its own (forks, and rollouts re-run alone). */

@@ -135,11 +135,12 @@ export class ThreadSessions {
     const batches = new Map<Session, Waiting[]>();
     for (const entry of waiting) {
       const { session, share } = this.#place(entry.task);
-      const placed = entry.task.lane ? { ...entry, task: { ...entry.task, lane: { ...entry.task.lane, limit: share } } } : entry;
-      session.add(placed);
+      // The task is the pool's own, made for this attempt: it carries the thread's share of its lane's limit.
+      if (entry.task.lane) entry.task.lane = { id: entry.task.lane.id, limit: share };
+      session.add(entry);
       const batch = batches.get(session);
-      if (batch) batch.push(placed);
-      else batches.set(session, [placed]);
+      if (batch) batch.push(entry);
+      else batches.set(session, [entry]);
     }
     for (const [session, batch] of batches) session.send(batch);
   }

@@ -33,7 +33,10 @@ export class WatchPool {
     if (this.#pool && !poolFits(this.#pool, settings)) {
       await this.#pool.close();
       this.#pool = undefined;
-    } else if (this.#stale) await this.#pool?.recycle();
+    } else if (this.#stale) {
+      // The old workers end while the rerun reloads its modules; the rerun's tasks start new ones.
+      this.#pool?.recycle().catch(() => undefined);
+    }
     this.#stale = false;
     this.#pool ??= runPool(settings);
     return this.#pool;

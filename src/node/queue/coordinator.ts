@@ -8,7 +8,7 @@ import type { Terminal } from '../reporters/terminal.ts';
 import type { RunReport } from '../types/run-report.ts';
 import { runRollouts } from '../run/runner.ts';
 import type { RemoteBackends } from '../run/run-suite.ts';
-import { type ImportGraph, importGraph } from '../watch/import-graph.ts';
+import { type ImportGraph, importGraph, startImportGraphs } from '../watch/import-graph.ts';
 import { suiteCodeHash } from './content-hash.ts';
 import { CoordinatorQueues, type WorkerLoad } from './coordinator-queues.ts';
 import { QUEUE_WINDOW } from './job-size.ts';
@@ -57,6 +57,7 @@ function watchLoad(queues: CoordinatorQueues, reporters: ReporterSet, terminal: 
  * `--resume` reattaches to them: results that came in the meantime are taken, finished rollouts not run again.
  */
 export async function runOnQueue(config: ResolvedConfig, reporters: Reporter[], interrupt: AbortSignal, terminal: Terminal, url: string): Promise<RunReport> {
+  startImportGraphs();
   const registry = await RunRegistry.connect(url);
   const previous = config.resume ? previousRunId(config.outputDir) : undefined;
   const resumed = previous !== undefined && (await registry.get(previous)) !== undefined;

@@ -36,6 +36,12 @@ function outcome(result: ExecutionResult): string {
 }
 
 /**
+ * Whether a job may have run before: only then can some of its rollouts be recorded as finished. BullMQ counts
+ * a job's starts (its moves to active, this one included) and its stalls; a job without those counts may have.
+ */
+const ranBefore = (job: Job<RolloutJob>) => !(job.attemptsStarted === 1 && job.stalledCounter === 0);
+
+/**
  * Serves one run: takes its jobs (BullMQ) while it has free rollout slots, runs their rollouts on the local
  * backends, and completes each job with its rollouts' final results as its return value, which waits in Redis
  * until the coordinator takes it. Each rollout that finishes is also recorded at once (see FinishedRollouts):
@@ -83,7 +89,7 @@ export class RunWorker {
       const ids = rollouts.map((r) => r.request.id);
       if (ids.length > 1) this.options.log(`run ${this.options.runId} job ${job.id}: ${ids.length} rollouts of ${job.data.suite}`);
       // Without the record (Redis failing) the job's rollouts all run: twice is better than never.
-      const recorded = await this.#finished.of(ids).catch(() => new Map<string, ExecutionResult>());
+      const recorded = ranBefore(job) ? await this.#finished.of(ids).catch(() => new Map<string, ExecutionResult>()) : new Map<string, ExecutionResult>();
       if (recorded.size > 0) this.options.log(`run ${this.options.runId} ⤼ ${[...recorded.keys()].join(' ')} finished before: not run again`);
       const stop = signal ?? new AbortController().signal;
       // Every rollout of the job listens to its one signal: not the leak Node warns of past 10 listeners.

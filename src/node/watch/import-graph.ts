@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { build } from 'esbuild';
+import { build, transform } from 'esbuild';
 
 /** Local import edges: each module's absolute path → the local modules it imports, statically or dynamically. */
 export type ImportGraph = Map<string, string[]>;
@@ -37,6 +37,14 @@ export async function importGraph(entries: string[], cwd: string): Promise<Impor
     // A syntax error or an unresolved import: the load that follows reports it to the user.
   }
   return graph;
+}
+
+/**
+ * Starts esbuild's service process, which the first importGraph would otherwise start: a caller that knows a
+ * graph is coming (a queued run, while it connects to Redis) takes that off the graph's path.
+ */
+export function startImportGraphs(): void {
+  transform('').catch(() => undefined);
 }
 
 /** Every module reachable from `roots`, the roots included. */

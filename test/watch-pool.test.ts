@@ -7,10 +7,13 @@ import { startWatch, type WatchProcess } from './helpers/watch-process.ts';
 
 const WAITING = /Waiting for file changes/;
 
-/** Appends `<what> <thread id>` to `threads.log` in the project: which thread evaluated a module or ran a rollout. */
+/**
+ * Appends `<what> <thread id>` to the file `THREADS_LOG` names: which thread evaluated a module or ran a rollout.
+ * Outside the project: a change the watcher sees would recycle the workers.
+ */
 const LOG = `import { appendFileSync } from 'node:fs';
 import { threadId } from 'node:worker_threads';
-const log = (what) => appendFileSync(new URL('../threads.log', import.meta.url), what + ' ' + threadId + '\\n');
+const log = (what) => appendFileSync(process.env.THREADS_LOG, what + ' ' + threadId + '\\n');
 `;
 const helper = (answer: string) => `export const answer = '${answer}';\n`;
 
@@ -36,10 +39,11 @@ defineRollout({ name: 'answer', dataset: [{ prompt: 'which', label: 'v1' }], wor
 
 describe('watch mode keeps its worker pool across reruns', () => {
   let dir: string;
+  let logDir: string;
   let watch: WatchProcess;
   /** The worker threads (not the main thread, 0) that evaluated the rollout file, or ran its rollout. */
   const workerThreads = (what: 'evaluated' | 'ran') => {
-    const lines = readFileSync(path.join(dir, 'threads.log'), 'utf8').trim().split('\n');
+    const lines = readFileSync(path.join(logDir, 'threads.log'), 'utf8').trim().split('\n');
     return lines.map((line) => line.split(' ')).filter(([w, thread]) => w === what && thread !== '0').map(([, thread]) => thread);
   };
   async function step(action: () => void): Promise<string> {
@@ -50,10 +54,14 @@ describe('watch mode keeps its worker pool across reruns', () => {
 
   beforeAll(async () => {
     dir = makeProject(files);
-    watch = startWatch(dir);
+    logDir = mkdtempSync(path.join(os.tmpdir(), 'rollout-test-threads-'));
+    watch = startWatch(dir, [], { THREADS_LOG: path.join(logDir, 'threads.log') });
     await watch.waitFor(WAITING, 0, 60_000);
   });
-  afterAll(() => void watch.child.kill());
+  afterAll(() => {
+    watch.child.kill();
+    rmSync(logDir, { recursive: true, force: true });
+  });
 
   it('reruns on the same threads, with the modules they loaded, while nothing changed', async () => {
     expect(watch.output()).toMatch(/✗ answer .* 1 rollout/);

@@ -7,6 +7,7 @@ import { CTRL_C, KeyInput } from './keys.ts';
 import { helpText, relativeTo, waitingLine } from './messages.ts';
 import { addToPlan, mergePlans, modeIn, type RerunPlan } from './plan.ts';
 import { ProjectState } from './project-state.ts';
+import { isUnder } from './suite-deps.ts';
 import { rerun } from './rerun.ts';
 import { WatchPool } from './watch-pool.ts';
 import { watchedDirs } from './watched-dirs.ts';
@@ -131,7 +132,9 @@ export class WatchSession {
   async #onChanges(paths: Set<string>): Promise<void> {
     const { configFile, root } = this.#config;
     await invalidateModules(paths);
-    this.#pool.changed(paths);
+    // Whichever file it was (but the runs' own output): the workers' modules may reach it in ways the main thread
+    // cannot see (a module only a workflow imports, a file read when a module is evaluated).
+    if ([...paths].some((file) => !isUnder(file, this.#config.outputDir))) this.#pool.markStale();
     if (configFile && paths.has(configFile)) return this.#reloadConfig();
     const { added, removed } = await this.#state.refreshFiles(this.#effectiveConfig());
     const plan: RerunPlan = new Map();

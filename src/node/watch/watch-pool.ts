@@ -4,13 +4,10 @@ import { poolFits, runPool } from '../run/run-pool.ts';
 
 /**
  * Watch mode's worker pool: one for the whole session, as Vitest keeps its pool across reruns. A rerun reuses the
- * workers and the modules they loaded, unless they may be out of date: a project file changed since (a worker
+ * workers and the modules they loaded, unless they may be out of date: a watched file changed since (a worker
  * cannot unload a module), or a cancelled run may have left rollouts' code going on them. Then they are recycled:
  * ended, and the rerun starts new ones.
  */
-/** What `import` loads: scripts in any of their flavours, and JSON. */
-const IMPORTABLE = /\.(?:[cm]?[jt]sx?|json|node|wasm)$/;
-
 export class WatchPool {
   #pool: WorkerPool | undefined;
   #stale = false;
@@ -18,14 +15,6 @@ export class WatchPool {
   /** The next rerun needs new workers. */
   markStale(): void {
     this.#stale = true;
-  }
-
-  /**
-   * Files changed. Which of the workers' modules they reach is not known here (a workflow may import a module
-   * the main thread never loads), so a change to any file a worker could import counts; data files and logs don't.
-   */
-  changed(paths: Iterable<string>): void {
-    for (const file of paths) if (IMPORTABLE.test(file)) this.markStale();
   }
 
   /** The pool for the next rerun, with these settings (a new one if the config changed them). */

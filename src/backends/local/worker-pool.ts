@@ -146,11 +146,26 @@ export class WorkerPool {
 
   async close(): Promise<void> {
     this.#closed = true;
+    await this.#endWorkers();
+  }
+
+  /**
+   * Ends every worker (their tasks settle as cancelled) and stays open: the next task starts new workers, which
+   * load every module anew. Watch mode keeps one pool across reruns and recycles it when its workers' modules
+   * changed, as Vitest's pool replaces isolated workers.
+   */
+  async recycle(): Promise<void> {
+    await this.#endWorkers();
+  }
+
+  async #endWorkers(): Promise<void> {
     const pools = [this.#pool, this.#isolation];
     this.#pool = undefined;
     this.#isolation = undefined;
     this.#channel?.close();
     this.#channel = undefined;
+    // A flush after a recycle waits for the new workers only.
+    this.#knownThreads.clear();
     await Promise.all(pools.map((pool) => pool?.destroy()));
   }
 

@@ -142,8 +142,13 @@ export interface RunOptions {
   runSuite?: typeof runSuite;
   /** Run the suites elsewhere (the workers of a queue) instead of in this process's pool and trials. */
   remote?: RemoteBackends;
-  /** The run's worker pool ({@link runPool}), started early; the run closes it. */
+  /** The run's worker pool ({@link runPool}), started early; the run closes it unless `keepPool`. */
   pool?: WorkerPool | undefined;
+  /**
+   * The pool outlives the run (watch mode's, kept across reruns): the run does not close it, and recycles its
+   * workers instead when cancelled rollouts do not stop within the grace.
+   */
+  keepPool?: boolean;
 }
 
 /**
@@ -176,7 +181,9 @@ export async function runRollouts(config: ResolvedConfig, given: Reporter[], int
     control.stop('write-error');
   });
   // Rollouts get a moment to stop on their own; a thread stuck in a loop is then terminated with its pool.
-  control.signal.addEventListener('abort', () => setTimeout(() => void pool.close(), CANCEL_GRACE_MS).unref(), { once: true });
+  let cancelGrace: NodeJS.Timeout | undefined;
+  const endWorkers = () => void (options.keepPool ? pool.recycle() : pool.close());
+  control.signal.addEventListener('abort', () => (cancelGrace = setTimeout(endWorkers, CANCEL_GRACE_MS).unref()), { once: true });
   const models = new ModelEndpoints(config);
   const lateFaults = new LateFaults();
   const stopHearing = hearLateFaults(pool, config.inline, (fault) => lateFaults.add(fault));
@@ -218,13 +225,15 @@ export async function runRollouts(config: ResolvedConfig, given: Reporter[], int
       ]),
     );
   } finally {
+    // Every rollout has settled: a kept pool's next run must not lose its workers to this run's cancel.
+    clearTimeout(cancelGrace);
     // A rollout's timer that fires just after the last rollout ended still has its fault heard and reported
     // (by this process's pool: a remote run's rollouts ran in its workers, and there is nothing to hear here).
     if (!options.remote) await sleep(LATE_FAULT_GRACE_MS);
     await pool.flush();
     stopHearing();
     // The threads end while the reports are written.
-    closing = Promise.all([pool.close(), models.close()]);
+    closing = Promise.all([options.keepPool ? undefined : pool.close(), models.close()]);
   }
   // In the run's order, not as they ended: merge-reports rebuilds the report from these entries.
   for (const { records: _, ...summary } of suites) outputs.journal({ type: 'suite', ...summary });

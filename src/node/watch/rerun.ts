@@ -1,4 +1,5 @@
 import path from 'node:path';
+import type { WorkerPool } from '../../backends/local/worker-pool.ts';
 import { retryFailedLoads } from '../../runtime/suite-registry.ts';
 import type { ResolvedConfig } from '../config/resolve-config.ts';
 import { type CollectedFile, collectSuites } from '../discovery/collect-suites.ts';
@@ -22,6 +23,8 @@ export interface RerunInput {
   /** What triggered the rerun, for its header. */
   trigger: string;
   terminal: Terminal;
+  /** The session's pool, kept across reruns (see `watch-pool.ts`). */
+  pool: WorkerPool;
   /** Aborts the whole rerun (Ctrl-C). */
   signal: AbortSignal;
   /** Aborts one suite of it: a change touched what that suite runs, while the others go on. */
@@ -82,6 +85,8 @@ export async function rerun(input: RerunInput): Promise<void> {
   const reporters = [...(await createReporters(config.reporters, terminal, config.root)), stateReporter(input)];
   const report = await runRollouts(config, reporters, signal, {
     files,
+    pool: input.pool,
+    keepPool: true,
     runSuite: async (file, suite, runCtx) => {
       const ctx = { ...runCtx, signal: AbortSignal.any([runCtx.signal, input.suiteSignal(file, suite.name)]) };
       const previous = state.reports.get(suiteKey(file, suite.name));

@@ -7,7 +7,9 @@ import { CTRL_C, KeyInput } from './keys.ts';
 import { helpText, relativeTo, waitingLine } from './messages.ts';
 import { addToPlan, mergePlans, modeIn, type RerunPlan } from './plan.ts';
 import { ProjectState } from './project-state.ts';
+import { isUnder } from './suite-deps.ts';
 import { rerun } from './rerun.ts';
+import { WatchPool } from './watch-pool.ts';
 import { watchedDirs } from './watched-dirs.ts';
 
 /** What watch mode needs from the CLI. */
@@ -35,6 +37,7 @@ interface Running {
 export class WatchSession {
   readonly #options: WatchOptions;
   readonly #state = new ProjectState();
+  readonly #pool = new WatchPool();
   readonly #watcher = new DirWatcher((paths) => void this.#onChanges(paths).catch((error) => this.#fail(error)));
   #config!: ResolvedConfig;
   #configVersion = 0;
@@ -111,10 +114,14 @@ export class WatchSession {
         running.suites.push({ file, suite, controller });
         return controller.signal;
       };
-      await rerun({ config, state: this.#state, plan: running.plan, trigger, terminal: this.#options.terminal, signal: running.controller.signal, suiteSignal });
+      const pool = await this.#pool.forRun(config.pool);
+      await rerun({ config, state: this.#state, plan: running.plan, trigger, terminal: this.#options.terminal, pool, signal: running.controller.signal, suiteSignal });
       await this.#watchDirs(config);
     } catch (error) {
       this.#fail(error);
+    } finally {
+      // Cancelled rollouts settle at once, but their code may go on (a timer, a model call) on the workers.
+      if (running.cancelled || running.suites.some((suite) => suite.controller.signal.aborted)) this.#pool.markStale();
     }
   }
 
@@ -125,6 +132,9 @@ export class WatchSession {
   async #onChanges(paths: Set<string>): Promise<void> {
     const { configFile, root } = this.#config;
     await invalidateModules(paths);
+    // Whichever file it was (but the runs' own output): the workers' modules may reach it in ways the main thread
+    // cannot see (a module only a workflow imports, a file read when a module is evaluated).
+    if ([...paths].some((file) => !isUnder(file, this.#config.outputDir))) this.#pool.markStale();
     if (configFile && paths.has(configFile)) return this.#reloadConfig();
     const { added, removed } = await this.#state.refreshFiles(this.#effectiveConfig());
     const plan: RerunPlan = new Map();
@@ -198,6 +208,7 @@ export class WatchSession {
     process.off('SIGINT', this.#onSigint);
     this.#running?.controller.abort();
     await this.#running?.done;
+    await this.#pool.close();
     this.#quit(code);
   }
 }

@@ -84,7 +84,8 @@ export async function suiteDepsOf(file: string, suites: RolloutSuite<any, any>[]
   return Promise.all(suites.map((suite) => depsOf(suite, file, graph)));
 }
 
-const isUnder = (child: string, dir: string) => child === dir || child.startsWith(dir + path.sep);
+/** Whether `child` is `dir` or lies under it. */
+export const isUnder = (child: string, dir: string) => child === dir || child.startsWith(dir + path.sep);
 
 /** What a change to `changed` calls for in the suite: a run, a re-grade, or nothing (undefined). */
 export function rerunModeFor(deps: SuiteDeps, changed: string): RerunMode | undefined {

@@ -1,0 +1,38 @@
+import type { WorkerPool } from '../../backends/local/worker-pool.ts';
+import type { ResolvedConfig } from '../config/resolve-config.ts';
+import { poolFits, runPool } from '../run/run-pool.ts';
+
+/**
+ * Watch mode's worker pool: one for the whole session, as Vitest keeps its pool across reruns. A rerun reuses the
+ * workers and the modules they loaded, unless they may be out of date: a watched file changed since (a worker
+ * cannot unload a module), or a cancelled run may have left rollouts' code going on them. Then they are recycled:
+ * ended, and the rerun starts new ones.
+ */
+export class WatchPool {
+  #pool: WorkerPool | undefined;
+  #stale = false;
+
+  /** The next rerun needs new workers. */
+  markStale(): void {
+    this.#stale = true;
+  }
+
+  /** The pool for the next rerun, with these settings (a new one if the config changed them). */
+  async forRun(settings: ResolvedConfig['pool']): Promise<WorkerPool> {
+    if (this.#pool && !poolFits(this.#pool, settings)) {
+      await this.#pool.close();
+      this.#pool = undefined;
+    } else if (this.#stale) {
+      // The old workers end while the rerun reloads its modules; the rerun's tasks start new ones.
+      this.#pool?.recycle().catch(() => undefined);
+    }
+    this.#stale = false;
+    this.#pool ??= runPool(settings);
+    return this.#pool;
+  }
+
+  /** Ends the workers for good: the session is over. */
+  async close(): Promise<void> {
+    await this.#pool?.close();
+  }
+}

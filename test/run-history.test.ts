@@ -16,7 +16,7 @@ describe('the run history', () => {
     const first = await runCli(project, ['run']);
     expect(first.exitCode, String(first.all)).toBe(1);
     const [firstRun] = stored();
-    expect(firstRun).toMatch(/^\d{8}T\d{6}Z-[0-9a-f]{6}$/);
+    expect(firstRun).toMatch(/^\d{8}T\d{6}\.\d{3}Z-[0-9a-f]{6}$/);
     for (const file of ['journal.jsonl', 'samples.jsonl', 'summary.json']) expect(existsSync(path.join(runs, firstRun!, file))).toBe(true);
     await runCli(project, ['run']);
     await runCli(project, ['run']);

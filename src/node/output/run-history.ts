@@ -5,8 +5,12 @@ import path from 'node:path';
 /** Runs kept in `<outputDir>/runs` unless the config says otherwise. */
 export const DEFAULT_KEEP_RUNS = 20;
 
-/** Run directory names: a UTC timestamp that sorts by time, and a random id for runs started in one second. */
-const RUN_NAME = /^\d{8}T\d{6}Z-[0-9a-f]{6}$/;
+/**
+ * Run directory names: a UTC timestamp to the millisecond, so that names sort by time even for runs started in one
+ * second (a fast run takes less), and a random id for runs started in one millisecond. Older versions named runs
+ * to the second, and those names still count.
+ */
+const RUN_NAME = /^\d{8}T\d{6}(\.\d{3})?Z-[0-9a-f]{6}$/;
 
 export function runsDir(outputDir: string): string {
   return path.join(outputDir, 'runs');
@@ -46,7 +50,7 @@ function pointLatest(outputDir: string, dir: string): void {
 
 /** Makes the directory of a new run and points `latest` at it. */
 export function createRunDir(outputDir: string, now = new Date()): string {
-  const stamp = now.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
+  const stamp = now.toISOString().replace(/[-:]/g, '');
   const dir = path.join(runsDir(outputDir), `${stamp}-${randomBytes(3).toString('hex')}`);
   mkdirSync(dir, { recursive: true });
   pointLatest(outputDir, dir);

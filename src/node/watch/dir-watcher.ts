@@ -15,9 +15,14 @@ export class DirWatcher {
   readonly #pending = new Set<string>();
   #timer: NodeJS.Timeout | undefined;
 
+  /**
+   * @param onBatch hears each debounced batch of changed paths.
+   * @param onEvent hears each change as it comes, before the batch: for work that can start while the batch forms.
+   */
   constructor(
     private readonly onBatch: (paths: Set<string>) => void,
     private readonly debounceMs = DEBOUNCE_MS,
+    private readonly onEvent: (file: string) => void = () => {},
   ) {}
 
   /** Watches exactly these directories from now on; a directory that cannot be watched (gone) is skipped. */
@@ -43,6 +48,7 @@ export class DirWatcher {
   }
 
   #changed(file: string): void {
+    this.onEvent(file);
     this.#pending.add(file);
     clearTimeout(this.#timer);
     this.#timer = setTimeout(() => {

@@ -2,7 +2,7 @@ import { invalidateModules, trackModuleVersions } from '../../runtime/module-ver
 import type { ResolvedConfig } from '../config/resolve-config.ts';
 import { UsageError } from '../errors.ts';
 import type { Terminal } from '../reporters/terminal.ts';
-import { DirWatcher } from './dir-watcher.ts';
+import { DEBOUNCE_MS, DirWatcher } from './dir-watcher.ts';
 import { CTRL_C, KeyInput } from './keys.ts';
 import { helpText, relativeTo, waitingLine } from './messages.ts';
 import { addToPlan, mergePlans, modeIn, type RerunPlan } from './plan.ts';
@@ -38,7 +38,11 @@ export class WatchSession {
   readonly #options: WatchOptions;
   readonly #state = new ProjectState();
   readonly #pool = new WatchPool();
-  readonly #watcher = new DirWatcher((paths) => void this.#onChanges(paths).catch((error) => this.#fail(error)));
+  readonly #watcher = new DirWatcher(
+    (paths) => void this.#onChanges(paths).catch((error) => this.#fail(error)),
+    DEBOUNCE_MS,
+    (file) => this.#onChange(file),
+  );
   #config!: ResolvedConfig;
   #configVersion = 0;
   #filters: Partial<Pick<ResolvedConfig, 'fileFilters' | 'namePattern'>> = {};
@@ -129,12 +133,18 @@ export class WatchSession {
     this.#watcher.watch(await watchedDirs(config, [...this.#state.files.values()].flat()));
   }
 
+  /**
+   * Whichever file it was (but the runs' own output): the workers' modules may reach it in ways the main thread
+   * cannot see (a module only a workflow imports, a file read when a module is evaluated). Heard as the change
+   * comes, so that idle workers end while the batch forms, not on the rerun's path.
+   */
+  #onChange(file: string): void {
+    if (!isUnder(file, this.#config.outputDir)) this.#pool.markStale(this.#running === undefined);
+  }
+
   async #onChanges(paths: Set<string>): Promise<void> {
     const { configFile, root } = this.#config;
     await invalidateModules(paths);
-    // Whichever file it was (but the runs' own output): the workers' modules may reach it in ways the main thread
-    // cannot see (a module only a workflow imports, a file read when a module is evaluated).
-    if ([...paths].some((file) => !isUnder(file, this.#config.outputDir))) this.#pool.markStale();
     if (configFile && paths.has(configFile)) return this.#reloadConfig();
     const { added, removed } = await this.#state.refreshFiles(this.#effectiveConfig());
     const plan: RerunPlan = new Map();

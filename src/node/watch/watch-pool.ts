@@ -12,9 +12,13 @@ export class WatchPool {
   #pool: WorkerPool | undefined;
   #stale = false;
 
-  /** The next rerun needs new workers. */
-  markStale(): void {
-    this.#stale = true;
+  /**
+   * The workers' modules may be out of date: the next rerun needs new workers. When no run uses them (`idle`),
+   * they end now, off the next rerun's path; else they end when it starts.
+   */
+  markStale(idle = false): void {
+    if (idle && this.#pool) this.#pool.recycle().catch(() => undefined);
+    else this.#stale = true;
   }
 
   /** The pool for the next rerun, with these settings (a new one if the config changed them). */

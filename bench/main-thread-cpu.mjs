@@ -5,27 +5,16 @@
 // loaded machine distorts it less. `--repo DIR,DIR2` measures other builds (checkouts with dist/), runs alternating
 // between them, for a before/after. Usage: node bench/main-thread-cpu.mjs [--reps 5] [--repo DIR[,DIR2…]]
 import { execFileSync } from 'node:child_process';
-import { readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { b1, benchRoot, REPO } from './lib/workloads.mjs';
+import { b1Projects, option, repos } from './lib/b1-builds.mjs';
 
-const args = process.argv.slice(2);
-const option = (name, fallback) => (args.includes(name) ? args[args.indexOf(name) + 1] : fallback);
 const reps = Number(option('--reps', 5));
-const repos = option('--repo', REPO).split(',').map((dir) => path.resolve(dir));
 const PRELOAD = new URL('./lib/thread-cpu.mjs', import.meta.url).pathname;
 const SIZES = [10, 10_000];
 
-const root = benchRoot();
-const projects = repos.map((repo, r) =>
-  SIZES.map((count) => {
-    const dir = b1(path.join(root, `${r}-${count}`), count).rollout;
-    rmSync(path.join(dir, 'node_modules/rollout-test'));
-    symlinkSync(repo, path.join(dir, 'node_modules/rollout-test'), 'dir');
-    return { repo, dir };
-  }),
-);
+const { root, projects } = b1Projects(SIZES);
 
 function runOnce({ repo, dir }) {
   const out = path.join(dir, 'thread-cpu.jsonl');

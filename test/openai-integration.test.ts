@@ -39,6 +39,21 @@ describe('a recording client made at module scope', () => {
   });
 });
 
+describe('a recording client derived with withOptions()', () => {
+  it('records each call once, with the options of the client it came from', async () => {
+    const fixture = new URL('./fixtures/with-options-agent.ts', import.meta.url).pathname;
+    for (const agent of ['WithOptionsAgent', 'ModuleWithOptionsAgent']) {
+      const before = server.requests.count;
+      const [outcome] = await runRollouts({ workflow: `${fixture}:${agent}`, chatCompletionsUrl: server.chatCompletionsUrl }, [row('a', 'Say hi.')]);
+      expect(server.requests.count - before, agent).toBe(1);
+      expect(outcome!.workflow.status, agent).toBe('success');
+      expect(outcome!.workflow.samples, agent).toHaveLength(1);
+      expect(outcome!.workflow.samples[0]!.metrics.model_calls, agent).toBe(1);
+    }
+    expect(server.requests.log.at(-1)?.body).toMatchObject({ return_token_ids: true });
+  });
+});
+
 describe('recording OpenAI client in a LocalBackend rollout', () => {
   it('records every turn of a tool loop as the rollout sample, and the grader scores it', async () => {
     const { graded } = await runOne({}, THREE_STEPS, '5, 20, 2.5');

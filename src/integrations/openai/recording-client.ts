@@ -1,7 +1,7 @@
 import OpenAI, { type APIError, type ClientOptions } from 'openai';
 import { APIPromise } from 'openai/core/api-promise';
 import { currentRolloutScope, getRolloutContext, outsideRolloutScope, type RolloutContext } from '../../runtime/rollout-context.ts';
-import { createRecordingFetch, resolveEndpoint, unwrapRecorderError } from '../recording/index.ts';
+import { createRecordingFetch, recordingOptionsOf, resolveEndpoint, unwrapRecorderError } from '../recording/index.ts';
 import { rolloutView } from './rollout-view.ts';
 
 /** Options of {@link createRecordingClient}: the openai client's own, plus where to record. */
@@ -35,7 +35,9 @@ interface APIPromiseParts<T> {
  */
 export class RecordingOpenAI extends OpenAI {
   constructor(options: RecordingClientOptions = {}) {
-    const { rollout = getRolloutContext(), source = 'openai', extraBody, fetch, baseURL: url, apiKey: key, ...rest } = options;
+    // openai's withOptions() makes a client of this class with the old one's options, its recording fetch among them.
+    const inherited = recordingOptionsOf(options.fetch);
+    const { rollout = inherited?.rollout ?? getRolloutContext(), source = inherited?.source ?? 'openai', extraBody = inherited?.extraBody, fetch, baseURL: url, apiKey: key, ...rest } = options;
     const endpoint = resolveEndpoint(rollout, { baseURL: url, apiKey: typeof key === 'string' ? key : undefined });
     super({
       maxRetries: 0,

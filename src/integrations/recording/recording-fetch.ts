@@ -91,9 +91,12 @@ function passThrough(answer: Answer, stream: ReadableStream<Uint8Array>, call: M
  * `ModelConnectionError`.
  */
 export function createRecordingFetch(options: RecordingFetchOptions): typeof fetch {
-  const send = options.fetch ? fetchTransport(options.fetch) : poolTransport;
+  // A recording fetch given as the network's (openai's withOptions() passes its client's on) would record each call twice.
+  const inner = recordingOptionsOf(options.fetch);
+  const network = inner ? inner.fetch : options.fetch;
+  const send = network ? fetchTransport(network) : poolTransport;
   const { extraBody } = options;
-  return async (input, init) => {
+  const recording: typeof fetch = async (input, init) => {
     // A client made outside any rollout (at module scope) records into the rollout that makes the call.
     const rollout = options.rollout ?? getRolloutContext();
     const original = input instanceof Request ? input.url : String(input);
@@ -110,4 +113,14 @@ export function createRecordingFetch(options: RecordingFetchOptions): typeof fet
     if (options.httpErrors !== 'return') throw call.httpError(answer.status, body);
     return new Response(body, { status: answer.status, statusText: answer.statusText, headers: answer.headers });
   };
+  madeWith.set(recording, { ...options, fetch: network });
+  return recording;
+}
+
+/** The options of each recording fetch, its network fetch unwrapped (see recordingOptionsOf). */
+const madeWith = new WeakMap<typeof fetch, RecordingFetchOptions>();
+
+/** What `fetch` records with, when it is a recording fetch: a client derived from its client records the same way. */
+export function recordingOptionsOf(fetch: typeof globalThis.fetch | undefined): RecordingFetchOptions | undefined {
+  return fetch && madeWith.get(fetch);
 }

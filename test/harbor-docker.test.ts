@@ -52,7 +52,8 @@ describe('HarborBackend in the docker environment', () => {
       },
     };
     const dir = await task('limits', 'echo 1 > "$V/reward.txt"', 'cpus = 1.5\nmemory_mb = 300');
-    expect((await runRollout(backend(dir, { hooks }), request('r1'))).final.status).toBe('success');
+    const { final } = await runRollout(backend(dir, { hooks }), request('r1'));
+    expect(final.status, JSON.stringify(final.error)).toBe('success');
     expect(seen).toHaveLength(1);
     expect(seen[0].Config.Labels).toMatchObject({ 'rollout-test.run': String(process.pid), 'rollout-test.host': os.hostname() });
     expect(seen[0].HostConfig).toMatchObject({ NanoCpus: 1.5e9, Memory: 300 * 1024 * 1024, NetworkMode: 'none' });

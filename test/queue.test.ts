@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -273,6 +273,24 @@ describe('workers and their checkouts', () => {
     expect(run.stdout).toMatch(/ERROR {2}a › row 1 › run 1 AGENT_ERROR in setup\n {3}worker \S+ refused rollout/);
     expect(stale.output()).not.toMatch(/✓ .* a-/);
     await stopWorkers([stale]);
+  });
+
+  it('a worker whose checkout changed after it imported a suite refuses that suite: it would run the old code', { timeout: 180_000 }, async () => {
+    const file = 'a.rollout.ts';
+    const project = makeProject({ [file]: `${COMMON}\ndefineRollout({ name: 'a', dataset: [{ prompt: 'x', label: 'x' }], workflow: Echo, grader: Exact });\n` });
+    const [served] = await readyWorkers(project, 1, 2);
+    const first = await coordinator(project, tmp('before-edit'));
+    expect(first.exitCode, String(first.all)).toBe(0);
+    // The same dataset, a grader that fails every rollout: a worker still running the old one would pass them.
+    writeFileSync(path.join(project, file), `${COMMON}\ndefineRollout({ name: 'a', dataset: [{ prompt: 'x', label: 'x' }], workflow: Echo, grader: () => ({ reward: 0 }) });\n`);
+    const outputDir = tmp('after-edit');
+    const second = await coordinator(project, outputDir);
+    expect(second.exitCode, String(second.all)).toBe(1);
+    const [record] = readReport(path.join(outputDir, 'report.json')).suites[0]!.records;
+    expect(record).toMatchObject({ status: 'errored', error: { category: 'AGENT_ERROR' } });
+    expect(record!.error.message).toMatch(/refused rollout a-\w+\.r1\.n1: a\.rollout\.ts, a module it imports or the config changed after this worker imported them.*restart the worker/);
+    expect(served!.output().match(/✓ reward 1/g)).toHaveLength(1);
+    await stopWorkers([served!]);
   });
 
   it('runs a Harbor suite in the sandbox across 2 workers', { timeout: 240_000 }, async () => {

@@ -27,23 +27,44 @@ async function fileDigest(file: string): Promise<string> {
   return sha(await readFile(file));
 }
 
+/** One hash of these files' contents, each entered by its path relative to the root. */
+async function filesHash(files: Set<string>, root: string): Promise<string> {
+  const lines = await Promise.all([...files].sort().map(async (f) => `${path.relative(root, f).split(path.sep).join('/')}\0${await fileDigest(f)}`));
+  return sha(lines.join('\n')).slice(0, 16);
+}
+
+/** The code a suite's rollouts run, as hashes (see {@link suiteCode}). */
+export interface SuiteCode {
+  /** Everything: the modules, and a harbor suite's task directory. */
+  code: string;
+  /**
+   * The rollout file, every local module it, its workflow and its grader reach, and the config file: what a
+   * process keeps as it was when it first imported them, since Node cannot unload a module.
+   */
+  modules: string;
+}
+
 /**
- * The code a suite's rollouts run, as one hash: the rollout file and every local module it, its workflow and
- * its grader reach (as esbuild resolves them, packages left out), the config file, and a harbor suite's task
- * directory. Paths enter relative to the root, so two checkouts in different places hash the same. `fileGraph`:
+ * The code a suite's rollouts run: the rollout file and every local module it, its workflow and its grader reach
+ * (as esbuild resolves them, packages left out), the config file, and a harbor suite's task directory. Paths
+ * enter relative to the root, so two checkouts in different places hash the same. `fileGraph`:
  * `importGraph([file])`, when it was started earlier.
  */
-export async function suiteCodeHash(file: string, suite: RolloutSuite<any, any>, settings: SuiteSettings, config: ResolvedConfig, fileGraph?: Promise<ImportGraph>): Promise<string> {
+export async function suiteCode(file: string, suite: RolloutSuite<any, any>, settings: SuiteSettings, config: ResolvedConfig, fileGraph?: Promise<ImportGraph>): Promise<SuiteCode> {
   const [deps] = await suiteDepsOf(file, [suite], config.root, fileGraph);
-  const files = new Set(deps?.modules ?? [file]);
-  if (config.configFile) files.add(config.configFile);
+  const modules = new Set(deps?.modules ?? [file]);
+  if (config.configFile) modules.add(config.configFile);
+  const all = new Set(modules);
   for (const input of backendEntry(settings.backend).inputs(settings.backend)) {
-    for (const f of await treeFiles(path.resolve(path.dirname(file), input))) files.add(f);
+    for (const f of await treeFiles(path.resolve(path.dirname(file), input))) all.add(f);
   }
-  const lines = await Promise.all(
-    [...files].sort().map(async (f) => `${path.relative(config.root, f).split(path.sep).join('/')}\0${await fileDigest(f)}`),
-  );
-  return sha(lines.join('\n')).slice(0, 16);
+  const [code, modulesHash] = await Promise.all([filesHash(all, config.root), filesHash(modules, config.root)]);
+  return { code, modules: modulesHash };
+}
+
+/** The hash jobs carry and workers match: {@link SuiteCode.code}. */
+export async function suiteCodeHash(...args: Parameters<typeof suiteCode>): Promise<string> {
+  return (await suiteCode(...args)).code;
 }
 
 /** The dataset row a request was made from: its prompt, label and metadata. */

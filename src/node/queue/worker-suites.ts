@@ -17,14 +17,23 @@ import { suiteIdPrefix } from '../run/request-id.ts';
 import { executeFinal } from '../run/run-suite.ts';
 import { createSuiteBackend } from '../run/suite-backend.ts';
 import { suiteSettings } from '../run/suite-settings.ts';
-import { suiteCodeHash } from './content-hash.ts';
+import { suiteCode } from './content-hash.ts';
 import { PlannedRows } from './planned-rows.ts';
 import type { QueuedRollout, RolloutJob } from './queue-names.ts';
+
+/**
+ * Per suite (`file\0name`), the hash of its modules (see SuiteCode.modules) when this process first imported them. Node
+ * keeps a module as it was first imported, in this thread and in the pool's, for as long as the process lives: a
+ * worker serves every later run with that code, whatever the checkout holds by then.
+ */
+const importedModules = new Map<string, string>();
 
 /** A suite as this worker's checkout has it: its backend, and the hashes jobs must match. */
 interface LocalSuite {
   backend: ExecutionBackend;
   code: string;
+  /** The modules changed on disk since this process imported them: it would run the old ones. */
+  stale: boolean;
   /** Request id → hash of the dataset row it is made from, as this checkout plans the suite. */
   rows: PlannedRows;
 }
@@ -88,6 +97,11 @@ export class WorkerSuites {
 
   async #check(job: RolloutJob, { request, row }: QueuedRollout, local: LocalSuite): Promise<void> {
     const differs = `worker ${this.worker} refused rollout ${request.id}: its checkout differs from the coordinator's`;
+    if (local.stale) {
+      throw new Refusal(
+        `worker ${this.worker} refused rollout ${request.id}: ${job.file}, a module it imports or the config changed after this worker imported them, and Node cannot unload a module: restart the worker to serve the checkout as it is now`,
+      );
+    }
     if (local.code !== job.code) {
       throw new Refusal(`${differs}: ${job.file}, the modules it imports, the config or the task (code ${local.code} here, ${job.code} there)`);
     }
@@ -149,8 +163,8 @@ export class WorkerSuites {
     const settings = suiteSettings(suite, this.config);
     const idPrefix = suiteIdPrefix(this.config.root, file, suite.name);
     const rows = new PlannedRows(planSuite({ file, suite, settings, config: this.config, idPrefix }));
-    const [code, backend] = await Promise.all([
-      suiteCodeHash(file, suite, settings, this.config),
+    const [{ code, modules }, backend] = await Promise.all([
+      suiteCode(file, suite, settings, this.config),
       this.#models.urlFor(suite, file).then((chatCompletionsUrl) =>
         createSuiteBackend({
           file,
@@ -165,7 +179,10 @@ export class WorkerSuites {
         }),
       ),
     ]);
-    return { backend, code, rows };
+    const key = `${file}\0${suite.name}`;
+    const imported = importedModules.get(key) ?? modules;
+    importedModules.set(key, imported);
+    return { backend, code, rows, stale: imported !== modules };
   }
 
   async close(): Promise<void> {

@@ -275,20 +275,25 @@ describe('workers and their checkouts', () => {
     await stopWorkers([stale]);
   });
 
-  it('a worker whose checkout changed after it imported a suite refuses that suite: it would run the old code', { timeout: 180_000 }, async () => {
-    const file = 'a.rollout.ts';
-    const project = makeProject({ [file]: `${COMMON}\ndefineRollout({ name: 'a', dataset: [{ prompt: 'x', label: 'x' }], workflow: Echo, grader: Exact });\n` });
+  it('a worker whose checkout changed after it imported a module refuses the suites that reach it: it would run the old code', { timeout: 180_000 }, async () => {
+    // Suites share a grader module: the worker imports it with suite a, the only one of the first run.
+    const suiteOf = (name: string) => `${COMMON}\nimport { grade } from './grade.ts';\ndefineRollout({ name: '${name}', dataset: [{ prompt: 'x', label: 'x' }], workflow: Echo, grader: grade });\n`;
+    const project = makeProject({ 'grade.ts': 'export const grade = () => ({ reward: 1 });\n', 'a.rollout.ts': suiteOf('a') });
     const [served] = await readyWorkers(project, 1, 2);
     const first = await coordinator(project, tmp('before-edit'));
     expect(first.exitCode, String(first.all)).toBe(0);
-    // The same dataset, a grader that fails every rollout: a worker still running the old one would pass them.
-    writeFileSync(path.join(project, file), `${COMMON}\ndefineRollout({ name: 'a', dataset: [{ prompt: 'x', label: 'x' }], workflow: Echo, grader: () => ({ reward: 0 }) });\n`);
-    const outputDir = tmp('after-edit');
-    const second = await coordinator(project, outputDir);
-    expect(second.exitCode, String(second.all)).toBe(1);
-    const [record] = readReport(path.join(outputDir, 'report.json')).suites[0]!.records;
-    expect(record).toMatchObject({ status: 'errored', error: { category: 'AGENT_ERROR' } });
-    expect(record!.error.message).toMatch(/refused rollout a-\w+\.r1\.n1: a\.rollout\.ts, a module it imports or the config changed after this worker imported them.*restart the worker/);
+    // A grader that fails every rollout, and a new suite b that imports it: a worker still running the old grader
+    // would pass them, b's included, though it never imported b before.
+    writeFileSync(path.join(project, 'grade.ts'), 'export const grade = () => ({ reward: 0 });\n');
+    writeFileSync(path.join(project, 'b.rollout.ts'), suiteOf('b'));
+    for (const suite of ['b', 'a']) {
+      const outputDir = tmp(`after-edit-${suite}`);
+      const run = await coordinator(project, outputDir, [`${suite}.rollout`]);
+      expect(run.exitCode, String(run.all)).toBe(1);
+      const [record] = readReport(path.join(outputDir, 'report.json')).suites[0]!.records;
+      expect(record).toMatchObject({ status: 'errored', error: { category: 'AGENT_ERROR' } });
+      expect(record!.error.message).toMatch(new RegExp(`refused rollout ${suite}-\\w+\\.r1\\.n1: ${suite}\\.rollout\\.ts, a module it imports or the config changed after this worker imported them.*restart the worker`));
+    }
     expect(served!.output().match(/✓ reward 1/g)).toHaveLength(1);
     await stopWorkers([served!]);
   });

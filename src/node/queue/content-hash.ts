@@ -27,39 +27,35 @@ async function fileDigest(file: string): Promise<string> {
   return sha(await readFile(file));
 }
 
-/** One hash of these files' contents, each entered by its path relative to the root. */
-async function filesHash(files: Set<string>, root: string): Promise<string> {
-  const lines = await Promise.all([...files].sort().map(async (f) => `${path.relative(root, f).split(path.sep).join('/')}\0${await fileDigest(f)}`));
-  return sha(lines.join('\n')).slice(0, 16);
-}
-
-/** The code a suite's rollouts run, as hashes (see {@link suiteCode}). */
+/** The code a suite's rollouts run (see {@link suiteCode}). */
 export interface SuiteCode {
-  /** Everything: the modules, and a harbor suite's task directory. */
+  /** One hash of it all: what jobs carry and workers match. */
   code: string;
   /**
-   * The rollout file, every local module it, its workflow and its grader reach, and the config file: what a
-   * process keeps as it was when it first imported them, since Node cannot unload a module.
+   * The digest of each module of it (the rollout file, the local modules it, its workflow and its grader reach,
+   * the config file), by absolute path: what a process keeps as it first imported it, since Node cannot unload a
+   * module. A harbor suite's task directory is read anew by each trial, so it is not among them.
    */
-  modules: string;
+  modules: Map<string, string>;
 }
 
 /**
  * The code a suite's rollouts run: the rollout file and every local module it, its workflow and its grader reach
  * (as esbuild resolves them, packages left out), the config file, and a harbor suite's task directory. Paths
- * enter relative to the root, so two checkouts in different places hash the same. `fileGraph`:
+ * enter the hash relative to the root, so two checkouts in different places hash the same. `fileGraph`:
  * `importGraph([file])`, when it was started earlier.
  */
 export async function suiteCode(file: string, suite: RolloutSuite<any, any>, settings: SuiteSettings, config: ResolvedConfig, fileGraph?: Promise<ImportGraph>): Promise<SuiteCode> {
   const [deps] = await suiteDepsOf(file, [suite], config.root, fileGraph);
   const modules = new Set(deps?.modules ?? [file]);
   if (config.configFile) modules.add(config.configFile);
-  const all = new Set(modules);
+  const files = new Set(modules);
   for (const input of backendEntry(settings.backend).inputs(settings.backend)) {
-    for (const f of await treeFiles(path.resolve(path.dirname(file), input))) all.add(f);
+    for (const f of await treeFiles(path.resolve(path.dirname(file), input))) files.add(f);
   }
-  const [code, modulesHash] = await Promise.all([filesHash(all, config.root), filesHash(modules, config.root)]);
-  return { code, modules: modulesHash };
+  const digests = new Map(await Promise.all([...files].sort().map(async (f) => [f, await fileDigest(f)] as const)));
+  const lines = [...digests].map(([f, digest]) => `${path.relative(config.root, f).split(path.sep).join('/')}\0${digest}`);
+  return { code: sha(lines.join('\n')).slice(0, 16), modules: new Map([...modules].map((f) => [f, digests.get(f)!])) };
 }
 
 /** The hash jobs carry and workers match: {@link SuiteCode.code}. */

@@ -22,11 +22,23 @@ import { PlannedRows } from './planned-rows.ts';
 import type { QueuedRollout, RolloutJob } from './queue-names.ts';
 
 /**
- * Per suite (`file\0name`), the hash of its modules (see SuiteCode.modules) when this process first imported them. Node
- * keeps a module as it was first imported, in this thread and in the pool's, for as long as the process lives: a
- * worker serves every later run with that code, whatever the checkout holds by then.
+ * The digest of each module file when this process first hashed it, just after a suite's first import of it. Node
+ * keeps a module as it was first imported, in this thread and in the pool's, for as long as the process lives,
+ * whichever suite imports it later: a worker would serve every later run with that code, whatever the checkout
+ * holds by then.
  */
-const importedModules = new Map<string, string>();
+const importedDigests = new Map<string, string>();
+
+/** Whether a module changed on disk since this process imported it; records those it has not seen. */
+function changedSinceImported(modules: Map<string, string>): boolean {
+  let changed = false;
+  for (const [file, digest] of modules) {
+    const imported = importedDigests.get(file);
+    if (imported === undefined) importedDigests.set(file, digest);
+    else if (imported !== digest) changed = true;
+  }
+  return changed;
+}
 
 /** A suite as this worker's checkout has it: its backend, and the hashes jobs must match. */
 interface LocalSuite {
@@ -179,10 +191,7 @@ export class WorkerSuites {
         }),
       ),
     ]);
-    const key = `${file}\0${suite.name}`;
-    const imported = importedModules.get(key) ?? modules;
-    importedModules.set(key, imported);
-    return { backend, code, rows, stale: imported !== modules };
+    return { backend, code, rows, stale: changedSinceImported(modules) };
   }
 
   async close(): Promise<void> {

@@ -45,7 +45,20 @@ function rssKbOf(pid) {
 
 /** The resident set of a process and its descendants now, in MB (threads are inside their process's figure). */
 export function treeRssMb(pid) {
-  return [pid, ...descendants(pid)].reduce((sum, p) => sum + rssKbOf(p), 0) / 1024;
+  return treeRssByProcess(pid).reduce((sum, { mb }) => sum + mb, 0);
+}
+
+/** The resident set of each process of the tree now, in MB, with its command name: the root first. */
+export function treeRssByProcess(pid) {
+  return [pid, ...descendants(pid)].map((p) => ({ pid: p, name: commandName(p), mb: rssKbOf(p) / 1024 }));
+}
+
+function commandName(pid) {
+  try {
+    return readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
+  } catch {
+    return '?';
+  }
 }
 
 function descendants(root) {

@@ -12,8 +12,9 @@ import type { Session } from 'node:inspector';
  * V8's low-memory collection, which also shrinks the young generation and releases unused pages, where a plain
  * `gc()` keeps them. It needs no `--expose-gc`, so no `gc` global reaches the user's code or the workers (a
  * `v8.setFlagsFromString('--expose-gc')` would reach every context created after it, a worker's included).
- * It costs ~20–50 ms of main-thread CPU per rerun, spent after the results are printed; a Node built without
- * the inspector just skips it.
+ * It costs two full collections, ~40 ms of main-thread CPU a rerun on a loaded 2-core machine, spent after the
+ * results are printed; the next rerun's scavenges cost the same as without it (the young generation regrows in
+ * more, cheaper ones). A Node built without the inspector just skips it.
  */
 export class IdleCollector {
   #session: Promise<Session | undefined> | undefined;

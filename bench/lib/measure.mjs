@@ -43,12 +43,10 @@ function rssKbOf(pid) {
   }
 }
 
-/** The resident set of a process and its descendants now, in MB (threads are inside their process's figure). */
-export function treeRssMb(pid) {
-  return treeRssByProcess(pid).reduce((sum, { mb }) => sum + mb, 0);
-}
-
-/** The resident set of each process of the tree now, in MB, with its command name: the root first. */
+/**
+ * The resident set of a process and of each of its descendants now, in MB, with its command name: the root first
+ * (threads are inside their process's figure).
+ */
 export function treeRssByProcess(pid) {
   return [pid, ...descendants(pid)].map((p) => ({ pid: p, name: commandName(p), mb: rssKbOf(p) / 1024 }));
 }

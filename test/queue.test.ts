@@ -346,6 +346,29 @@ describe('workers and their checkouts', () => {
     await stopWorkers([served!]);
   });
 
+  it('a worker refuses a suite for good once a module of it changed, even changed back: a thread started meanwhile holds the change', { timeout: 240_000 }, async () => {
+    const grade = (reward: number) => `export const grade = () => ({ reward: ${reward} });\n`;
+    const project = makeProject({
+      'grade.ts': grade(0),
+      'a.rollout.ts': `${COMMON}\nimport { grade } from './grade.ts';\ndefineRollout({ name: 'a', dataset: [{ prompt: 'x', label: 'x' }], workflow: Echo, grader: grade });\n`,
+      'boom.rollout.ts': `${COMMON}\nexport class Boom extends AgentWorkflow { async run() { for (;;) {} } }\ndefineRollout({ name: 'boom', dataset: [{ prompt: 'x' }], workflow: Boom, timeouts: { agentSec: 1 } });\n`,
+    });
+    const [served] = await readyWorkers(project, 1, 1);
+    expect((await coordinator(project, tmp('reward-0'), ['a.rollout'])).exitCode).toBe(1);
+    writeFileSync(path.join(project, 'grade.ts'), grade(1));
+    await coordinator(project, tmp('boom'), ['boom.rollout']);
+    await served!.waitFor(/✗ .* boom-/);
+    expect((await coordinator(project, tmp('reward-1'), ['a.rollout'])).exitCode).toBe(1);
+    writeFileSync(path.join(project, 'grade.ts'), grade(0));
+    const outputDir = tmp('reward-0-again');
+    const run = await coordinator(project, outputDir, ['a.rollout']);
+    expect(run.exitCode, String(run.all)).toBe(1);
+    const [record] = readReport(path.join(outputDir, 'report.json')).suites[0]!.records;
+    expect(record!.error.message).toMatch(/refused rollout a-\w+\.r1\.n1: a\.rollout\.ts, a module it imports or the config changed.*restart the worker/);
+    expect(served!.output()).not.toMatch(/✓ reward 1/);
+    await stopWorkers([served!]);
+  });
+
   it('runs a Harbor suite in the sandbox across 2 workers', { timeout: 240_000 }, async () => {
     const two = await readyWorkers(REPO, 2, 2);
     const outputDir = tmp('harbor');

@@ -28,6 +28,11 @@ import type { QueuedRollout, RolloutJob } from './queue-names.ts';
  * holds by then.
  */
 const importedDigests = new Map<string, string>();
+/**
+ * Modules seen changed since their first import. They stay so: a thread the pool started meanwhile imported the
+ * changed file, so once it is changed back, this process holds both versions.
+ */
+const changedModules = new Set<string>();
 
 /**
  * The modules of each suite this process loaded (by `file\0suite\0config file`), as esbuild found them when it
@@ -52,13 +57,14 @@ function divergedFromFirstLoad(key: string, { modules, complete }: SuiteModules)
   return first.diverged;
 }
 
-/** Whether a module changed on disk since this process imported it; records those it has not seen. */
+/** Whether a module changed on disk since this process imported it, now or in an earlier run; records those it has not seen. */
 function changedSinceImported(modules: Map<string, string>): boolean {
   let changed = false;
   for (const [file, digest] of modules) {
     const imported = importedDigests.get(file);
     if (imported === undefined) importedDigests.set(file, digest);
-    else if (imported !== digest) changed = true;
+    else if (imported !== digest) changedModules.add(file);
+    changed ||= changedModules.has(file);
   }
   return changed;
 }

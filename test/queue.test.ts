@@ -369,6 +369,20 @@ describe('workers and their checkouts', () => {
     await stopWorkers([served!]);
   });
 
+  it('a worker whose rollout file fails to import refuses its jobs with the error, and says to restart it once fixed', { timeout: 180_000 }, async () => {
+    const files = { 'a.rollout.ts': `${COMMON}\ndefineRollout({ name: 'a', dataset: [{ prompt: 'x', label: 'x' }], workflow: Echo, grader: Exact });\n` };
+    const coordinatorCheckout = makeProject(files);
+    const workerCheckout = makeProject({ 'a.rollout.ts': `${files['a.rollout.ts']}throw new Error('half-saved');\n` });
+    const [broken] = await readyWorkers(workerCheckout, 1, 1);
+    const outputDir = tmp('import-error');
+    const run = await coordinator(coordinatorCheckout, outputDir);
+    expect(run.exitCode, String(run.all)).toBe(1);
+    const [record] = readReport(path.join(outputDir, 'report.json')).suites[0]!.records;
+    expect(record).toMatchObject({ status: 'errored', error: { category: 'AGENT_ERROR', phase: 'setup' } });
+    expect(record!.error.message).toMatch(/could not set up suite "a": .*half-saved.*restart the worker/);
+    await stopWorkers([broken!]);
+  });
+
   it('runs a Harbor suite in the sandbox across 2 workers', { timeout: 240_000 }, async () => {
     const two = await readyWorkers(REPO, 2, 2);
     const outputDir = tmp('harbor');

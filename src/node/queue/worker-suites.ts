@@ -195,7 +195,8 @@ export class WorkerSuites {
   async #load(file: string, name: string): Promise<LocalSuite> {
     if (!existsSync(file)) throw new Refusal(`worker ${this.worker} refused: ${file} does not exist in its checkout (--root ${this.config.root})`);
     const [collected] = await collectSuites([file], undefined);
-    if (collected?.loadError) throw new Error(collected.loadError.message);
+    // Node keeps a failed import's error for the module, as it keeps a module: only a new process loads it anew.
+    if (collected?.loadError) throw new Error(`${collected.loadError.message} (once the file is fixed, restart the worker: it keeps what it first imported, a failed import too)`);
     const suite = collected?.suites.find((s) => s.name === name);
     if (!suite) throw new Refusal(`worker ${this.worker} refused: ${file} declares no suite "${name}" in its checkout`);
     return this.#build(file, suite);

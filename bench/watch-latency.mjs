@@ -4,14 +4,15 @@
 // same edit of the same module (rollouts/agent.ts, imported by the rollout file / the test file). Needs a built
 // dist/ (npm run build).
 //
-//   node bench/watch-latency.mjs [--saves 50] [--tool rollout-test|vitest]
+//   node bench/watch-latency.mjs [--saves 50] [--tool rollout-test|vitest] [--detail]
+// --detail prints each process's share of the tree's RSS after every save (the row's figure is their sum).
 //   import { measureWatchLatency } from './watch-latency.mjs'; await measureWatchLatency({ saves: 50, tool: 'vitest' })
 import { spawn } from 'node:child_process';
 import { rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { median, treeRssMb } from './lib/measure.mjs';
+import { median, treeRssByProcess } from './lib/measure.mjs';
 import { benchRoot, BIN, makeProject, VITEST_BIN } from './lib/workloads.mjs';
 
 const AGENT = `import { AgentWorkflow } from 'rollout-test';
@@ -85,27 +86,40 @@ export async function measureWatchLatency({ saves = 50, tool = 'rollout-test' } 
   child.on('exit', () => output.onExit());
   const samplesMs = [];
   const rssMb = [];
+  /** Each sample's processes: the watcher first, then its children (esbuild's services). */
+  const rssByProcess = [];
+  const sample = () => {
+    const processes = treeRssByProcess(child.pid);
+    rssByProcess.push(processes);
+    rssMb.push(processes.reduce((sum, { mb }) => sum + mb, 0));
+  };
   try {
     await when(output, /Waiting for file changes/, 0);
-    rssMb.push(treeRssMb(child.pid));
+    sample();
     for (let i = 0; i < saves; i++) {
       const from = output.text.length;
       const saved = performance.now();
       writeFileSync(path.join(dir, 'rollouts/agent.ts'), `${AGENT}// save ${i}\n`);
       samplesMs.push((await when(output, /RERUN/, from)) - saved);
       await when(output, /Waiting for file changes/, from);
-      rssMb.push(treeRssMb(child.pid));
+      sample();
     }
   } finally {
     child.kill();
     rmSync(root, { recursive: true, force: true });
   }
-  return { tool, samplesMs, medianMs: median(samplesMs), rssMb, rssGrowthMb: rssMb.at(-1) - rssMb[0] };
+  return { tool, samplesMs, medianMs: median(samplesMs), rssMb, rssByProcess, rssGrowthMb: rssMb.at(-1) - rssMb[0] };
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const { values } = parseArgs({ options: { saves: { type: 'string', default: '50' }, tool: { type: 'string', default: 'rollout-test' } } });
+  const options = { saves: { type: 'string', default: '50' }, tool: { type: 'string', default: 'rollout-test' }, detail: { type: 'boolean', default: false } };
+  const { values } = parseArgs({ options });
   const r = await measureWatchLatency({ saves: Number(values.saves), tool: values.tool });
-  for (const [i, ms] of r.samplesMs.entries()) console.log(`save ${i + 1}: ${ms.toFixed(0)} ms to the rerun's start, then RSS ${r.rssMb[i + 1].toFixed(0)} MB`);
+  const shares = (processes) => ` (${processes.map(({ name, mb }) => `${name} ${mb.toFixed(1)}`).join(', ')})`;
+  if (values.detail) console.log(`after the first run: RSS ${r.rssMb[0].toFixed(0)} MB${shares(r.rssByProcess[0])}`);
+  for (const [i, ms] of r.samplesMs.entries()) {
+    const detail = values.detail ? shares(r.rssByProcess[i + 1]) : '';
+    console.log(`save ${i + 1}: ${ms.toFixed(0)} ms to the rerun's start, then RSS ${r.rssMb[i + 1].toFixed(0)} MB${detail}`);
+  }
   console.log(`${r.tool} watch save → rerun start: median ${r.medianMs.toFixed(0)} ms over ${r.samplesMs.length} saves; RSS ${r.rssMb[0].toFixed(0)} → ${r.rssMb.at(-1).toFixed(0)} MB`);
 }

@@ -43,9 +43,20 @@ function rssKbOf(pid) {
   }
 }
 
-/** The resident set of a process and its descendants now, in MB (threads are inside their process's figure). */
-export function treeRssMb(pid) {
-  return [pid, ...descendants(pid)].reduce((sum, p) => sum + rssKbOf(p), 0) / 1024;
+/**
+ * The resident set of a process and of each of its descendants now, in MB, with its command name: the root first
+ * (threads are inside their process's figure).
+ */
+export function treeRssByProcess(pid) {
+  return [pid, ...descendants(pid)].map((p) => ({ pid: p, name: commandName(p), mb: rssKbOf(p) / 1024 }));
+}
+
+function commandName(pid) {
+  try {
+    return readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
+  } catch {
+    return '?';
+  }
 }
 
 function descendants(root) {

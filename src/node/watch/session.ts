@@ -4,6 +4,7 @@ import { UsageError } from '../errors.ts';
 import type { Terminal } from '../reporters/terminal.ts';
 import { DEBOUNCE_MS, DirWatcher } from './dir-watcher.ts';
 import { CTRL_C, KeyInput } from './keys.ts';
+import { IdleCollector } from './idle-gc.ts';
 import { helpText, relativeTo, waitingLine } from './messages.ts';
 import { addToPlan, mergePlans, modeIn, type RerunPlan } from './plan.ts';
 import { ProjectState } from './project-state.ts';
@@ -38,6 +39,7 @@ export class WatchSession {
   readonly #options: WatchOptions;
   readonly #state = new ProjectState();
   readonly #pool = new WatchPool();
+  readonly #idle = new IdleCollector();
   readonly #watcher = new DirWatcher(
     (paths) => void this.#onChanges(paths).catch((error) => this.#fail(error)),
     DEBOUNCE_MS,
@@ -107,7 +109,10 @@ export class WatchSession {
     await running.done;
     this.#running = undefined;
     if (this.#pending.size) return this.#drain();
-    if (!this.#closed) this.#write(waitingLine(this.#options.terminal));
+    // Idle from here on: give memory back before saying so. A change meanwhile starts its rerun at once (the
+    // collection is never on its path), and that rerun says when it waits.
+    await this.#idle.collect();
+    if (!this.#running && !this.#closed) this.#write(waitingLine(this.#options.terminal));
   }
 
   async #runOnce(running: Running, trigger: string): Promise<void> {
@@ -218,7 +223,7 @@ export class WatchSession {
     process.off('SIGINT', this.#onSigint);
     this.#running?.controller.abort();
     await this.#running?.done;
-    await this.#pool.close();
+    await Promise.all([this.#pool.close(), this.#idle.close()]);
     this.#quit(code);
   }
 }

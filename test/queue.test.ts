@@ -298,6 +298,29 @@ describe('workers and their checkouts', () => {
     await stopWorkers([served!]);
   });
 
+  it('a file added after a worker imported a suite, which an import of the suite now finds, has the worker refuse the suite', { timeout: 180_000 }, async () => {
+    // `./grade` finds grade.js until a grade.ts is added next to it: every file the worker imported is unchanged,
+    // but a fresh process now loads another grader. The worker, which keeps grade.js, must not pass the rollout.
+    const project = makeProject({
+      'grade.js': 'export const grade = () => ({ reward: 1 });\n',
+      'a.rollout.ts': `${COMMON}\nimport { grade } from './grade';\ndefineRollout({ name: 'a', dataset: [{ prompt: 'x', label: 'x' }], workflow: Echo, grader: grade });\n`,
+    });
+    const [served] = await readyWorkers(project, 1, 2);
+    const first = await coordinator(project, tmp('before-add'));
+    expect(first.exitCode, String(first.all)).toBe(0);
+    writeFileSync(path.join(project, 'grade.ts'), 'export const grade = () => ({ reward: 0 });\n');
+    const local = await runCli(project, ['run', '--outputDir', tmp('local-after-add')]);
+    expect(local.exitCode, String(local.all)).toBe(1);
+    const outputDir = tmp('after-add');
+    const run = await coordinator(project, outputDir);
+    expect(run.exitCode, String(run.all)).toBe(1);
+    const [record] = readReport(path.join(outputDir, 'report.json')).suites[0]!.records;
+    expect(record).toMatchObject({ status: 'errored', error: { category: 'AGENT_ERROR' } });
+    expect(record!.error.message).toMatch(/refused rollout a-\w+\.r1\.n1: its checkout differs from the coordinator's: .*restart the worker/);
+    expect(served!.output().match(/✓ reward 1/g)).toHaveLength(1);
+    await stopWorkers([served!]);
+  });
+
   it('runs a Harbor suite in the sandbox across 2 workers', { timeout: 240_000 }, async () => {
     const two = await readyWorkers(REPO, 2, 2);
     const outputDir = tmp('harbor');

@@ -32,23 +32,31 @@ export interface SuiteCode {
   /** One hash of it all: what jobs carry and workers match. */
   code: string;
   /**
-   * The digest of each module of it (the rollout file, the local modules it, its workflow and its grader reach,
-   * the config file), by absolute path: what a process keeps as it first imported it, since Node cannot unload a
-   * module. A harbor suite's task directory is read anew by each trial, so it is not among them.
+   * The digest of each module of it (see {@link suiteModules}), by absolute path: what a process keeps as it
+   * first imported it, since Node cannot unload a module. A harbor suite's task directory is read anew by each
+   * trial, so it is not among them.
    */
   modules: Map<string, string>;
 }
 
 /**
- * The code a suite's rollouts run: the rollout file and every local module it, its workflow and its grader reach
- * (as esbuild resolves them, packages left out), the config file, and a harbor suite's task directory. Paths
- * enter the hash relative to the root, so two checkouts in different places hash the same. `fileGraph`:
- * `importGraph([file])`, when it was started earlier.
+ * A suite's modules: the rollout file and every local module it, its workflow and its grader reach (as esbuild
+ * resolves them, packages left out), and the config file. `fileGraph`: `importGraph([file])`, when it was
+ * started earlier.
  */
-export async function suiteCode(file: string, suite: RolloutSuite<any, any>, settings: SuiteSettings, config: ResolvedConfig, fileGraph?: Promise<ImportGraph>): Promise<SuiteCode> {
+export async function suiteModules(file: string, suite: RolloutSuite<any, any>, config: ResolvedConfig, fileGraph?: Promise<ImportGraph>): Promise<Set<string>> {
   const [deps] = await suiteDepsOf(file, [suite], config.root, fileGraph);
   const modules = new Set(deps?.modules ?? [file]);
   if (config.configFile) modules.add(config.configFile);
+  return modules;
+}
+
+/**
+ * The code a suite's rollouts run: its `modules` ({@link suiteModules}) and a harbor suite's task directory, as
+ * they are on disk now. Paths enter the hash relative to the root, so two checkouts in different places hash
+ * the same.
+ */
+export async function suiteCode(file: string, settings: SuiteSettings, config: ResolvedConfig, modules: Set<string>): Promise<SuiteCode> {
   const files = new Set(modules);
   for (const input of backendEntry(settings.backend).inputs(settings.backend)) {
     for (const f of await treeFiles(path.resolve(path.dirname(file), input))) files.add(f);
@@ -58,9 +66,9 @@ export async function suiteCode(file: string, suite: RolloutSuite<any, any>, set
   return { code: sha(lines.join('\n')).slice(0, 16), modules: new Map([...modules].map((f) => [f, digests.get(f)!])) };
 }
 
-/** The hash jobs carry and workers match: {@link SuiteCode.code}. */
-export async function suiteCodeHash(...args: Parameters<typeof suiteCode>): Promise<string> {
-  return (await suiteCode(...args)).code;
+/** The hash jobs carry and workers match: {@link SuiteCode.code} of the suite's modules as the checkout has them now. */
+export async function suiteCodeHash(file: string, suite: RolloutSuite<any, any>, settings: SuiteSettings, config: ResolvedConfig, fileGraph?: Promise<ImportGraph>): Promise<string> {
+  return (await suiteCode(file, settings, config, await suiteModules(file, suite, config, fileGraph))).code;
 }
 
 /** The dataset row a request was made from: its prompt, label and metadata. */

@@ -44,8 +44,8 @@ const ranBefore = (job: Job<RolloutJob>) => !(job.attemptsStarted === 1 && job.s
 /**
  * Serves one run: takes its jobs (BullMQ) while it has free rollout slots, runs their rollouts on the local
  * backends, and completes each job with its rollouts' final results as its return value, which waits in Redis
- * until the coordinator takes it. Each rollout that finishes is also recorded at once (see FinishedRollouts):
- * a job that runs again skips it.
+ * until the coordinator takes it. Each rollout that finishes before the rest of its job is also recorded at
+ * once (see FinishedRollouts): a job that runs again skips it.
  */
 export class RunWorker {
   readonly #worker: Worker<RolloutJob, ExecutionResult[]>;
@@ -95,12 +95,15 @@ export class RunWorker {
       // Every rollout of the job listens to its one signal: not the leak Node warns of past 10 listeners.
       setMaxListeners(0, stop);
       const results = await Promise.all(rollouts.map((rollout) => recorded.get(rollout.request.id) ?? this.#slots.run(() => this.#run(job.data, rollout, stop))));
-      await this.#finished.written();
       if (this.#handingBack && results.some((r) => r.status === 'cancelled')) {
         // Shutting down: the job goes back to the queue for another worker, which runs what did not finish here.
+        await this.#finished.written();
         await job.moveToWait(token);
         throw new WaitingError();
       }
+      // Its return value carries every result. Records sent before went on this connection ahead of the job's
+      // completion, so Redis has them before the coordinator can take the results and forget the records.
+      this.#finished.drop(ids);
       return results;
     } finally {
       this.#hold(-rollouts.length, -1);

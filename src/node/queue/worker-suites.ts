@@ -17,7 +17,7 @@ import { suiteIdPrefix } from '../run/request-id.ts';
 import { executeFinal } from '../run/run-suite.ts';
 import { createSuiteBackend } from '../run/suite-backend.ts';
 import { suiteSettings } from '../run/suite-settings.ts';
-import { suiteCode } from './content-hash.ts';
+import { suiteCode, suiteModules } from './content-hash.ts';
 import { PlannedRows } from './planned-rows.ts';
 import type { QueuedRollout, RolloutJob } from './queue-names.ts';
 
@@ -28,6 +28,14 @@ import type { QueuedRollout, RolloutJob } from './queue-names.ts';
  * holds by then.
  */
 const importedDigests = new Map<string, string>();
+
+/**
+ * The modules of each suite this process loaded (by `file\0suite\0config file`), as found when it first loaded
+ * it. Node keeps them as first imported, whatever the checkout's import graph says later (a file added since
+ * may shadow an import): what this process runs for the suite is these modules, so each later run hashes them
+ * again, as they are on disk, instead of building a new graph (which also spares each run an esbuild build).
+ */
+const importedSuites = new Map<string, Promise<Set<string>>>();
 
 /** Whether a module changed on disk since this process imported it; records those it has not seen. */
 function changedSinceImported(modules: Map<string, string>): boolean {
@@ -115,7 +123,9 @@ export class WorkerSuites {
       );
     }
     if (local.code !== job.code) {
-      throw new Refusal(`${differs}: ${job.file}, the modules it imports, the config or the task (code ${local.code} here, ${job.code} there)`);
+      throw new Refusal(
+        `${differs}: ${job.file}, the modules it imports, the config or the task (code ${local.code} here, ${job.code} there; a worker runs a suite's modules as it first imported them, so if this checkout is the coordinator's, a file added since changed what an import finds: restart the worker)`,
+      );
     }
     const here = await local.rows.hashOf(request.id);
     if (here !== row) {
@@ -176,7 +186,7 @@ export class WorkerSuites {
     const idPrefix = suiteIdPrefix(this.config.root, file, suite.name);
     const rows = new PlannedRows(planSuite({ file, suite, settings, config: this.config, idPrefix }));
     const [{ code, modules }, backend] = await Promise.all([
-      suiteCode(file, suite, settings, this.config),
+      this.#modulesOf(file, suite).then((modules) => suiteCode(file, settings, this.config, modules)),
       this.#models.urlFor(suite, file).then((chatCompletionsUrl) =>
         createSuiteBackend({
           file,
@@ -192,6 +202,18 @@ export class WorkerSuites {
       ),
     ]);
     return { backend, code, rows, stale: changedSinceImported(modules) };
+  }
+
+  /** A suite's modules as this process first found them (see importedSuites). */
+  #modulesOf(file: string, suite: RolloutSuite<any, any>): Promise<Set<string>> {
+    const key = `${file}\0${suite.name}\0${this.config.configFile ?? ''}`;
+    let modules = importedSuites.get(key);
+    if (!modules) {
+      modules = suiteModules(file, suite, this.config);
+      importedSuites.set(key, modules);
+      modules.catch(() => importedSuites.delete(key));
+    }
+    return modules;
   }
 
   async close(): Promise<void> {

@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -316,9 +316,71 @@ describe('workers and their checkouts', () => {
     expect(run.exitCode, String(run.all)).toBe(1);
     const [record] = readReport(path.join(outputDir, 'report.json')).suites[0]!.records;
     expect(record).toMatchObject({ status: 'errored', error: { category: 'AGENT_ERROR' } });
-    expect(record!.error.message).toMatch(/refused rollout a-\w+\.r1\.n1: its checkout differs from the coordinator's: .*restart the worker/);
+    expect(record!.error.message).toMatch(/refused rollout a-\w+\.r1\.n1: a\.rollout\.ts, .*an import of them now finds another file.*restart the worker/);
     expect(served!.output().match(/✓ reward 1/g)).toHaveLength(1);
     await stopWorkers([served!]);
+  });
+
+  it('a worker refuses a suite for good once an import of it found another file: a thread started meanwhile may hold either', { timeout: 240_000 }, async () => {
+    // `./grade` finds grade.js (reward 0), then a grade.ts (reward 1) while a thread is replaced (boom blocks its
+    // thread past the deadline), then grade.js again. The new thread imported a with grade.ts: once grade.ts is
+    // gone, the worker's graph is the first one again, but it must not pass the rollout with the grader it holds.
+    const project = makeProject({
+      'grade.js': 'export const grade = () => ({ reward: 0 });\n',
+      'a.rollout.ts': `${COMMON}\nimport { grade } from './grade';\ndefineRollout({ name: 'a', dataset: [{ prompt: 'x', label: 'x' }], workflow: Echo, grader: grade });\n`,
+      'boom.rollout.ts': `${COMMON}\nexport class Boom extends AgentWorkflow { async run() { for (;;) {} } }\ndefineRollout({ name: 'boom', dataset: [{ prompt: 'x' }], workflow: Boom, timeouts: { agentSec: 1 } });\n`,
+    });
+    const [served] = await readyWorkers(project, 1, 1);
+    expect((await coordinator(project, tmp('grade-js'), ['a.rollout'])).exitCode).toBe(1);
+    writeFileSync(path.join(project, 'grade.ts'), 'export const grade = () => ({ reward: 1 });\n');
+    await coordinator(project, tmp('boom'), ['boom.rollout']);
+    await served!.waitFor(/✗ .* boom-/);
+    expect((await coordinator(project, tmp('grade-ts'), ['a.rollout'])).exitCode).toBe(1);
+    unlinkSync(path.join(project, 'grade.ts'));
+    const outputDir = tmp('grade-js-again');
+    const run = await coordinator(project, outputDir, ['a.rollout']);
+    expect(run.exitCode, String(run.all)).toBe(1);
+    const [record] = readReport(path.join(outputDir, 'report.json')).suites[0]!.records;
+    expect(record!.error.message).toMatch(/refused rollout a-\w+\.r1\.n1: a\.rollout\.ts, .*restart the worker/);
+    expect(served!.output()).not.toMatch(/✓ reward 1/);
+    await stopWorkers([served!]);
+  });
+
+  it('a worker refuses a suite for good once a module of it changed, even changed back: a thread started meanwhile holds the change', { timeout: 240_000 }, async () => {
+    const grade = (reward: number) => `export const grade = () => ({ reward: ${reward} });\n`;
+    const project = makeProject({
+      'grade.ts': grade(0),
+      'a.rollout.ts': `${COMMON}\nimport { grade } from './grade.ts';\ndefineRollout({ name: 'a', dataset: [{ prompt: 'x', label: 'x' }], workflow: Echo, grader: grade });\n`,
+      'boom.rollout.ts': `${COMMON}\nexport class Boom extends AgentWorkflow { async run() { for (;;) {} } }\ndefineRollout({ name: 'boom', dataset: [{ prompt: 'x' }], workflow: Boom, timeouts: { agentSec: 1 } });\n`,
+    });
+    const [served] = await readyWorkers(project, 1, 1);
+    expect((await coordinator(project, tmp('reward-0'), ['a.rollout'])).exitCode).toBe(1);
+    writeFileSync(path.join(project, 'grade.ts'), grade(1));
+    await coordinator(project, tmp('boom'), ['boom.rollout']);
+    await served!.waitFor(/✗ .* boom-/);
+    expect((await coordinator(project, tmp('reward-1'), ['a.rollout'])).exitCode).toBe(1);
+    writeFileSync(path.join(project, 'grade.ts'), grade(0));
+    const outputDir = tmp('reward-0-again');
+    const run = await coordinator(project, outputDir, ['a.rollout']);
+    expect(run.exitCode, String(run.all)).toBe(1);
+    const [record] = readReport(path.join(outputDir, 'report.json')).suites[0]!.records;
+    expect(record!.error.message).toMatch(/refused rollout a-\w+\.r1\.n1: a\.rollout\.ts, a module it imports or the config changed.*restart the worker/);
+    expect(served!.output()).not.toMatch(/✓ reward 1/);
+    await stopWorkers([served!]);
+  });
+
+  it('a worker whose rollout file fails to import refuses its jobs with the error, and says to restart it once fixed', { timeout: 180_000 }, async () => {
+    const files = { 'a.rollout.ts': `${COMMON}\ndefineRollout({ name: 'a', dataset: [{ prompt: 'x', label: 'x' }], workflow: Echo, grader: Exact });\n` };
+    const coordinatorCheckout = makeProject(files);
+    const workerCheckout = makeProject({ 'a.rollout.ts': `${files['a.rollout.ts']}throw new Error('half-saved');\n` });
+    const [broken] = await readyWorkers(workerCheckout, 1, 1);
+    const outputDir = tmp('import-error');
+    const run = await coordinator(coordinatorCheckout, outputDir);
+    expect(run.exitCode, String(run.all)).toBe(1);
+    const [record] = readReport(path.join(outputDir, 'report.json')).suites[0]!.records;
+    expect(record).toMatchObject({ status: 'errored', error: { category: 'AGENT_ERROR', phase: 'setup' } });
+    expect(record!.error.message).toMatch(/could not set up suite "a": .*half-saved.*restart the worker/);
+    await stopWorkers([broken!]);
   });
 
   it('runs a Harbor suite in the sandbox across 2 workers', { timeout: 240_000 }, async () => {

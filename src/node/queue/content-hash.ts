@@ -39,16 +39,22 @@ export interface SuiteCode {
   modules: Map<string, string>;
 }
 
+/** A suite's modules, and whether esbuild found all of them (see SuiteDeps.complete). */
+export interface SuiteModules {
+  modules: Set<string>;
+  complete: boolean;
+}
+
 /**
  * A suite's modules: the rollout file and every local module it, its workflow and its grader reach (as esbuild
- * resolves them, packages left out), and the config file. `fileGraph`: `importGraph([file])`, when it was
+ * resolves them now, packages left out), and the config file. `fileGraph`: `importGraph([file])`, when it was
  * started earlier.
  */
-export async function suiteModules(file: string, suite: RolloutSuite<any, any>, config: ResolvedConfig, fileGraph?: Promise<ImportGraph>): Promise<Set<string>> {
+export async function suiteModules(file: string, suite: RolloutSuite<any, any>, config: ResolvedConfig, fileGraph?: Promise<ImportGraph>): Promise<SuiteModules> {
   const [deps] = await suiteDepsOf(file, [suite], config.root, fileGraph);
   const modules = new Set(deps?.modules ?? [file]);
   if (config.configFile) modules.add(config.configFile);
-  return modules;
+  return { modules, complete: deps?.complete ?? false };
 }
 
 /**
@@ -68,7 +74,7 @@ export async function suiteCode(file: string, settings: SuiteSettings, config: R
 
 /** The hash jobs carry and workers match: {@link SuiteCode.code} of the suite's modules as the checkout has them now. */
 export async function suiteCodeHash(file: string, suite: RolloutSuite<any, any>, settings: SuiteSettings, config: ResolvedConfig, fileGraph?: Promise<ImportGraph>): Promise<string> {
-  return (await suiteCode(file, settings, config, await suiteModules(file, suite, config, fileGraph))).code;
+  return (await suiteCode(file, settings, config, (await suiteModules(file, suite, config, fileGraph)).modules)).code;
 }
 
 /** The dataset row a request was made from: its prompt, label and metadata. */

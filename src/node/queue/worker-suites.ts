@@ -17,7 +17,7 @@ import { suiteIdPrefix } from '../run/request-id.ts';
 import { executeFinal } from '../run/run-suite.ts';
 import { createSuiteBackend } from '../run/suite-backend.ts';
 import { suiteSettings } from '../run/suite-settings.ts';
-import { suiteCode, suiteModules } from './content-hash.ts';
+import { type SuiteModules, suiteCode, suiteModules } from './content-hash.ts';
 import { PlannedRows } from './planned-rows.ts';
 import type { QueuedRollout, RolloutJob } from './queue-names.ts';
 
@@ -28,22 +28,43 @@ import type { QueuedRollout, RolloutJob } from './queue-names.ts';
  * holds by then.
  */
 const importedDigests = new Map<string, string>();
+/**
+ * Modules seen changed since their first import. They stay so: a thread the pool started meanwhile imported the
+ * changed file, so once it is changed back, this process holds both versions.
+ */
+const changedModules = new Set<string>();
 
 /**
- * The modules of each suite this process loaded (by `file\0suite\0config file`), as found when it first loaded
- * it. Node keeps them as first imported, whatever the checkout's import graph says later (a file added since
- * may shadow an import): what this process runs for the suite is these modules, so each later run hashes them
- * again, as they are on disk, instead of building a new graph (which also spares each run an esbuild build).
+ * The modules of each suite this process loaded (by `file\0suite\0config file`), as esbuild found them when it
+ * first loaded the suite, and whether a later run found others. Node keeps a module as first imported, but a
+ * thread the pool starts later (one replaced after a crash, or an idle one ended) imports the files as they are
+ * then: once an import of the suite finds another file (one added or removed since), this process may hold
+ * either in its threads, and it refuses the suite until restarted, whatever the checkout holds by then.
  */
-const importedSuites = new Map<string, Promise<Set<string>>>();
+const importedSuites = new Map<string, { modules: Set<string>; diverged: boolean }>();
 
-/** Whether a module changed on disk since this process imported it; records those it has not seen. */
+/** Whether a suite's modules differ from those this process first found for it, now or in an earlier run. */
+function divergedFromFirstLoad(key: string, { modules, complete }: SuiteModules): boolean {
+  const first = importedSuites.get(key);
+  // A graph esbuild could not build (a file saved mid-load) is neither recorded nor held against the suite: its
+  // code hash then differs from the coordinator's, and the job is refused for this run only.
+  if (!complete) return first?.diverged ?? false;
+  if (!first) {
+    importedSuites.set(key, { modules, diverged: false });
+    return false;
+  }
+  first.diverged ||= modules.size !== first.modules.size || [...modules].some((m) => !first.modules.has(m));
+  return first.diverged;
+}
+
+/** Whether a module changed on disk since this process imported it, now or in an earlier run; records those it has not seen. */
 function changedSinceImported(modules: Map<string, string>): boolean {
   let changed = false;
   for (const [file, digest] of modules) {
     const imported = importedDigests.get(file);
     if (imported === undefined) importedDigests.set(file, digest);
-    else if (imported !== digest) changed = true;
+    else if (imported !== digest) changedModules.add(file);
+    changed ||= changedModules.has(file);
   }
   return changed;
 }
@@ -119,12 +140,12 @@ export class WorkerSuites {
     const differs = `worker ${this.worker} refused rollout ${request.id}: its checkout differs from the coordinator's`;
     if (local.stale) {
       throw new Refusal(
-        `worker ${this.worker} refused rollout ${request.id}: ${job.file}, a module it imports or the config changed after this worker imported them, and Node cannot unload a module: restart the worker to serve the checkout as it is now`,
+        `worker ${this.worker} refused rollout ${request.id}: ${job.file}, a module it imports or the config changed after this worker imported them (or an import of them now finds another file), and Node cannot unload a module: restart the worker to serve the checkout as it is now`,
       );
     }
     if (local.code !== job.code) {
       throw new Refusal(
-        `${differs}: ${job.file}, the modules it imports, the config or the task (code ${local.code} here, ${job.code} there; a worker runs a suite's modules as it first imported them, so if this checkout is the coordinator's, a file added since changed what an import finds: restart the worker)`,
+        `${differs}: ${job.file}, the modules it imports, the config or the task (code ${local.code} here, ${job.code} there)`,
       );
     }
     const here = await local.rows.hashOf(request.id);
@@ -174,7 +195,8 @@ export class WorkerSuites {
   async #load(file: string, name: string): Promise<LocalSuite> {
     if (!existsSync(file)) throw new Refusal(`worker ${this.worker} refused: ${file} does not exist in its checkout (--root ${this.config.root})`);
     const [collected] = await collectSuites([file], undefined);
-    if (collected?.loadError) throw new Error(collected.loadError.message);
+    // Node keeps a failed import's error for the module, as it keeps a module: only a new process loads it anew.
+    if (collected?.loadError) throw new Error(`${collected.loadError.message} (once the file is fixed, restart the worker: it keeps what it first imported, a failed import too)`);
     const suite = collected?.suites.find((s) => s.name === name);
     if (!suite) throw new Refusal(`worker ${this.worker} refused: ${file} declares no suite "${name}" in its checkout`);
     return this.#build(file, suite);
@@ -185,8 +207,8 @@ export class WorkerSuites {
     const settings = suiteSettings(suite, this.config);
     const idPrefix = suiteIdPrefix(this.config.root, file, suite.name);
     const rows = new PlannedRows(planSuite({ file, suite, settings, config: this.config, idPrefix }));
-    const [{ code, modules }, backend] = await Promise.all([
-      this.#modulesOf(file, suite).then((modules) => suiteCode(file, settings, this.config, modules)),
+    const [{ found, code, modules }, backend] = await Promise.all([
+      suiteModules(file, suite, this.config).then(async (found) => ({ found, ...(await suiteCode(file, settings, this.config, found.modules)) })),
       this.#models.urlFor(suite, file).then((chatCompletionsUrl) =>
         createSuiteBackend({
           file,
@@ -201,19 +223,8 @@ export class WorkerSuites {
         }),
       ),
     ]);
-    return { backend, code, rows, stale: changedSinceImported(modules) };
-  }
-
-  /** A suite's modules as this process first found them (see importedSuites). */
-  #modulesOf(file: string, suite: RolloutSuite<any, any>): Promise<Set<string>> {
     const key = `${file}\0${suite.name}\0${this.config.configFile ?? ''}`;
-    let modules = importedSuites.get(key);
-    if (!modules) {
-      modules = suiteModules(file, suite, this.config);
-      importedSuites.set(key, modules);
-      modules.catch(() => importedSuites.delete(key));
-    }
-    return modules;
+    return { backend, code, rows, stale: changedSinceImported(modules) || divergedFromFirstLoad(key, found) };
   }
 
   async close(): Promise<void> {

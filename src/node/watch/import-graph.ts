@@ -4,6 +4,12 @@ import { build, transform } from 'esbuild';
 /** Local import edges: each module's absolute path → the local modules it imports, statically or dynamically. */
 export type ImportGraph = Map<string, string[]>;
 
+/** Graphs esbuild could not build (see importGraph): their entries only. */
+const incomplete = new WeakSet<ImportGraph>();
+
+/** Whether esbuild could not build `graph`, which then holds its entries without their imports. */
+export const isIncomplete = (graph: ImportGraph): boolean => incomplete.has(graph);
+
 /** Inputs esbuild names with a namespace (`<stdin>`, `dataurl:…`) are not files. */
 const NOT_A_FILE = /^(<|[\w-]+:)/;
 
@@ -35,6 +41,7 @@ export async function importGraph(entries: string[], cwd: string): Promise<Impor
     }
   } catch {
     // A syntax error or an unresolved import: the load that follows reports it to the user.
+    incomplete.add(graph);
   }
   return graph;
 }

@@ -6,7 +6,7 @@ import { importProjectModule } from '../../runtime/suite-registry.ts';
 import type { RolloutSuite } from '../../runtime/suite.ts';
 import type { GraderSpec, WorkflowSpec } from '../../runtime/workflow.ts';
 import { suiteKey } from '../types/suite-key.ts';
-import { type ImportGraph, importGraph, reachable } from './import-graph.ts';
+import { type ImportGraph, importGraph, isIncomplete, reachable } from './import-graph.ts';
 import { backendEntry } from '../../backends/registry.ts';
 
 /** What a change to a file means for a suite: run it again, or only grade its stored samples again. */
@@ -23,6 +23,8 @@ export interface SuiteDeps {
   graderOnly: Set<string>;
   /** The dataset file, or the harbor task directory (anything under it counts). */
   data: string[];
+  /** False when esbuild could not build the import graph (a module that does not parse): `modules` lack imports. */
+  complete: boolean;
 }
 
 const IMPORTABLE = /\.[cm]?[jt]sx?$/;
@@ -70,7 +72,7 @@ async function depsOf(suite: RolloutSuite<any, any>, file: string, graph: Import
   const grader = graderRoot && graderRoot !== file ? reachable(graph, [graderRoot]) : new Set<string>();
   const graderOnly = new Set([...grader].filter((m) => m !== file && !workflow.has(m)));
   const modules = new Set([...reachable(graph, [file]), ...workflow, ...grader]);
-  return { key: suiteKey(file, suite.name), file, name: suite.name, modules, graderOnly, data: dataOf(suite, file) };
+  return { key: suiteKey(file, suite.name), file, name: suite.name, modules, graderOnly, data: dataOf(suite, file), complete: !isIncomplete(graph) };
 }
 
 /**

@@ -49,5 +49,7 @@ describe('planning inline rows in batches', () => {
     const plan = input(1, '2,299-301,600');
     expect(await plannedIds(planSuite(plan))).toEqual(['s-1.r2.n1', 's-1.r299.n1', 's-1.r300.n1', 's-1.r301.n1', 's-1.r600.n1']);
     expect(plan.seen.rows).toBe(600);
+    expect(await countPlanned(input(1, '2,299-301,600'))).toEqual({ rows: 5, rollouts: 5 });
+    expect(await countPlanned(input(2, '2,299-301,600'))).toEqual({ rows: 5, rollouts: 9 });
   });
 });

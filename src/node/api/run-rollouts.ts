@@ -1,10 +1,9 @@
-import type * as z from 'zod';
-import type { CliOptionsSchema } from '../cli/cli-config.ts';
+import type { CliOptionsInput } from '../cli/cli-config.ts';
 import type { ReporterSpec } from '../config/define-config.ts';
 import type { RunReport } from '../types/run-report.ts';
 
 /** The CLI's flags, camel-cased (`runs`, `rows`, `namePattern`, `root`, `outputDir`, `baseline` …), and more. */
-export interface RunRolloutsOptions extends Omit<z.input<typeof CliOptionsSchema>, 'reporter'> {
+export interface RunRolloutsOptions extends Omit<CliOptionsInput, 'reporter'> {
   /** Only rollout files whose path contains one of these (the CLI's positional filters). */
   filters?: string[];
   /**

@@ -28,9 +28,9 @@ export function verdictOptions(config: ResolvedConfig): VerdictOptions {
 }
 
 /** Attaches each suite's comparison with the baseline (`--baseline`), when the baseline has the suite. */
-function compareWithBaseline(suites: SuiteReport[], config: ResolvedConfig, facts: RunFacts, read: Baseline | undefined): SuiteReport[] {
+function compareWithBaseline(suites: SuiteReport[], config: ResolvedConfig, runDir: string | undefined, read: Baseline | undefined): SuiteReport[] {
   if (!config.baseline) return suites;
-  const baseline = read ?? loadBaseline(config.baseline, config, facts.runDir);
+  const baseline = read ?? loadBaseline(config.baseline, config, runDir);
   return suites.map((suite) => {
     const stored = baseline.suites[suite.key];
     if (!stored || suite.error) return suite;
@@ -46,26 +46,47 @@ function withCost(suites: SuiteReport[], config: ResolvedConfig): SuiteReport[] 
   });
 }
 
+/** What a run's report computes from its suites alone, which neither late faults nor how the run stopped change. */
+export type RunTotals = Pick<RunReport, 'suites' | 'usage' | 'cost' | 'overall'>;
+
 /**
- * The run's report from its suites: baseline comparisons, overall statistics (rows kept apart per suite) and the
- * exit code. The same for a run, a resumed run and merged shards. Saves a baseline when asked. `baseline` is the one
- * `--baseline` names, when read already (before the run).
+ * The suites with their verdicts, baseline comparisons and costs, and the overall statistics (rows kept apart per
+ * suite): the costly part of {@link finishRun}, which a run computes while it still listens for late faults.
+ * `runDir` is the run's directory in the history; `baseline` the one `--baseline` names, when read already.
  */
-export function finishRun(suiteReports: SuiteReport[], facts: RunFacts, config: ResolvedConfig, baseline?: Baseline): RunReport {
+export function runTotals(suiteReports: SuiteReport[], config: ResolvedConfig, runDir?: string, baseline?: Baseline): RunTotals {
   const options = verdictOptions(config);
-  const compared = compareWithBaseline(suiteReports, config, facts, baseline).map((suite) => ({ ...suite, passed: suitePasses(suite, options) }));
+  const compared = compareWithBaseline(suiteReports, config, runDir, baseline).map((suite) => ({ ...suite, passed: suitePasses(suite, options) }));
   const suites = withCost(compared, config);
   const usage = sumUsage(suites.map((s) => s.usage));
   const passThreshold = passThresholdOf(config);
+  return {
+    suites,
+    usage,
+    cost: costOf(usage, config.prices),
+    overall: summarizeOutcomes(suites.flatMap((s) => s.records.outcomes(`${s.file}\0${s.name}\0`)), { passThreshold }),
+  };
+}
+
+/**
+ * The run's report from its suites: baseline comparisons, overall statistics (rows kept apart per suite) and the
+ * exit code. The same for a run, a resumed run and merged shards. Saves a baseline when asked. `baseline` is the one
+ * `--baseline` names, when read already (before the run); `totals`, the suites' {@link runTotals}, when computed already.
+ */
+export function finishRun(
+  suiteReports: SuiteReport[],
+  facts: RunFacts,
+  config: ResolvedConfig,
+  baseline?: Baseline,
+  totals: RunTotals = runTotals(suiteReports, config, facts.runDir, baseline),
+): RunReport {
+  const { suites } = totals;
   if (config.saveBaseline && !facts.interrupted) saveBaseline(baselinePath(config.saveBaseline, config.outputDir, config.root), suites);
   return {
     version: 1,
     ...facts,
     root: config.root,
-    suites,
-    usage,
-    cost: costOf(usage, config.prices),
-    overall: summarizeOutcomes(suites.flatMap((s) => s.records.outcomes(`${s.file}\0${s.name}\0`)), { passThreshold }),
-    exitCode: exitCodeOf({ suites, ...facts }, options),
+    ...totals,
+    exitCode: exitCodeOf({ suites, ...facts }, verdictOptions(config)),
   };
 }

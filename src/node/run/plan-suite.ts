@@ -127,6 +127,12 @@ export function whyNothingPlanned(suite: RolloutSuite<any, any>, config: Resolve
  * valid is one rollout (its error), so each is parsed.
  */
 export async function countPlanned(input: SuitePlanInput): Promise<{ rows: number; rollouts: number }> {
+  const { suite, config, seen } = input;
+  if (input.settings.runs === 1 && Array.isArray(suite.dataset) && !config.rows && !config.shard) {
+    // Inline rows, all selected: as many as the array holds, counted without a step per row (B1: 10,000 of them).
+    if (seen) seen.rows += suite.dataset.length;
+    return { rows: suite.dataset.length, rollouts: suite.dataset.length };
+  }
   if (input.settings.runs === 1) {
     let rows = 0;
     for await (const batch of selectedRows(input, false)) rows += batch.length;

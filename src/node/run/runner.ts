@@ -14,7 +14,7 @@ import { runPool } from './run-pool.ts';
 import { suiteIdPrefix } from './request-id.ts';
 import type { RolloutRecord } from '../types/rollout-record.ts';
 import type { RunReport, SuiteReport } from '../types/run-report.ts';
-import { finishRun } from './finish-run.ts';
+import { finishRun, type RunTotals, runTotals } from './finish-run.ts';
 import { preflight } from './preflight.ts';
 import { toRolloutError } from '../../runtime/errors.ts';
 import { type RemoteBackends, type RunContext, runSuite } from './run-suite.ts';
@@ -208,7 +208,9 @@ export async function runRollouts(config: ResolvedConfig, given: Reporter[], int
     return report;
   };
   let suites: SuiteReport[];
+  let totals: RunTotals;
   let closing: Promise<unknown> = Promise.resolve();
+  let lateFaultGrace: Promise<void> | undefined;
   try {
     // Suites run side by side (each within its own concurrency limit), as Vitest runs files; the report keeps
     // the order of the files and of the suites in them.
@@ -224,12 +226,15 @@ export async function runRollouts(config: ResolvedConfig, given: Reporter[], int
         }),
       ]),
     );
+    // A rollout's timer that fires just after the last rollout ended still has its fault heard and reported
+    // (by this process's pool: a remote run's rollouts ran in its workers, and there is nothing to hear here).
+    // Late faults change neither the suites nor the run's statistics: those are computed during the grace.
+    if (!options.remote) lateFaultGrace = sleep(LATE_FAULT_GRACE_MS);
+    totals = runTotals(suites, config, runDir, baseline);
   } finally {
     // Every rollout has settled: a kept pool's next run must not lose its workers to this run's cancel.
     clearTimeout(cancelGrace);
-    // A rollout's timer that fires just after the last rollout ended still has its fault heard and reported
-    // (by this process's pool: a remote run's rollouts ran in its workers, and there is nothing to hear here).
-    if (!options.remote) await sleep(LATE_FAULT_GRACE_MS);
+    if (!options.remote) await (lateFaultGrace ?? sleep(LATE_FAULT_GRACE_MS));
     await pool.flush();
     stopHearing();
     // The threads end while the reports are written.
@@ -239,7 +244,7 @@ export async function runRollouts(config: ResolvedConfig, given: Reporter[], int
   for (const { records: _, ...summary } of suites) outputs.journal({ type: 'suite', ...summary });
   for (const fault of lateFaults.late) outputs.journal({ type: 'late-fault', ...fault });
   const facts = { startedAt: startedAt.toISOString(), durationMs: performance.now() - started, interrupted: control.reason(), noRollouts: nothingMatched, lateFaults: lateFaults.late, runDir };
-  const report = finishRun(suites, facts, config, baseline);
+  const report = finishRun(suites, facts, config, baseline, totals);
   outputs.finish(report);
   await reporters.onRunEnd(report);
   await closing;

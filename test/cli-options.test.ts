@@ -1,0 +1,37 @@
+import * as z from 'zod';
+import { describe, expect, it } from 'vitest';
+import { CLI_OPTIONS, option, parseCliOptions, parseOptions } from '../src/node/cli/cli-config.ts';
+import { parseServeOptions } from '../src/node/serve/serve-options.ts';
+
+describe('CLI option tables', () => {
+  it('builds and checks the schemas of the flags given only, in the table order', () => {
+    const built: string[] = [];
+    const counted = (name: string) => () => {
+      built.push(name);
+      return z.coerce.number({ error: `--${name} must be a number` });
+    };
+    const table = { a: option('--a <n>', 'a', counted('a')), b: option('--b <n>', 'b', counted('b')), c: option('--c <n>', 'c', counted('c')) };
+    expect(parseOptions(table, { c: '3', unknown: 1 } as { c: unknown })).toEqual({ c: 3 });
+    expect(built).toEqual(['c']);
+    expect(() => parseOptions(table, { c: 'x', a: 'y' })).toThrow(/^--a must be a number\n--c must be a number$/);
+    expect(built).toEqual(['c', 'a']);
+    parseOptions(table, { a: '1', c: '2' });
+    expect(built).toEqual(['c', 'a']);
+  });
+
+  it('parses CLI flags as before: converted values, undefined and "--" left out, a bad value a usage error', () => {
+    expect(parseCliOptions({ '--': [], reporter: 'json', runs: '3', shard: '1/2', rows: 5, maxConcurrency: undefined })).toEqual({
+      reporter: ['json'],
+      runs: 3,
+      shard: [1, 2],
+      rows: '5',
+    });
+    expect(() => parseCliOptions({ runs: 'two', backend: 'cloud' })).toThrow(expect.objectContaining({ name: 'UsageError', message: '--runs must be a number\n--backend must be local or harbor' }));
+    expect(Object.keys(CLI_OPTIONS)).toContain('maxConcurrency');
+  });
+
+  it('gives the serve options their defaults', () => {
+    expect(parseServeOptions({ port: '0' })).toEqual({ port: 0, host: '127.0.0.1', grace: 30, retention: 900, maxBody: 8 * 1024 * 1024, retryAfter: 1, queueFactor: 1 });
+    expect(() => parseServeOptions({ grace: '-1' })).toThrow('--grace must be at least 0');
+  });
+});

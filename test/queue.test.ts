@@ -321,52 +321,52 @@ describe('workers and their checkouts', () => {
     await stopWorkers([served!]);
   });
 
-  it('a worker refuses a suite for good once an import of it found another file: a thread started meanwhile may hold either', { timeout: 240_000 }, async () => {
-    // `./grade` finds grade.js (reward 0), then a grade.ts (reward 1) while a thread is replaced (boom blocks its
-    // thread past the deadline), then grade.js again. The new thread imported a with grade.ts: once grade.ts is
-    // gone, the worker's graph is the first one again, but it must not pass the rollout with the grader it holds.
+  /**
+   * Suite `a` (grader from `grade`) fails on a worker at concurrency 1; `change` makes its grader pass, then suite
+   * `boom` blocks the thread past its deadline, so the pool replaces it, and the new thread imports `a` as changed;
+   * `undo` takes the change back. The worker must not pass `a` at any point: it refuses it until restarted.
+   */
+  async function refusesAfterAThreadHeldAChange(gradeFile: Record<string, string>, importPath: string, change: (project: string) => void, undo: (project: string) => void) {
     const project = makeProject({
-      'grade.js': 'export const grade = () => ({ reward: 0 });\n',
-      'a.rollout.ts': `${COMMON}\nimport { grade } from './grade';\ndefineRollout({ name: 'a', dataset: [{ prompt: 'x', label: 'x' }], workflow: Echo, grader: grade });\n`,
+      ...gradeFile,
+      'a.rollout.ts': `${COMMON}\nimport { grade } from '${importPath}';\ndefineRollout({ name: 'a', dataset: [{ prompt: 'x', label: 'x' }], workflow: Echo, grader: grade });\n`,
       'boom.rollout.ts': `${COMMON}\nexport class Boom extends AgentWorkflow { async run() { for (;;) {} } }\ndefineRollout({ name: 'boom', dataset: [{ prompt: 'x' }], workflow: Boom, timeouts: { agentSec: 1 } });\n`,
     });
     const [served] = await readyWorkers(project, 1, 1);
-    expect((await coordinator(project, tmp('grade-js'), ['a.rollout'])).exitCode).toBe(1);
-    writeFileSync(path.join(project, 'grade.ts'), 'export const grade = () => ({ reward: 1 });\n');
+    expect((await coordinator(project, tmp('first'), ['a.rollout'])).exitCode).toBe(1);
+    change(project);
     await coordinator(project, tmp('boom'), ['boom.rollout']);
     await served!.waitFor(/✗ .* boom-/);
-    expect((await coordinator(project, tmp('grade-ts'), ['a.rollout'])).exitCode).toBe(1);
-    unlinkSync(path.join(project, 'grade.ts'));
-    const outputDir = tmp('grade-js-again');
-    const run = await coordinator(project, outputDir, ['a.rollout']);
-    expect(run.exitCode, String(run.all)).toBe(1);
-    const [record] = readReport(path.join(outputDir, 'report.json')).suites[0]!.records;
-    expect(record!.error.message).toMatch(/refused rollout a-\w+\.r1\.n1: a\.rollout\.ts, .*restart the worker/);
-    expect(served!.output()).not.toMatch(/✓ reward 1/);
-    await stopWorkers([served!]);
-  });
-
-  it('a worker refuses a suite for good once a module of it changed, even changed back: a thread started meanwhile holds the change', { timeout: 240_000 }, async () => {
-    const grade = (reward: number) => `export const grade = () => ({ reward: ${reward} });\n`;
-    const project = makeProject({
-      'grade.ts': grade(0),
-      'a.rollout.ts': `${COMMON}\nimport { grade } from './grade.ts';\ndefineRollout({ name: 'a', dataset: [{ prompt: 'x', label: 'x' }], workflow: Echo, grader: grade });\n`,
-      'boom.rollout.ts': `${COMMON}\nexport class Boom extends AgentWorkflow { async run() { for (;;) {} } }\ndefineRollout({ name: 'boom', dataset: [{ prompt: 'x' }], workflow: Boom, timeouts: { agentSec: 1 } });\n`,
-    });
-    const [served] = await readyWorkers(project, 1, 1);
-    expect((await coordinator(project, tmp('reward-0'), ['a.rollout'])).exitCode).toBe(1);
-    writeFileSync(path.join(project, 'grade.ts'), grade(1));
-    await coordinator(project, tmp('boom'), ['boom.rollout']);
-    await served!.waitFor(/✗ .* boom-/);
-    expect((await coordinator(project, tmp('reward-1'), ['a.rollout'])).exitCode).toBe(1);
-    writeFileSync(path.join(project, 'grade.ts'), grade(0));
-    const outputDir = tmp('reward-0-again');
+    expect((await coordinator(project, tmp('changed'), ['a.rollout'])).exitCode).toBe(1);
+    undo(project);
+    const outputDir = tmp('undone');
     const run = await coordinator(project, outputDir, ['a.rollout']);
     expect(run.exitCode, String(run.all)).toBe(1);
     const [record] = readReport(path.join(outputDir, 'report.json')).suites[0]!.records;
     expect(record!.error.message).toMatch(/refused rollout a-\w+\.r1\.n1: a\.rollout\.ts, a module it imports or the config changed.*restart the worker/);
     expect(served!.output()).not.toMatch(/✓ reward 1/);
     await stopWorkers([served!]);
+  }
+
+  const grade = (reward: number) => `export const grade = () => ({ reward: ${reward} });\n`;
+
+  it('a worker refuses a suite for good once an import of it found another file: a thread started meanwhile may hold either', { timeout: 240_000 }, async () => {
+    // `./grade` finds grade.js (reward 0), then a grade.ts (reward 1), then grade.js again once grade.ts is gone.
+    await refusesAfterAThreadHeldAChange(
+      { 'grade.js': grade(0) },
+      './grade',
+      (project) => writeFileSync(path.join(project, 'grade.ts'), grade(1)),
+      (project) => unlinkSync(path.join(project, 'grade.ts')),
+    );
+  });
+
+  it('a worker refuses a suite for good once a module of it changed, even changed back: a thread started meanwhile holds the change', { timeout: 240_000 }, async () => {
+    await refusesAfterAThreadHeldAChange(
+      { 'grade.ts': grade(0) },
+      './grade.ts',
+      (project) => writeFileSync(path.join(project, 'grade.ts'), grade(1)),
+      (project) => writeFileSync(path.join(project, 'grade.ts'), grade(0)),
+    );
   });
 
   it('a worker whose rollout file fails to import refuses its jobs with the error, and says to restart it once fixed', { timeout: 180_000 }, async () => {

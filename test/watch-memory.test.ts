@@ -8,6 +8,7 @@ import { startWatch, type WatchProcess } from './helpers/watch-process.ts';
 /**
  * Preloaded into the CLI's main thread: logs, in order, each rerun's header, each collection the watcher asks
  * for (and its end), and each "Waiting" line with the main thread's process listeners and active handles then.
+ * Each rerun also hands \`console.log\` an object watched by a finalizer, which logs when it is collected.
  */
 const PRELOAD = `const fs = require('node:fs');
 const inspector = require('node:inspector');
@@ -21,10 +22,17 @@ if (isMainThread) {
     const done = args.pop();
     return post.call(this, method, ...args, (...result) => (log('collected'), done(...result)));
   };
+  const freed = new FinalizationRegistry((rerun) => log('freed ' + rerun));
+  let reruns = 0;
   const write = process.stdout.write;
   process.stdout.write = function (chunk, ...rest) {
     const text = String(chunk);
-    if (text.includes('RERUN')) log('rerun');
+    if (text.includes('RERUN')) {
+      log('rerun');
+      const logged = { rerun: ++reruns };
+      freed.register(logged, reruns);
+      setImmediate(() => console.log('logged', logged));
+    }
     if (text.includes('Waiting for file changes')) {
       const listeners = process.eventNames().reduce((sum, name) => sum + process.listenerCount(name), 0);
       log('waiting listeners=' + listeners + ' handles=' + process.getActiveResourcesInfo().length);
@@ -80,7 +88,7 @@ describe('watch mode gives memory back between reruns', () => {
   });
 
   it('collects once after each run, after its results and before it says it waits', () => {
-    const sequence = events().filter((line) => !line.startsWith('gc global'));
+    const sequence = events().filter((line) => !line.startsWith('gc global') && !line.startsWith('freed'));
     const perRun = ['rerun', 'collect', 'collected', 'waiting'];
     expect(sequence.map((line) => line.split(' ')[0])).toEqual(Array.from({ length: SAVES + 1 }, () => perRun).flat());
     expect(watch.output()).toMatch(/Duration[^\n]*\n+Waiting for file changes/);
@@ -91,6 +99,12 @@ describe('watch mode gives memory back between reruns', () => {
     expect(counts).toHaveLength(SAVES + 1);
     expect(new Set(counts.slice(1))).toEqual(new Set([counts[1]]));
     expect(counts[0]).toEqual(counts[1]);
+  });
+
+  it("keeps nothing the main thread logged: a rerun's logged object is freed by the collection after it", () => {
+    // The last rerun's finalizer may still be pending when the watcher says it waits.
+    const freed = events().filter((line) => line.startsWith('freed'));
+    expect(freed.length).toBeGreaterThanOrEqual(SAVES - 1);
   });
 
   it('exposes no gc global to the rollout code, on the main thread or the workers', () => {

@@ -17,24 +17,43 @@ import type { Session } from 'node:inspector';
  * more, cheaper ones). A Node built without the inspector just skips it.
  */
 export class IdleCollector {
-  #session: Promise<Session | undefined> | undefined;
+  #closed = false;
+  #collecting: Promise<void> | undefined;
 
-  /** Resolves once the main thread's heap was collected. */
-  async collect(): Promise<void> {
-    this.#session ??= connect();
-    const session = await this.#session;
-    await new Promise<void>((resolve) => {
-      if (session) session.post('HeapProfiler.collectGarbage', () => resolve());
-      else resolve();
+  /** Resolves once the main thread's heap was collected; a closed collector does nothing. */
+  collect(): Promise<void> {
+    if (this.#closed) return Promise.resolve();
+    this.#collecting ??= collectOnce().finally(() => {
+      this.#collecting = undefined;
     });
+    return this.#collecting;
   }
 
-  /** Ends the session: the watcher quits. */
+  /** The watcher quits: waits for a collection under way, and starts no other. */
   async close(): Promise<void> {
-    (await this.#session)?.disconnect();
+    this.#closed = true;
+    await this.#collecting;
   }
 }
 
+/**
+ * One session per collection, disconnected right after it: while a session is connected, V8 keeps every
+ * `console.*` message of the main thread and the objects it was given (up to 1,000) for the inspector, which
+ * would hold a rerun's logged objects and delay the user's finalizers for the whole watch. The disconnect waits
+ * for the next turn because disconnecting inside the callback of `post` hangs Node 20.
+ */
+async function collectOnce(): Promise<void> {
+  const session = await connect();
+  if (!session) return;
+  await new Promise<void>((resolve) => {
+    session.post('HeapProfiler.collectGarbage', () => {
+      setImmediate(() => {
+        session.disconnect();
+        resolve();
+      });
+    });
+  });
+}
 async function connect(): Promise<Session | undefined> {
   try {
     const { Session } = await import('node:inspector');

@@ -6,6 +6,7 @@ import { afterAll, describe, expect, it, vi } from 'vitest';
 import { AgentWorkflow, type AgentWorkflowContext } from '../src/public/index.ts';
 import { LocalBackend, type ExecutionBackend, type LocalBackendOptions } from '../src/public/node.ts';
 import { ConfigurableGrader, ContainsGrader, EchoWorkflow, FaultyWorkflow, SourceWorkflow } from './fixtures/workflows.ts';
+import { WorkerPool } from '../src/backends/local/worker-pool.ts';
 import { ref, request, runOne } from './helpers/backend.ts';
 
 const backends: ExecutionBackend[] = [];
@@ -268,6 +269,29 @@ describe('concurrency in the worker pool (threads hold rollouts back to the limi
     }
     expect(busyDone).toBe(false);
     expect((await busy).workflow[0]!.status).toBe('success');
+  });
+});
+
+describe('a recycled pool (watch mode ends its threads when their modules changed)', () => {
+  it('runs the next rollouts side by side on new threads, as soon as the old ones are told to end', async () => {
+    const pool = new WorkerPool({ threads: 1 });
+    const counter = new Int32Array(new SharedArrayBuffer(8));
+    const config = { concurrency: { maxConcurrent: 3 }, counter, delayMs: 200 };
+    const b = backend({ workflow: ref('CountedWorkflow'), workflowConfig: config, pool });
+    const runThree = (round: string) => Promise.all([0, 1, 2].map((i) => runOne(b, request(`${round}${i}`))));
+    try {
+      await runThree('before');
+      Atomics.store(counter, 1, 0);
+      // Not awaited, as a rerun does: the old threads end while the next rollouts are handed out.
+      const recycled = pool.recycle();
+      const results = await runThree('after');
+      await recycled;
+      expect(results.map((r) => r.workflow[0]!.status)).toEqual(['success', 'success', 'success']);
+      // Sent to a thread on its way out, each would have been lost, and run again alone: one at a time.
+      expect(Atomics.load(counter, 1)).toBe(3);
+    } finally {
+      await pool.close();
+    }
   });
 });
 

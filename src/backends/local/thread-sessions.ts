@@ -166,6 +166,15 @@ export class ThreadSessions {
     return best!;
   }
 
+  /**
+   * Forgets every session: the pool ended its threads. A session learns that its thread ended only when its pool
+   * task settles, a moment later; tasks submitted meanwhile must open sessions on the new threads, not be sent to
+   * a thread on its way out (they would fail as lost, and each would run again alone).
+   */
+  forget(): void {
+    this.#sessions.fill(undefined);
+  }
+
   #openSession(index: number): Session {
     const session = new Session(index, this.open, (ended) => {
       if (this.#sessions[ended.index] === ended) this.#sessions[ended.index] = undefined;

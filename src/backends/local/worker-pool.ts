@@ -79,6 +79,8 @@ export class WorkerPool {
   #blockedCheck: Promise<void> | undefined;
   /** Sends a task to a pooled worker; resolves with its outcome, rejects if the worker is lost. */
   readonly #send: (task: WorkerTask) => Promise<Outcome>;
+  /** The threads' sessions (threads only): forgotten when the threads end. */
+  readonly #sessions: ThreadSessions | undefined;
   #closed = false;
   readonly #cancels = new CancelForwarder((message) => this.#channel?.post(message));
 
@@ -91,6 +93,7 @@ export class WorkerPool {
         (port) => this.#openPool().then((pool) => this.#afterStarting(pool, pool.run({ port } satisfies WorkerSession, { name: 'runSession', transferList: [port] }))),
         options.threads,
       );
+      this.#sessions = sessions;
       this.#send = (task) => sessions.submit(task);
     } else {
       this.#send = (task) => this.#openPool().then((pool) => this.#afterStarting(pool, pool.run(task) as Promise<Outcome>));
@@ -162,6 +165,7 @@ export class WorkerPool {
     const pools = [this.#pool, this.#isolation];
     this.#pool = undefined;
     this.#isolation = undefined;
+    this.#sessions?.forget();
     this.#channel?.close();
     this.#channel = undefined;
     // A flush after a recycle waits for the new workers only.

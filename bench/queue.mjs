@@ -1,6 +1,8 @@
 // Q1/Q2 (issue #19): distributed runs on a real redis-server on loopback.
 //   Q1 scaling: 2,000 rollouts each waiting 50 ms of I/O; 3 workers at concurrency 50 against 1 worker at 50.
 //   Q2 overhead: the queue's cost per rollout, against a local run of the same rollouts at the same concurrency.
+//   Q3 mixed durations: 1,000 rollouts, every 10th waiting 500 ms and the rest 20 ms, 1 worker at 50, against a
+//   local run of the same: a batch's slots must not idle while its slowest rollout runs.
 // Times are the coordinator's run phase (the JSON report's durationMs), with the workers started and warm.
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -13,6 +15,7 @@ import { cpuMsOf, median } from './lib/measure.mjs';
 const COUNT = 2_000;
 const DELAY_MS = 50;
 const CONCURRENCY = 50;
+const MIXED_COUNT = 1_000;
 
 function freePort() {
   return new Promise((resolve, reject) => {
@@ -78,10 +81,19 @@ export class Wait extends AgentWorkflow {
 }
 defineRollout({ name: 'wait', dataset: Array.from({ length: ${COUNT} }, (_, i) => ({ prompt: 'row ' + i })), workflow: Wait });
 `,
+    'mixed.rollout.js': `import { AgentWorkflow, defineRollout } from 'rollout-test';
+export class Mixed extends AgentWorkflow {
+  async run(ctx) {
+    await new Promise((resolve) => setTimeout(resolve, ctx.metadata.ms));
+    return [...ctx.prompt, { role: 'assistant', content: 'done' }];
+  }
+}
+defineRollout({ name: 'mixed', dataset: Array.from({ length: ${MIXED_COUNT} }, (_, i) => ({ prompt: 'row ' + i, metadata: { ms: i % 10 ? 20 : 500 } })), workflow: Mixed });
+`,
   });
   const redis = await startRedis();
   const workers = [];
-  const queued = () => runPhase(project, ['--queue', redis.url]);
+  const queued = (file = 'wait.rollout') => runPhase(project, ['--queue', redis.url, file]);
   const measured = (fn) => {
     fn();
     return median(Array.from({ length: reps }, fn));
@@ -96,11 +108,13 @@ defineRollout({ name: 'wait', dataset: Array.from({ length: ${COUNT} }, (_, i) =
   };
   const total = (cpu) => cpu.coordinator + cpu.workers + cpu.redis;
   try {
-    const local = measured(() => runPhase(project, ['--max-concurrency', String(CONCURRENCY)]));
+    const local = measured(() => runPhase(project, ['--max-concurrency', String(CONCURRENCY), 'wait.rollout']));
+    const mixedLocal = measured(() => runPhase(project, ['--max-concurrency', String(CONCURRENCY), 'mixed.rollout']));
     workers.push(startWorker(project, redis.url));
-    const one = measured(queued);
+    const one = measured(() => queued());
+    const mixed = measured(() => queued('mixed.rollout'));
     workers.push(startWorker(project, redis.url), startWorker(project, redis.url));
-    const three = measured(queued);
+    const three = measured(() => queued());
     const cpus = Array.from({ length: reps }, queuedCpu).sort((x, y) => total(x) - total(y));
     const cpu = cpus[Math.floor((cpus.length - 1) / 2)];
     const perRolloutMs = (ms) => (ms / COUNT).toFixed(2);
@@ -108,6 +122,8 @@ defineRollout({ name: 'wait', dataset: Array.from({ length: ${COUNT} }, (_, i) =
     row(`Q1 ${COUNT} × ${DELAY_MS} ms, 3 workers c=${CONCURRENCY} vs 1`, ms(three), `${ms(one)} (1 worker)`, `${(one / three).toFixed(2)}× faster`, '≥ 2.5×', one / three >= 2.5);
     const perRollout = (one - local) / COUNT;
     row(`Q2 queue overhead per rollout (1 worker c=${CONCURRENCY})`, `${perRollout.toFixed(2)} ms`, `${ms(local)} local vs ${ms(one)} queued`, '', 'reported', undefined);
+    const mixedIdeal = ((MIXED_COUNT / 10) * 500 + (MIXED_COUNT * 9 / 10) * 20) / CONCURRENCY;
+    row(`Q3 ${MIXED_COUNT} mixed 20 / 500 ms, 1 worker c=${CONCURRENCY}`, ms(mixed), `${ms(mixedLocal)} local (ideal ${ms(mixedIdeal)})`, `${(mixed / mixedLocal).toFixed(2)}× local`, 'reported', undefined);
     const parts = `coordinator ${perRolloutMs(cpu.coordinator)}, workers ${perRolloutMs(cpu.workers)}, redis ${perRolloutMs(cpu.redis)}`;
     row(`Q1 CPU per rollout, 3 workers (all processes)`, `${perRolloutMs(total(cpu))} ms`, `${ms(total(cpu))} per run: ${parts}`, '', 'reported', undefined);
     notes.push(`Q1/Q2 machine state: ${state}; ideal run phases: ${ms((COUNT / CONCURRENCY) * DELAY_MS)} (1 worker), ${ms((COUNT / (3 * CONCURRENCY)) * DELAY_MS)} (3 workers)`);

@@ -402,9 +402,25 @@ describe('workers and their checkouts', () => {
   });
 });
 
+/**
+ * Starts a worker for what the stopped ones left, and checks the run's end: the 6 rollouts of `slowProject(6, …)`
+ * reported with the right status, each run to its end exactly once over all workers.
+ */
+async function finishOnAnotherWorker(project: string, outputDir: string, run: ReturnType<typeof coordinator>): Promise<WorkerProcess> {
+  const rest = worker(project, '--concurrency', '4');
+  const result = await run;
+  expect(result.exitCode, String(result.all)).toBe(1);
+  const records = readReport(path.join(outputDir, 'report.json')).suites[0]!.records;
+  expect(records).toHaveLength(6);
+  for (const r of records) expect({ id: r.id, status: r.status }).toEqual({ id: r.id, status: expectedStatus(r) });
+  expect(ranLog(project).ends.sort()).toEqual(records.map((r) => r.id).sort());
+  return rest;
+}
+
 describe('stopping', () => {
   it('a worker sent SIGTERM finishes its jobs; sent it twice, hands back what did not finish; either way it exits 0', { timeout: 180_000 }, async () => {
-    // Jobs of 2 rollouts (6 over 2 workers at 2), a short and a long one.
+    // Jobs of 2 rollouts (6 over 2 workers at 2), a short and a long one. A worker may hold a job ahead of its
+    // slots, which starts in the slot the short rollout frees: which worker holds which job varies.
     const project = slowProject(6, 1_000, 8_000);
     const [finisher, handsBack] = await readyWorkers(project, 2, 2);
     const outputDir = tmp('sigterm');
@@ -417,23 +433,47 @@ describe('stopping', () => {
     await handsBack!.waitFor(/finishing the active jobs/);
     handsBack!.process.kill('SIGTERM');
     expect((await handsBack!.process).exitCode).toBe(0);
-    const handedBack = [...handsBack!.output().matchAll(/↩ (\S+) handed back/g)].map((m) => m[1]!);
-    const finishedThere = [...handsBack!.output().matchAll(/[✓✗] .* (\S+)$/gm)].map((m) => m[1]!);
-    expect([handedBack.length, finishedThere.length]).toEqual([1, 1]);
     expect((await finisher!.process).exitCode).toBe(0);
-    expect(finisher!.output().match(/[✓✗] /g)).toHaveLength(2);
+    const ids = (w: WorkerProcess, pattern: RegExp) => [...w.output().matchAll(pattern)].map((m) => m[1]!);
+    const started = (w: WorkerProcess) => ids(w, /▶ slow › (\S+)$/gm);
+    const ended = (w: WorkerProcess) => ids(w, /[✓✗] .* (\S+)$/gm);
+    // Sent SIGTERM once, a worker runs to their end the rollouts it started, and starts no other.
+    expect(ended(finisher!).sort()).toEqual(started(finisher!).sort());
+    expect(finisher!.output()).not.toMatch(/↩ \S+ handed back/);
+    // Sent it twice, it hands back those still running: the long one at least.
+    const handedBack = ids(handsBack!, /↩ (\S+) handed back/g);
+    expect(handedBack.length).toBeGreaterThanOrEqual(1);
+    expect([...ended(handsBack!), ...handedBack].sort()).toEqual(started(handsBack!).sort());
 
-    const rest = worker(project, '--concurrency', '4');
-    const result = await run;
-    expect(result.exitCode, String(result.all)).toBe(1);
-    const records = readReport(path.join(outputDir, 'report.json')).suites[0]!.records;
-    expect(records).toHaveLength(6);
-    for (const r of records) expect({ id: r.id, status: r.status }).toEqual({ id: r.id, status: expectedStatus(r) });
-    // Each rollout ran to its end once: the handed-back one on the last worker, the one finished before not again.
-    expect(ranLog(project).ends.sort()).toEqual(records.map((r) => r.id).sort());
-    expect(rest.output()).toContain(`▶ slow › ${handedBack[0]}`);
-    expect(rest.output()).not.toContain(`▶ slow › ${finishedThere[0]}`);
-    expect(rest.output().match(/▶ /g)).toHaveLength(3);
+    // What was handed back or never started runs on the last worker, the rest not again.
+    const rest = await finishOnAnotherWorker(project, outputDir, run);
+    const endedBefore = [...ended(finisher!), ...ended(handsBack!)];
+    for (const id of handedBack) expect(rest.output()).toContain(`▶ slow › ${id}`);
+    for (const id of endedBefore) expect(rest.output()).not.toContain(`▶ slow › ${id}`);
+    expect(started(rest)).toHaveLength(6 - endedBefore.length);
+  });
+
+  it('a worker holds a batch ahead of its slots; sent SIGTERM, it hands that batch back unstarted and finishes the other', { timeout: 180_000 }, async () => {
+    // Alone at 2, a worker gets jobs of 2 rollouts: a short and a long one.
+    const project = slowProject(6, 2_000, 8_000);
+    const [first] = await readyWorkers(project, 1, 2);
+    const outputDir = tmp('held-ahead');
+    const run = coordinator(project, outputDir);
+    await first!.waitFor(/▶ .*\n(.|\n)*▶ /);
+    // It holds a second job, none of whose rollouts started: its two slots run the first job's.
+    const active = async () => {
+      const keys = (await redis.cli('-n', String(db), '--scan', '--pattern', 'rollout-test:*:active')).split('\n').filter(Boolean);
+      return keys.length ? Number(await redis.cli('-n', String(db), 'LLEN', keys[0]!)) : 0;
+    };
+    await waitUntil(async () => (await active()) === 2, 30_000, 'a job held ahead');
+    first!.process.kill('SIGTERM');
+    expect((await first!.process).exitCode).toBe(0);
+    expect(first!.output()).toMatch(/↩ job \S+ handed back: none of its rollouts started/);
+    // It ran its first job to the end, and nothing else.
+    expect(first!.output().match(/▶ /g)).toHaveLength(2);
+    expect(first!.output().match(/[✓✗] /g)).toHaveLength(2);
+    const rest = await finishOnAnotherWorker(project, outputDir, run);
+    expect(rest.output().match(/▶ /g)).toHaveLength(4);
   });
 });
 

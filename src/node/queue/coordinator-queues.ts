@@ -5,6 +5,7 @@ import { type ExecutionResult, ExecutionResultSchema, type RolloutError } from '
 import { isPlainValidResult } from '../../model/result-check.ts';
 import { MAX_ROLLOUTS_PER_JOB, QUEUE_WINDOW, rolloutsPerJob } from './job-size.ts';
 import { FinishedRollouts } from './finished-rollouts.ts';
+import { cancelledInSetup } from './setup-results.ts';
 import { concurrencyOf, PREFIX, type QueuedRollout, type RolloutJob, rolloutQueueName } from './queue-names.ts';
 import type { RedisConnection } from './redis-url.ts';
 
@@ -57,8 +58,6 @@ export interface WorkerLoad {
 const nothing = { queuedMs: 0, workflowMs: 0, graderMs: 0 };
 const failure = (requestId: string, error: RolloutError) => buildResult({ requestId, error, timings: nothing });
 const gaveUp = (id: string, reason: string) => failure(id, { category: 'AGENT_ERROR', phase: 'setup', message: `the queue gave up on this rollout: ${reason}` });
-const cancelled = (requestId: string, message: string) =>
-  buildResult({ requestId, cancelled: true, timings: nothing, error: { category: 'AGENT_ERROR', phase: 'setup', message } });
 
 /**
  * The coordinator's side of a run's BullMQ queue. It adds jobs in bulk, once per event-loop turn, each of one
@@ -289,7 +288,7 @@ export class CoordinatorQueues {
   }
 
   #settleCancelled(id: string, why: string): void {
-    this.#deliver(id, cancelled(id, why));
+    this.#deliver(id, cancelledInSetup(id, why));
   }
 
   /**

@@ -31,8 +31,9 @@ function previousRunId(outputDir: string): string | undefined {
   }
 }
 
+/** Busy slots: a worker may hold a batch ahead of its slots (see RunWorker), which waits there and is not counted. */
 const loadText = (load: WorkerLoad) =>
-  load.workers === 0 ? 'waiting for workers' : `${load.workers} worker${load.workers === 1 ? '' : 's'} · ${load.active}/${load.slots} busy`;
+  load.workers === 0 ? 'waiting for workers' : `${load.workers} worker${load.workers === 1 ? '' : 's'} · ${Math.min(load.active, load.slots)}/${load.slots} busy`;
 
 /** Tells the reporters who serves the run, every second; prints a line when the number of workers changes. */
 function watchLoad(queues: CoordinatorQueues, reporters: ReporterSet, terminal: Terminal): () => void {

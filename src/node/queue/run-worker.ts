@@ -5,6 +5,7 @@ import { formatDuration } from '../reporters/format.ts';
 import { FinishedRollouts } from './finished-rollouts.ts';
 import { PREFIX, type QueuedRollout, type RolloutJob, rolloutQueueName } from './queue-names.ts';
 import { RolloutSlots } from './rollout-slots.ts';
+import { cancelledInSetup } from './setup-results.ts';
 import type { RedisConnection } from './redis-url.ts';
 import type { WorkerSuites } from './worker-suites.ts';
 
@@ -51,9 +52,14 @@ export class RunWorker {
   readonly #worker: Worker<RolloutJob, ExecutionResult[]>;
   readonly #slots: RolloutSlots;
   readonly #finished: FinishedRollouts;
-  /** The jobs this worker holds, and their rollouts. */
+  /** The jobs this worker holds, and their rollouts that did not finish yet. */
   #jobs = 0;
-  #held = 0;
+  #unfinished = 0;
+  /** Whether the last job taken was a batch (see #hold). */
+  #batch = false;
+  /** Jobs held ahead of the slots, none of whose rollouts started yet: a graceful close hands them back. */
+  readonly #notStarted = new Set<string>();
+  readonly #handedBack = new Set<string>();
   #handingBack = false;
 
   constructor(private readonly options: RunWorkerOptions) {
@@ -73,17 +79,34 @@ export class RunWorker {
 
   /**
    * BullMQ counts concurrency in jobs; ours is in rollouts. BullMQ starts a job's processor in the turn it
-   * fetched it, and looks for the next job right after, so each job taken or finished sets how many BullMQ may
-   * hold: one more than now while a rollout slot is free, none more once they are all taken.
+   * fetched it, and looks for the next job right after, and again whenever a job it holds ends; so each job
+   * taken, each rollout finished and each job ended sets how many BullMQ may hold: one more than now while the
+   * rollouts not finished leave room, none more once they fill it.
+   *
+   * The room is the worker's concurrency, and twice that while it takes batches (jobs of many short rollouts):
+   * the next batch then waits here, its rollouts starting in the slots the current one frees, instead of every
+   * slot idling from a batch's end until the next is fetched (~8–15 ms of every 50 ms wave of Q1 in
+   * bench/RESULTS.md), and rollouts that finished early leave room while their batch waits for its slowest. A
+   * job of one rollout (a Harbor trial, minutes long) is never held ahead: another worker may be free to run it.
    */
-  #hold(rollouts: number, jobs: number): void {
-    this.#held += rollouts;
+  #hold(rollouts: number, jobs = 0): void {
+    this.#unfinished += rollouts;
     this.#jobs += jobs;
-    this.#worker.concurrency = Math.max(1, this.#jobs + (this.#held < this.options.concurrency ? 1 : 0));
+    const room = this.options.concurrency * (this.#batch ? 2 : 1);
+    this.#worker.concurrency = Math.max(1, this.#jobs + (this.#unfinished < room ? 1 : 0));
   }
 
   async #process(job: Job<RolloutJob>, token: string | undefined, signal: AbortSignal | undefined): Promise<ExecutionResult[]> {
     const { rollouts } = job.data;
+    const jobId = job.id!;
+    this.#notStarted.add(jobId);
+    this.#batch = rollouts.length > 1;
+    let unfinished = rollouts.length;
+    const finish = (result: ExecutionResult) => {
+      unfinished--;
+      this.#hold(-1);
+      return result;
+    };
     this.#hold(rollouts.length, 1);
     try {
       const ids = rollouts.map((r) => r.request.id);
@@ -94,8 +117,13 @@ export class RunWorker {
       const stop = signal ?? new AbortController().signal;
       // Every rollout of the job listens to its one signal: not the leak Node warns of past 10 listeners.
       setMaxListeners(0, stop);
-      const results = await Promise.all(rollouts.map((rollout) => recorded.get(rollout.request.id) ?? this.#slots.run(() => this.#run(job.data, rollout, stop))));
-      if (this.#handingBack && results.some((r) => r.status === 'cancelled')) {
+      const inSlot = (rollout: QueuedRollout) => {
+        this.#notStarted.delete(jobId);
+        // Cancelled while it waited for a slot: it never starts (the run was cancelled, or the job handed back).
+        return stop.aborted ? Promise.resolve(cancelledInSetup(rollout.request.id, 'cancelled before it started')) : this.#run(job.data, rollout, stop);
+      };
+      const results = await Promise.all(rollouts.map((rollout) => recorded.get(rollout.request.id) ?? this.#slots.run(() => inSlot(rollout)).then(finish)));
+      if ((this.#handingBack || this.#handedBack.has(jobId)) && results.some((r) => r.status === 'cancelled')) {
         // Shutting down: the job goes back to the queue for another worker, which runs what did not finish here.
         await this.#finished.written();
         await job.moveToWait(token);
@@ -106,7 +134,9 @@ export class RunWorker {
       this.#finished.drop(ids);
       return results;
     } finally {
-      this.#hold(-rollouts.length, -1);
+      this.#notStarted.delete(jobId);
+      this.#handedBack.delete(jobId);
+      this.#hold(-unfinished, -1);
     }
   }
 
@@ -125,10 +155,18 @@ export class RunWorker {
     this.#worker.cancelAllJobs('cancelled by the coordinator');
   }
 
-  /** Takes no new jobs and waits for the active ones; `handBack` cancels them and returns them to the queue. */
+  /**
+   * Takes no new jobs, hands back those held ahead that did not start, and waits for the others; `handBack`
+   * cancels those too and returns them to the queue.
+   */
   async close(handBack = false): Promise<void> {
     const closing = this.#worker.close();
     if (handBack) this.handBack();
+    for (const jobId of this.#notStarted) {
+      this.#handedBack.add(jobId);
+      this.options.log(`run ${this.options.runId} ↩ job ${jobId} handed back: none of its rollouts started`);
+      this.#worker.cancelJob(jobId, 'the worker is shutting down');
+    }
     await closing;
     await this.options.suites.close();
   }

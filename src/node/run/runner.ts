@@ -228,8 +228,10 @@ export async function runRollouts(config: ResolvedConfig, given: Reporter[], int
     );
     // A rollout's timer that fires just after the last rollout ended still has its fault heard and reported
     // (by this process's pool: a remote run's rollouts ran in its workers, and there is nothing to hear here).
-    // Late faults change neither the suites nor the run's statistics: those are computed during the grace.
-    if (!options.remote) lateFaultGrace = sleep(LATE_FAULT_GRACE_MS);
+    // Late faults change neither the suites nor the run's statistics: those are computed during the grace, unless
+    // the rollouts ran on this thread (--inline): computing them would hold back the event loop, and the grace
+    // could end before the I/O callbacks and timers it is there to hear had a turn.
+    if (!options.remote && !config.inline) lateFaultGrace = sleep(LATE_FAULT_GRACE_MS);
     totals = runTotals(suites, config, runDir, baseline);
   } finally {
     // Every rollout has settled: a kept pool's next run must not lose its workers to this run's cancel.

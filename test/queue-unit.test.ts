@@ -70,6 +70,20 @@ describe('rollout slots', () => {
     expect(running).toBe(0);
   });
 
+  it('lets a waiting task leave the line when its signal aborts, without waiting for a slot or taking one', async () => {
+    const slots = new RolloutSlots(1);
+    let release!: () => void;
+    const busy = slots.run(() => new Promise<string>((resolve) => (release = () => resolve('busy'))));
+    const controller = new AbortController();
+    const waiting = slots.run(async () => 'ran', controller.signal, () => 'aborted');
+    controller.abort();
+    await expect(waiting).resolves.toBe('aborted');
+    release();
+    await expect(busy).resolves.toBe('busy');
+    // The slot went back to the pool, not to the task that left.
+    await expect(slots.run(async () => 'next')).resolves.toBe('next');
+  });
+
   it('frees the slot of a task that throws', async () => {
     const slots = new RolloutSlots(1);
     await expect(slots.run(() => Promise.reject(new Error('boom')))).rejects.toThrow('boom');

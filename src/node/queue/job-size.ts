@@ -10,8 +10,8 @@ export const MAX_ROLLOUTS_PER_JOB = QUEUE_WINDOW / 20;
  * How many rollouts of a local suite one job carries. Each job costs the coordinator, Redis and a worker a
  * fixed amount (an add, its events, a move to active and to finished, a removal), so rollouts that take
  * milliseconds share a job. The size is bounded so that batching never costs balance or a long tail:
- * - by the smallest connected worker's concurrency: a job's rollouts all run at once, none waits for another
- *   of its own job (a worker takes a job only while it has free slots, see RunWorker);
+ * - by the smallest connected worker's concurrency: a job's rollouts can all run at once on any worker (one
+ *   that holds it ahead of its slots, see RunWorker, starts them as its slots free up);
  * - by the rollouts in flight over twice the workers: every worker gets at least two jobs of what is queued,
  *   so a small run still spreads over all of them, and the jobs shrink as the window does;
  * - by MAX_ROLLOUTS_PER_JOB, for the same reason at the scale of the enqueue window.

@@ -5,7 +5,7 @@ import { formatDuration } from '../reporters/format.ts';
 import { FinishedRollouts } from './finished-rollouts.ts';
 import { PREFIX, type QueuedRollout, type RolloutJob, rolloutQueueName } from './queue-names.ts';
 import { RolloutSlots } from './rollout-slots.ts';
-import { cancelledInSetup } from './setup-results.ts';
+import { cancelledInSetup, failedInSetup } from './setup-results.ts';
 import type { RedisConnection } from './redis-url.ts';
 import type { WorkerSuites } from './worker-suites.ts';
 
@@ -60,6 +60,7 @@ export class RunWorker {
   /** Jobs held ahead of the slots, none of whose rollouts started yet: a graceful close hands them back. */
   readonly #notStarted = new Set<string>();
   readonly #handedBack = new Set<string>();
+  #closing = false;
   #handingBack = false;
 
   constructor(private readonly options: RunWorkerOptions) {
@@ -79,15 +80,15 @@ export class RunWorker {
 
   /**
    * BullMQ counts concurrency in jobs; ours is in rollouts. BullMQ starts a job's processor in the turn it
-   * fetched it, and looks for the next job right after, and again whenever a job it holds ends; so each job
-   * taken, each rollout finished and each job ended sets how many BullMQ may hold: one more than now while the
+   * fetched it, and looks for the next job right after, and again when a job it holds ends: each job taken or
+   * ended, and each rollout finished, sets how many jobs BullMQ may hold then: one more than now while the
    * rollouts not finished leave room, none more once they fill it.
    *
    * The room is the worker's concurrency, and twice that while it takes batches (jobs of many short rollouts):
    * the next batch then waits here, its rollouts starting in the slots the current one frees, instead of every
    * slot idling from a batch's end until the next is fetched (~8–15 ms of every 50 ms wave of Q1 in
-   * bench/RESULTS.md), and rollouts that finished early leave room while their batch waits for its slowest. A
-   * job of one rollout (a Harbor trial, minutes long) is never held ahead: another worker may be free to run it.
+   * bench/RESULTS.md), and rollouts that finished early leave room for a batch while theirs waits for its slowest
+   * (when a job ends). A job of one rollout (a Harbor trial, minutes long) never waits here: see #process.
    */
   #hold(rollouts: number, jobs = 0): void {
     this.#unfinished += rollouts;
@@ -101,28 +102,16 @@ export class RunWorker {
     const jobId = job.id!;
     this.#notStarted.add(jobId);
     this.#batch = rollouts.length > 1;
-    let unfinished = rollouts.length;
-    const finish = (result: ExecutionResult) => {
-      unfinished--;
-      this.#hold(-1);
-      return result;
-    };
+    const held = { unfinished: rollouts.length };
     this.#hold(rollouts.length, 1);
     try {
+      // Fetched as the worker began to close (the fetch was under way): it goes back at once.
+      if (this.#closing) return await this.#handBackUnstarted(job, token, 'the worker is shutting down');
+      // Taken after a batch, into full slots: a trial goes back for a worker with a free slot (this one included).
+      if (!this.#batch && this.#unfinished > this.options.concurrency) return await this.#handBackUnstarted(job, token, 'no slot is free');
       const ids = rollouts.map((r) => r.request.id);
       if (ids.length > 1) this.options.log(`run ${this.options.runId} job ${job.id}: ${ids.length} rollouts of ${job.data.suite}`);
-      // Without the record (Redis failing) the job's rollouts all run: twice is better than never.
-      const recorded = ranBefore(job) ? await this.#finished.of(ids).catch(() => new Map<string, ExecutionResult>()) : new Map<string, ExecutionResult>();
-      if (recorded.size > 0) this.options.log(`run ${this.options.runId} ⤼ ${[...recorded.keys()].join(' ')} finished before: not run again`);
-      const stop = signal ?? new AbortController().signal;
-      // Every rollout of the job listens to its one signal: not the leak Node warns of past 10 listeners.
-      setMaxListeners(0, stop);
-      const inSlot = (rollout: QueuedRollout) => {
-        this.#notStarted.delete(jobId);
-        // Cancelled while it waited for a slot: it never starts (the run was cancelled, or the job handed back).
-        return stop.aborted ? Promise.resolve(cancelledInSetup(rollout.request.id, 'cancelled before it started')) : this.#run(job.data, rollout, stop);
-      };
-      const results = await Promise.all(rollouts.map((rollout) => recorded.get(rollout.request.id) ?? this.#slots.run(() => inSlot(rollout)).then(finish)));
+      const results = await this.#runAll(job, signal ?? new AbortController().signal, held);
       if ((this.#handingBack || this.#handedBack.has(jobId)) && results.some((r) => r.status === 'cancelled')) {
         // Shutting down: the job goes back to the queue for another worker, which runs what did not finish here.
         await this.#finished.written();
@@ -136,15 +125,46 @@ export class RunWorker {
     } finally {
       this.#notStarted.delete(jobId);
       this.#handedBack.delete(jobId);
-      this.#hold(-unfinished, -1);
+      this.#hold(-held.unfinished, -1);
     }
+  }
+
+  /** Runs a job's rollouts in this worker's slots, but those recorded as finished by an earlier run of the job. */
+  async #runAll(job: Job<RolloutJob>, stop: AbortSignal, held: { unfinished: number }): Promise<ExecutionResult[]> {
+    const { rollouts } = job.data;
+    // Without the record (Redis failing) the job's rollouts all run: twice is better than never.
+    const ids = rollouts.map((r) => r.request.id);
+    const recorded = ranBefore(job) ? await this.#finished.of(ids).catch(() => new Map<string, ExecutionResult>()) : new Map<string, ExecutionResult>();
+    if (recorded.size > 0) this.options.log(`run ${this.options.runId} ⤼ ${[...recorded.keys()].join(' ')} finished before: not run again`);
+    // Every rollout of the job listens to its one signal: not the leak Node warns of past 10 listeners.
+    setMaxListeners(0, stop);
+    // Cancelled while it waits for a slot, a rollout never starts (the run was cancelled, or the job handed back).
+    const notStarted = (rollout: QueuedRollout) => cancelledInSetup(rollout.request.id, 'cancelled before it started');
+    const inSlot = (rollout: QueuedRollout) => {
+      this.#notStarted.delete(job.id!);
+      return stop.aborted ? Promise.resolve(notStarted(rollout)) : this.#run(job.data, rollout, stop);
+    };
+    const finish = (result: ExecutionResult) => {
+      held.unfinished--;
+      this.#hold(-1);
+      return result;
+    };
+    return Promise.all(rollouts.map((rollout) => recorded.get(rollout.request.id) ?? this.#slots.run(() => inSlot(rollout), stop, () => notStarted(rollout)).then(finish)));
+  }
+
+  /** Returns a job none of whose rollouts started to the head of the queue. */
+  async #handBackUnstarted(job: Job<RolloutJob>, token: string | undefined, why: string): Promise<never> {
+    this.options.log(`run ${this.options.runId} ↩ job ${job.id} handed back: ${why}`);
+    await job.moveToWait(token);
+    throw new WaitingError();
   }
 
   async #run(job: RolloutJob, rollout: QueuedRollout, signal: AbortSignal): Promise<ExecutionResult> {
     const { log, runId } = this.options;
     const id = rollout.request.id;
     log(`run ${runId} ▶ ${job.suite} › ${id}`);
-    const result = await this.options.suites.run(job, rollout, signal);
+    // One rollout the worker could not run fails alone, not its whole job (the others go on).
+    const result = await this.options.suites.run(job, rollout, signal).catch((error: unknown) => failedInSetup(id, error));
     if (result.status !== 'cancelled') this.#finished.record(result);
     log(this.#handingBack && result.status === 'cancelled' ? `run ${runId} ↩ ${id} handed back` : `run ${runId} ${outcome(result)} ${id}`);
     return result;
@@ -160,6 +180,7 @@ export class RunWorker {
    * cancels those too and returns them to the queue.
    */
   async close(handBack = false): Promise<void> {
+    this.#closing = true;
     const closing = this.#worker.close();
     if (handBack) this.handBack();
     for (const jobId of this.#notStarted) {

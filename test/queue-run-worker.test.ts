@@ -1,0 +1,114 @@
+import { Queue } from 'bullmq';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildResult } from '../src/backends/results.ts';
+import type { ExecutionResult } from '../src/model/result.ts';
+import { PREFIX, rolloutQueueName } from '../src/node/queue/queue-names.ts';
+import { parseRedisUrl } from '../src/node/queue/redis-url.ts';
+import { RunWorker } from '../src/node/queue/run-worker.ts';
+import type { WorkerSuites } from '../src/node/queue/worker-suites.ts';
+import { startRedis, type TestRedis, waitUntil } from './helpers/redis.ts';
+
+/**
+ * A RunWorker on a real Redis, its suites replaced by rollouts that wait as long as their id says (`a1-4000`:
+ * 4 s) or throw (`throw-50`): how it holds jobs ahead of its slots, and gives them back.
+ */
+let redis: TestRedis;
+let db = 0;
+beforeAll(async () => {
+  redis = await startRedis();
+});
+afterAll(() => redis?.stop());
+
+const timings = { queuedMs: 0, workflowMs: 0, graderMs: 0 };
+
+function scriptedSuites(started: string[], ended: string[]): WorkerSuites {
+  const run = async (_job: unknown, rollout: { request: { id: string } }, signal: AbortSignal): Promise<ExecutionResult> => {
+    const id = rollout.request.id;
+    started.push(id);
+    const ms = Number(id.split('-')[1]);
+    const cancelled = await new Promise<boolean>((resolve) => {
+      const timer = setTimeout(() => resolve(false), ms);
+      signal.addEventListener('abort', () => (clearTimeout(timer), resolve(true)), { once: true });
+    });
+    if (id.startsWith('throw')) throw new Error('the backend broke');
+    if (!cancelled) ended.push(id);
+    return buildResult({ requestId: id, cancelled, timings });
+  };
+  return { run, close: async () => undefined } as unknown as WorkerSuites;
+}
+
+const job = (ids: string[]) => ({
+  name: 's',
+  data: { file: 'f', suite: 's', code: 'c', rollouts: ids.map((id) => ({ request: { id }, row: 'r' })) },
+  opts: { jobId: ids.length === 1 ? ids[0]! : `${ids[0]}+${ids.length}` },
+});
+
+async function serve(concurrency: number, jobs: string[][]) {
+  const runId = `r${++db}`;
+  const connection = parseRedisUrl(redis.url.replace(/\/0$/, `/${db}`));
+  const queue = new Queue(rolloutQueueName(runId), { connection, prefix: PREFIX, defaultJobOptions: { removeOnComplete: false, removeOnFail: false, attempts: 1 } });
+  const started: string[] = [];
+  const ended: string[] = [];
+  const log: string[] = [];
+  const worker = new RunWorker({ connection, runId, suites: scriptedSuites(started, ended), concurrency, name: `h/1/c${concurrency}`, log: (line) => log.push(line) });
+  await queue.addBulk(jobs.map(job));
+  const state = (id: string) => queue.getJobState(id);
+  const stop = async () => {
+    await worker.close(true);
+    await queue.obliterate({ force: true });
+    await queue.close();
+  };
+  return { queue, worker, started, ended, log, state, stop };
+}
+
+describe('a queue worker holding jobs ahead of its slots', () => {
+  it('hands a held job back on a graceful close at once, not when a slot frees', { timeout: 60_000 }, async () => {
+    const { worker, started, ended, state, stop } = await serve(2, [['a1-4000', 'a2-4000'], ['b1-100', 'b2-100']]);
+    try {
+      await waitUntil(async () => (await state('b1-100+2')) === 'active', 30_000, 'the second job held');
+      const closing = worker.close();
+      await waitUntil(async () => (await state('b1-100+2')) === 'waiting', 30_000, 'the held job back in the queue');
+      // Back before the running rollouts ended, and none of its own started.
+      expect(ended).toEqual([]);
+      await closing;
+      expect(started.sort()).toEqual(['a1-4000', 'a2-4000']);
+      expect(ended.sort()).toEqual(['a1-4000', 'a2-4000']);
+    } finally {
+      await stop();
+    }
+  });
+
+  it('sends a trial taken into full slots straight back, and runs it once a slot is free', { timeout: 60_000 }, async () => {
+    const { started, log, state, stop } = await serve(2, [['a1-1500', 'a2-1500'], ['t1-100']]);
+    try {
+      await waitUntil(() => log.some((line) => line.includes('↩ job t1-100 handed back: no slot is free')), 30_000, 'the trial handed back');
+      expect(started).not.toContain('t1-100');
+      await waitUntil(async () => (await state('t1-100')) === 'completed', 30_000, 'the trial run');
+      expect(started.indexOf('t1-100')).toBeGreaterThan(started.indexOf('a2-1500'));
+    } finally {
+      await stop();
+    }
+  });
+
+  it('fails a rollout its backend could not run alone: the job completes, and the count of held rollouts stays right', { timeout: 60_000 }, async () => {
+    const { queue, state, stop } = await serve(4, [['throw-50', 'x-300', 'y-300', 'z-300']]);
+    try {
+      await waitUntil(async () => (await state('throw-50+4')) === 'completed', 30_000, 'the job completed');
+      const results = (await queue.getJob('throw-50+4'))!.returnvalue as ExecutionResult[];
+      expect(results.map((r) => [r.requestId, r.status])).toEqual([['throw-50', 'failure'], ['x-300', 'success'], ['y-300', 'success'], ['z-300', 'success']]);
+      expect(results[0]!.error).toMatchObject({ category: 'AGENT_ERROR', phase: 'setup', message: expect.stringContaining('the backend broke') });
+      // Room for 8 rollouts not finished: two of these jobs at once, never three.
+      const long = ['c', 'd', 'e', 'f'].map((p) => [1, 2, 3, 4].map((i) => `${p}${i}-2000`));
+      await queue.addBulk(long.map(job));
+      let most = 0;
+      await waitUntil(async () => (most = Math.max(most, await queue.getActiveCount())) >= 2, 30_000, 'two jobs held');
+      for (let i = 0; i < 10; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        most = Math.max(most, await queue.getActiveCount());
+      }
+      expect(most).toBe(2);
+    } finally {
+      await stop();
+    }
+  });
+});

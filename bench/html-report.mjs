@@ -6,14 +6,17 @@ import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { chromium } from 'playwright-core';
+import { tsImport } from 'tsx/esm/api';
 import { REPO } from './lib/workloads.mjs';
 
-const dist = (file) => import(pathToFileURL(path.join(REPO, 'dist', file)).href);
+// The build bundles these modules into shared chunks, under no path of their own: the sources are loaded (tsx).
+const source = (file) => tsImport(pathToFileURL(path.join(REPO, 'src', file)).href, import.meta.url);
 
 /** A report as a run of `count` rollouts over 10 suites (4 runs per row) would give, a mix of outcomes. */
 async function syntheticReport(count) {
-  const { buildSuiteReport } = await dist('node/run/suite-report.js');
-  const { statsOf } = await dist('node/run/suite-report.js');
+  const { buildSuiteReport } = await source('node/run/suite-report.ts');
+  const { SuiteRecords } = await source('node/run/suite-records.ts');
+  const { summarizeOutcomes } = await source('node/stats/summary.ts');
   const perSuite = count / 10;
   const suites = Array.from({ length: 10 }, (_, s) => {
     const records = Array.from({ length: perSuite }, (_, i) => {
@@ -27,15 +30,15 @@ async function syntheticReport(count) {
       };
     });
     const meta = { name: `suite ${s}`, file: '/bench/x.rollout.ts', key: `suite-${s}`, backend: 'local', runs: 4, passThreshold: 1, thresholds: {} };
-    return buildSuiteReport(meta, records, 1000);
+    return buildSuiteReport(meta, SuiteRecords.of(records), 1000);
   });
-  const overall = statsOf(suites.flatMap((s) => s.records), 1, (r) => `${r.suite}\0${r.row}`);
+  const overall = summarizeOutcomes(suites.flatMap((s) => s.records.outcomes(`${s.key}\0`)), { passThreshold: 1 });
   return { version: 1, startedAt: new Date().toISOString(), durationMs: 1000, root: '/bench', suites, overall, interrupted: undefined, exitCode: 1 };
 }
 
 export async function measureHtmlReport(count = 100_000) {
-  const { htmlPage } = await dist('node/reporters/html/page.js');
-  const { writeReport } = await dist('node/reporters/write-report.js');
+  const { htmlPage } = await source('node/reporters/html/page.ts');
+  const { writeReport } = await source('node/reporters/write-report.ts');
   const dir = mkdtempSync(path.join(os.tmpdir(), 'rollout-test-bench-html-'));
   const file = path.join(dir, 'index.html');
   const report = await syntheticReport(count);

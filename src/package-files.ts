@@ -8,7 +8,8 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
-const here = import.meta.url;
+// Without a query a loader may add (tsx's `tsImport` namespaces its modules with one).
+const here = import.meta.url.replace(/[?#].*$/, '');
 /** True when this code runs from its TypeScript sources rather than the built `dist/`. */
 export const FROM_SOURCES = here.endsWith('.ts');
 const CODE_DIR = FROM_SOURCES ? 'src/' : 'dist/';

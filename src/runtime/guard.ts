@@ -11,6 +11,11 @@ export interface Deadline {
    * of the budget the wait took.
    */
   queuedSinceEpochMs?: number | undefined;
+  /**
+   * A budget that starts when the phase starts on its thread, its code loaded: `atEpochMs` is then reset to that
+   * moment plus this. Set for a rollout re-run alone (see `WorkerPool`), whose thread starts for it.
+   */
+  budgetFromStartMs?: number | undefined;
 }
 
 /** What a deadline says when it fires, with the part of its budget spent waiting to start, if any. */

@@ -85,7 +85,14 @@ function accept(task: WorkerTask): TaskCancel {
 }
 
 function runPhase(invoke: Invoke<any, any>, task: WorkerTask, signal: TaskCancel | undefined): Promise<WorkflowPhaseOutcome | GraderPhaseOutcome> {
-  return task.kind === 'workflow' ? runWorkflowPhase(invoke, task.input, signal) : runGraderPhase(invoke, task.input, signal);
+  return task.kind === 'workflow' ? runWorkflowPhase(invoke, startingNow(task.input), signal) : runGraderPhase(invoke, startingNow(task.input), signal);
+}
+
+/** The input with its deadline counted from now, when its budget starts with the phase (see `Deadline`). */
+function startingNow<T extends WorkerTask['input']>(input: T): T {
+  const budget = input.deadline?.budgetFromStartMs;
+  if (budget === undefined) return input;
+  return { ...input, deadline: { ...input.deadline!, atEpochMs: Date.now() + budget, budgetFromStartMs: undefined } };
 }
 
 /**

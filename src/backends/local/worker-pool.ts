@@ -2,6 +2,7 @@ import { availableParallelism } from 'node:os';
 import { Tinypool, type Options as TinypoolOptions } from 'tinypool';
 import { ownFileUrl } from '../../package-files.ts';
 import type { LateFault } from '../../runtime/faults.ts';
+import type { Deadline } from '../../runtime/guard.ts';
 import { cancelledOutcome, type GraderPhaseOutcome, type WorkflowPhaseOutcome } from '../../runtime/phases.ts';
 import type { ControlMessage, ImplementationRef, WorkerSession, WorkerTask } from '../../runtime/protocol.ts';
 import { type ControlHub, processControlHub, threadControlHub } from './control-hub.ts';
@@ -271,7 +272,7 @@ export class WorkerPool {
     }
     try {
       if (signal?.aborted || this.#closed) return cancelledOutcome(body.kind);
-      const deadline = body.input.deadline && { ...body.input.deadline, atEpochMs: Date.now() + budgetMs! };
+      const deadline = body.input.deadline && aloneDeadline(body.input.deadline, budgetMs!);
       const alone = { ...body, lane: undefined, gradedNext: undefined, input: { ...body.input, deadline } } as PoolTask;
       let isolated = await this.#attempt(alone, signal, (task) => this.#runIsolated(task));
       // A worker still loading its modules can miss a ping sent for another rollout's deadline: terminated as
@@ -394,6 +395,16 @@ function patchRemoveListener(worker: PoolWorkerHandle): void {
   if (worker.runtime !== 'worker_threads' || 'removeListener' in worker) return;
   const thread = worker.thread;
   Object.assign(worker, { removeListener: (event: string, listener: (...args: unknown[]) => void) => thread.removeListener(event, listener) });
+}
+
+/**
+ * The deadline of a rollout re-run alone: its whole budget again (a workflow's counted from before its first
+ * wait), and from when it starts on its thread, its code loaded there: the thread starts for it, which on a loaded
+ * machine takes seconds. Here the deadline is counted from now; it only moves later on the thread.
+ */
+function aloneDeadline(deadline: Deadline, budgetMs: number): Deadline {
+  const whole = deadline.queuedSinceEpochMs === undefined ? budgetMs : deadline.atEpochMs - deadline.queuedSinceEpochMs;
+  return { ...deadline, atEpochMs: Date.now() + whole, queuedSinceEpochMs: undefined, budgetFromStartMs: whole };
 }
 
 function pastDeadline(task: PoolTask): boolean {

@@ -1,11 +1,10 @@
 import { type Job, Queue, QueueEvents } from 'bullmq';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { buildResult } from '../../backends/results.ts';
-import { type ExecutionResult, ExecutionResultSchema, type RolloutError } from '../../model/result.ts';
+import { type ExecutionResult, ExecutionResultSchema } from '../../model/result.ts';
 import { isPlainValidResult } from '../../model/result-check.ts';
 import { MAX_ROLLOUTS_PER_JOB, QUEUE_WINDOW, rolloutsPerJob } from './job-size.ts';
 import { FinishedRollouts } from './finished-rollouts.ts';
-import { cancelledInSetup } from './setup-results.ts';
+import { cancelledInSetup, setupError } from './setup-results.ts';
 import { concurrencyOf, PREFIX, type QueuedRollout, type RolloutJob, rolloutQueueName } from './queue-names.ts';
 import type { RedisConnection } from './redis-url.ts';
 
@@ -55,9 +54,7 @@ export interface WorkerLoad {
   active: number;
 }
 
-const nothing = { queuedMs: 0, workflowMs: 0, graderMs: 0 };
-const failure = (requestId: string, error: RolloutError) => buildResult({ requestId, error, timings: nothing });
-const gaveUp = (id: string, reason: string) => failure(id, { category: 'AGENT_ERROR', phase: 'setup', message: `the queue gave up on this rollout: ${reason}` });
+const gaveUp = (id: string, reason: string) => setupError(id, `the queue gave up on this rollout: ${reason}`);
 
 /**
  * The coordinator's side of a run's BullMQ queue. It adds jobs in bulk, once per event-loop turn, each of one
@@ -209,7 +206,7 @@ export class CoordinatorQueues {
     this.rollouts.addBulk(jobs).catch((error: Error) => {
       for (const { data } of jobs) {
         for (const { request } of data.rollouts) {
-          this.#deliver(request.id, failure(request.id, { category: 'AGENT_ERROR', phase: 'setup', message: `could not queue the rollout: ${error.message}` }));
+          this.#deliver(request.id, setupError(request.id, `could not queue the rollout: ${error.message}`));
         }
       }
     });
@@ -247,7 +244,7 @@ export class CoordinatorQueues {
     let taken = false;
     ids.forEach((id, i) => {
       const parsed = parseResult(results?.[i]);
-      const result = parsed.success && parsed.data.requestId === id ? parsed.data : failure(id, { category: 'AGENT_ERROR', phase: 'setup', message: `a worker sent a malformed result: ${parsed.error?.message ?? `it is rollout ${parsed.data?.requestId}'s`}` });
+      const result = parsed.success && parsed.data.requestId === id ? parsed.data : setupError(id, `a worker sent a malformed result: ${parsed.error?.message ?? `it is rollout ${parsed.data?.requestId}'s`}`);
       taken = this.#deliver(id, result) || taken;
     });
     if (!taken) return;

@@ -2,7 +2,6 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { ExecutionBackend } from '../../backends/backend.ts';
 import type { WorkerPool } from '../../backends/local/worker-pool.ts';
-import { buildResult } from '../../backends/results.ts';
 import { resolveModelCache } from '../../integrations/recording/model-cache.ts';
 import type { ExecutionResult } from '../../model/result.ts';
 import type { RolloutSuite } from '../../runtime/suite.ts';
@@ -19,6 +18,7 @@ import { createSuiteBackend } from '../run/suite-backend.ts';
 import { suiteSettings } from '../run/suite-settings.ts';
 import { type SuiteModules, suiteCode, suiteModules } from './content-hash.ts';
 import { PlannedRows } from './planned-rows.ts';
+import { setupError } from './setup-results.ts';
 import type { QueuedRollout, RolloutJob } from './queue-names.ts';
 
 /**
@@ -82,9 +82,6 @@ interface LocalSuite {
 /** A job this worker will not run: its result is an error in setup that says why. */
 class Refusal extends Error {}
 
-const refused = (requestId: string, message: string) =>
-  buildResult({ requestId, error: { category: 'AGENT_ERROR', phase: 'setup', message }, timings: { queuedMs: 0, workflowMs: 0, graderMs: 0 } });
-
 /**
  * One run's suites on a worker: its settings resolved from the run's flags against this checkout, each suite
  * loaded, hashed and given a local backend (the worker pool, or harbor trials) on its first job.
@@ -129,7 +126,7 @@ export class WorkerSuites {
       await this.#check(job, rollout, local);
     } catch (error) {
       const why = error instanceof Refusal ? error.message : `worker ${this.worker} could not set up suite "${job.suite}": ${(error as Error).message}`;
-      return refused(rollout.request.id, why);
+      return setupError(rollout.request.id, why);
     }
     let final!: ExecutionResult;
     await executeFinal(local.backend, rollout.request, signal, (result) => (final = result));

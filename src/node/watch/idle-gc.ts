@@ -54,6 +54,7 @@ async function collectOnce(): Promise<void> {
     });
   });
 }
+
 async function connect(): Promise<Session | undefined> {
   try {
     const { Session } = await import('node:inspector');

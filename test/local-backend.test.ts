@@ -227,8 +227,8 @@ describe('"module:export" resolution', () => {
 
 describe('concurrency in the worker pool (threads hold rollouts back to the limit)', () => {
   it('never runs more phases at once than the limit, across threads, while rollouts are handed out ahead', async () => {
-    const counter = new Int32Array(new SharedArrayBuffer(8));
-    const config = { concurrency: { maxConcurrent: 3 }, counter, delayMs: 30 };
+    const counter = new Int32Array(new SharedArrayBuffer(12));
+    const config = { concurrency: { maxConcurrent: 3 }, counter, delayMs: 30, reach: 3, holdMs: 10_000 };
     const b = backend({ workflow: ref('CountedWorkflow'), grader: ref('CountedGrader'), workflowConfig: config, graderConfig: config, threads: 2 });
     let peakRunning = 0;
     const runs = Array.from({ length: 24 }, (_, i) => runOne(b, request(`c${i}`, { label: 'x' })));

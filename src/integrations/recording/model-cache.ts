@@ -1,7 +1,8 @@
+// The store of `--model-cache`: loaded by a model call only when the cache is on, so that importing
+// `rollout-test` (every rollout file does, on every thread) does not load node:crypto and node:fs/promises.
 import { createHash } from 'node:crypto';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { ModelCacheSettings } from '../../runtime/rollout-context.ts';
 
 /** A stored HTTP answer of one model call. */
 export interface CacheEntry {
@@ -49,25 +50,4 @@ export async function writeCacheEntry(dir: string, entry: CacheEntry): Promise<v
   const temporary = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
   await writeFile(temporary, JSON.stringify(entry, null, 2));
   await rename(temporary, file);
-}
-
-/** Where `--model-cache` stores calls when no directory is given: inside the run's output directory. */
-export const MODEL_CACHE_DIR = 'model-cache';
-
-/**
- * Turns the CLI's `--model-cache record|replay` (and an optional directory) into the settings that
- * `LocalBackend({ modelCache })` hands to every rollout; `undefined` when the flag is absent.
- * A relative `dir` resolves from `cwd`; by default the store is `<outputDir>/model-cache`.
- * Throws a RangeError naming the accepted values for any other mode.
- */
-export function resolveModelCache(
-  mode: string | undefined,
-  options: { outputDir: string; dir?: string; cwd?: string },
-): ModelCacheSettings | undefined {
-  if (mode === undefined) return undefined;
-  if (mode !== 'record' && mode !== 'replay') {
-    throw new RangeError(`--model-cache must be "record" or "replay", got "${mode}"`);
-  }
-  const dir = options.dir ?? path.join(options.outputDir, MODEL_CACHE_DIR);
-  return { mode, dir: path.resolve(options.cwd ?? process.cwd(), dir) };
 }

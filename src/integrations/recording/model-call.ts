@@ -1,6 +1,6 @@
 import { HttpError } from '../../runtime/errors.ts';
 import { ModelCacheMissError, ModelConnectionError, raisedByRecorder, rootMessage } from './errors.ts';
-import { cacheKey, type CacheEntry, readCacheEntry, writeCacheEntry } from './model-cache.ts';
+import type { CacheEntry } from './model-cache.ts';
 import { type ParsedCompletion, parseCompletion } from './parse.ts';
 import { type AttemptsFailed, withConnectionRetries } from './retry.ts';
 import { redactUrlCredentials } from '../../runtime/redact.ts';
@@ -51,10 +51,6 @@ export class ModelCall {
     return this.recorder?.rollout.rolloutId ?? '';
   }
 
-  get #key(): string {
-    return cacheKey(this.request, this.#rolloutId, this.ordinal);
-  }
-
   get #describe(): string {
     const where = this.recorder ? `model call #${this.ordinal} of rollout "${this.#rolloutId}"` : 'model call';
     return `${where} (model ${String(this.request.model)}, last user message "${lastUserMessage(this.request)}")`;
@@ -79,11 +75,11 @@ export class ModelCall {
   }
 
   async #replay(dir: string): Promise<Answer> {
-    const entry = await readCacheEntry(dir, this.#key);
+    const { cacheKey, readCacheEntry } = await import('./model-cache.ts');
+    const key = cacheKey(this.request, this.#rolloutId, this.ordinal);
+    const entry = await readCacheEntry(dir, key);
     if (!entry) {
-      throw raisedByRecorder(
-        new ModelCacheMissError(`model cache replay miss: ${this.#describe} has no entry ${this.#key} in ${dir}; record it with --model-cache record`),
-      );
+      throw raisedByRecorder(new ModelCacheMissError(`model cache replay miss: ${this.#describe} has no entry ${key} in ${dir}; record it with --model-cache record`));
     }
     this.#replayedLatencyMs = entry.latencyMs;
     return fromResponse(new Response(entry.response.body, { status: entry.response.status, headers: { 'content-type': entry.response.contentType } }));
@@ -130,7 +126,7 @@ export class ModelCall {
     }
     const cache = this.#cache;
     if (cache?.mode === 'record') {
-      this.recorder?.track(writeCacheEntry(cache.dir, this.#entry({ status: answer.status, contentType, body }, latencyMs)));
+      this.recorder?.track(this.#store(cache.dir, { status: answer.status, contentType, body }, latencyMs));
     }
     return json;
   }
@@ -144,8 +140,9 @@ export class ModelCall {
     this.recorder?.add({ ordinal: this.ordinal, request: this.request, latencyMs, ...outcome, ...error });
   }
 
-  #entry(response: CacheEntry['response'], latencyMs: number): CacheEntry {
+  async #store(dir: string, response: CacheEntry['response'], latencyMs: number): Promise<void> {
+    const { cacheKey, writeCacheEntry } = await import('./model-cache.ts');
     const call = { rolloutId: this.#rolloutId, ordinal: this.ordinal, model: String(this.request.model), lastUserMessage: lastUserMessage(this.request) };
-    return { key: this.#key, call, response, latencyMs };
+    await writeCacheEntry(dir, { key: cacheKey(this.request, this.#rolloutId, this.ordinal), call, response, latencyMs });
   }
 }

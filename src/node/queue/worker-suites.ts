@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { ExecutionBackend } from '../../backends/backend.ts';
 import type { WorkerPool } from '../../backends/local/worker-pool.ts';
-import { resolveModelCache } from '../../integrations/recording/model-cache.ts';
+import { resolveModelCache } from '../../integrations/recording/model-cache-settings.ts';
 import type { ExecutionResult } from '../../model/result.ts';
 import type { RolloutSuite } from '../../runtime/suite.ts';
 import type { CliOptions } from '../cli/cli-config.ts';

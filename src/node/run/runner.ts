@@ -22,7 +22,7 @@ import { buildSuiteReport } from './suite-report.ts';
 import { SuiteRecords } from './suite-records.ts';
 import { passThresholdOf, suiteSettings } from './suite-settings.ts';
 import { STOP_SIGNALS, type StopSignal } from '../cli/signals.ts';
-import { resolveModelCache } from '../../integrations/recording/model-cache.ts';
+import { resolveModelCache } from '../../integrations/recording/model-cache-settings.ts';
 import { ModelEndpoints } from './model-endpoints.ts';
 import { installFaultHandlers, type LateFault, onLateFault } from '../../runtime/faults.ts';
 import { LateFaults } from './late-faults.ts';

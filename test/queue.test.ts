@@ -420,8 +420,10 @@ async function finishOnAnotherWorker(project: string, outputDir: string, run: Re
 describe('stopping', () => {
   it('a worker sent SIGTERM finishes its jobs; sent it twice, hands back what did not finish; either way it exits 0', { timeout: 180_000 }, async () => {
     // Jobs of 2 rollouts (6 over 2 workers at 2), a short and a long one. A worker may hold a job ahead of its
-    // slots, which starts in the slot the short rollout frees: which worker holds which job varies.
-    const project = slowProject(6, 1_000, 8_000);
+    // slots, which starts in the slot the short rollout frees: which worker holds which job varies. Till the short one
+    // ends (5 s) the first worker has no room for another job, so each gets one; the long one runs 15 s more, so
+    // that it still runs when the second SIGTERM comes.
+    const project = slowProject(6, 5_000, 20_000);
     const [finisher, handsBack] = await readyWorkers(project, 2, 2);
     const outputDir = tmp('sigterm');
     const run = coordinator(project, outputDir);
@@ -454,8 +456,9 @@ describe('stopping', () => {
   });
 
   it('a worker holds a batch ahead of its slots; sent SIGTERM, it hands that batch back unstarted and finishes the other', { timeout: 180_000 }, async () => {
-    // Alone at 2, a worker gets jobs of 2 rollouts: a short and a long one.
-    const project = slowProject(6, 2_000, 8_000);
+    // Alone at 2, a worker gets jobs of 2 rollouts. Both run 8 s: a slot freed before SIGTERM came would start
+    // the held job.
+    const project = slowProject(6, 8_000, 8_000);
     const [first] = await readyWorkers(project, 1, 2);
     const outputDir = tmp('held-ahead');
     const run = coordinator(project, outputDir);

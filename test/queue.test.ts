@@ -192,6 +192,26 @@ describe('exactly one result per rollout', () => {
     const run = coordinator(project, outputDir);
     // Killed once part of its batch finished and the rest still runs.
     await a!.waitFor(/job \S+: 4 rollouts(.|\n)*[✓✗] /);
+    const finishedOn = (w: WorkerProcess) => [...w.output().matchAll(/(?:✓|✗).* (\S+)$/gm)].map((m) => m[1]!);
+    /** The rollouts no job will run again: recorded as finished, or taken by the coordinator (journaled, then forgotten). */
+    const saved = async () => {
+      const [key] = (await redis.cli('-n', String(db), '--scan', '--pattern', 'rollout-test:*:finished')).split('\n').filter(Boolean);
+      const recorded = key ? (await redis.cli('-n', String(db), 'HKEYS', key)).split('\n') : [];
+      const journaled = existsSync(path.join(outputDir, 'runs', 'latest', 'journal.jsonl')) ? journalRollouts(outputDir).map((r) => r.id) : [];
+      return new Set([...recorded, ...journaled]);
+    };
+    // A worker prints a rollout's ✓ before its record reaches Redis (FinishedRollouts writes it on a later turn): a
+    // kill in between rightly leaves the rollout to run again. So A is killed once what it printed so far is saved.
+    let savedOnA: string[] = [];
+    await waitUntil(
+      async () => {
+        const ids = await saved();
+        savedOnA = finishedOn(a!);
+        return savedOnA.every((id) => ids.has(id));
+      },
+      30_000,
+      'the rollouts A finished to be saved',
+    );
     a!.process.kill('SIGKILL');
     const result = await run;
     expect(result.exitCode, String(result.all)).toBe(1);
@@ -203,14 +223,15 @@ describe('exactly one result per rollout', () => {
     const journal = journalRollouts(outputDir);
     expect(journal.map((r) => r.id).sort()).toEqual(records.map((r) => r.id).sort());
 
-    // What the killed worker had started and not finished, the other worker ran; what it finished, nobody ran again.
+    // What the killed worker had started and not finished, the other worker ran; what it finished and saved, nobody
+    // ran again (one it printed after the check above may have died unsaved: B may rightly run it again).
     const startedOnA = [...a!.output().matchAll(/▶ slow › (\S+)/g)].map((m) => m[1]!);
-    const finishedOnA = [...a!.output().matchAll(/(?:✓|✗).* (\S+)$/gm)].map((m) => m[1]!);
-    const lost = startedOnA.filter((id) => !finishedOnA.includes(id));
+    const lost = startedOnA.filter((id) => !finishedOn(a!).includes(id));
     expect(lost.length).toBeGreaterThan(0);
     for (const id of lost) expect(b!.output()).toContain(`▶ slow › ${id}`);
     const { starts } = ranLog(project);
-    for (const id of finishedOnA) {
+    expect(savedOnA.length).toBeGreaterThan(0);
+    for (const id of savedOnA) {
       expect(starts.filter((s) => s === id)).toHaveLength(1);
       expect(b!.output()).not.toContain(`▶ slow › ${id}`);
     }

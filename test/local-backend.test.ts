@@ -72,7 +72,8 @@ describe('deadlines', () => {
       runOne(b, request('second', { agentTimeoutSec: 0.2 })),
     ]);
     expect(second.workflow[0]!.error).toMatchObject({ category: 'TIMEOUT', phase: 'workflow' });
-    expect(second.workflow[0]!.error!.message).toMatch(/agent deadline of 0.2s exceeded \(0\.\d\ds of it spent queued\)/);
+    // How long it waited depends on the machine (a second or more when loaded), not that the message says it.
+    expect(second.workflow[0]!.error!.message).toMatch(/agent deadline of 0.2s exceeded \(\d+\.\d\ds of it spent queued\)/);
   });
   it('treats a timeout <= 0 as already expired, without running the workflow', async () => {
     const b = backend({ workflow: ref('FaultyWorkflow'), workflowConfig: {} });

@@ -44,9 +44,21 @@ const statsOf = (report: { overall: unknown; suites: Array<{ name: string; stats
 
 describe('--resume', () => {
   it('after Ctrl-C, runs exactly the missing rollouts and reports the same as one uninterrupted run', async () => {
-    const source = `${COUNTED}\ndefineRollout({ name: 'resumable', dataset: ${rows(12, 150)}, workflow: Counted, grader: Scored, n: 2, workflowConfig: { concurrency: { maxConcurrent: 3 } } });`;
+    // In the run Ctrl-C stops (HOLD_AFTER set), the rollouts that start after the first 6 hold until cancelled: it
+    // comes while some ran to their end and others run, however slow the machine. The other runs never hold.
+    const source = `${COUNTED}
+import { readFileSync } from 'node:fs';
+export class Interrupted extends Counted {
+  async run(ctx) {
+    const answer = super.run(ctx); // logs the call at once
+    const started = readFileSync(new URL('./calls.log', import.meta.url), 'utf8').split('\\n').length - 1;
+    if (started > Number(process.env.HOLD_AFTER ?? Infinity)) await new Promise((r) => setTimeout(r, 600_000));
+    return answer;
+  }
+}
+defineRollout({ name: 'resumable', dataset: ${rows(12, 150)}, workflow: Interrupted, grader: Scored, n: 2, workflowConfig: { concurrency: { maxConcurrent: 3 } } });`;
     const interrupted = makeProject({ 'r.rollout.ts': source });
-    const child = runCli(interrupted, ['--reporter', 'json']);
+    const child = runCli(interrupted, ['--reporter', 'json'], { env: { HOLD_AFTER: '6' } });
     while (calls(interrupted).length < 6) await new Promise((r) => setTimeout(r, 50));
     child.kill('SIGINT');
     const stopped = await child;

@@ -5,17 +5,15 @@ import { describe, expect, it } from 'vitest';
 import { BIN, COMMON, makeProject, runCli } from './helpers/project.ts';
 import { journalRollouts, until } from './helpers/run-files.ts';
 
-/** Ten slow rollouts, two at a time: a run that is still going when the test interrupts it. */
-const slow = makeProject({
-  'slow.rollout.ts': `${COMMON}
+/** Ten rollouts, two at a time, each waiting `delayMs` (an expression of its row `i`). */
+const slow = (delayMs: string) => `${COMMON}
 defineRollout({
   name: 'slow',
-  dataset: Array.from({ length: 10 }, (_, i) => ({ prompt: 'p' + i, label: 'p' + i, metadata: { delayMs: 400 } })),
+  dataset: Array.from({ length: 10 }, (_, i) => ({ prompt: 'p' + i, label: 'p' + i, metadata: { delayMs: ${delayMs} } })),
   workflow: Echo,
   grader: Exact,
   workflowConfig: { concurrency: { maxConcurrent: 2 } },
-});`,
-});
+});`;
 
 /**
  * What a terminal shows after the raw output: carriage returns go back to the line's start and ESC[2K
@@ -31,7 +29,8 @@ function screen(raw: string): string {
 
 describe('Ctrl-C', () => {
   it('cancels the run, writes the reports of what finished, and exits 130', async () => {
-    const dir = slow;
+    // Two quick rollouts, then eight that take far longer than the test: the run is still going when it is stopped.
+    const dir = makeProject({ 'slow.rollout.ts': slow('i < 2 ? 0 : 600_000') });
     const child = runCli(dir, ['--reporter', 'default', '--reporter', 'junit', '--outputFile', 'junit.xml']);
     await until(() => journalRollouts(dir).length >= 2);
     child.kill('SIGINT');
@@ -57,7 +56,7 @@ describe('Ctrl-C', () => {
 
 describe('on a terminal', () => {
   it('draws a live progress line and leaves a clean final screen', async () => {
-    const dir = makeProject({ 'slow.rollout.ts': readFileSync(path.join(slow, 'slow.rollout.ts'), 'utf8') });
+    const dir = makeProject({ 'slow.rollout.ts': slow('400') });
     const command = `${JSON.stringify(process.execPath)} ${JSON.stringify(BIN)} run`;
     // `script` gives the CLI a pseudo-terminal, as a person's shell would.
     const run = await execa('script', ['-qec', command, '/dev/null'], { cwd: dir, reject: false, env: { CI: '', TERM: 'xterm' } });

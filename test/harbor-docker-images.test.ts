@@ -83,7 +83,8 @@ describe('task images of the docker environment', () => {
     const started = Date.now();
     const run = await runRollout(backend(dir), request('r1'));
     expect(run.final.error).toMatchObject({ phase: 'setup', message: expect.stringContaining('build_timeout_sec of 2s') });
-    expect(Date.now() - started).toBeLessThan(20_000);
+    // The build runs 60 s when not stopped; 45 s leaves a loaded machine's docker the time it takes to start and stop it.
+    expect(Date.now() - started).toBeLessThan(45_000);
   });
 
   it('fails setup with a clear message when the image cannot run the host\'s node', async () => {

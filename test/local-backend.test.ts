@@ -72,7 +72,8 @@ describe('deadlines', () => {
       runOne(b, request('second', { agentTimeoutSec: 0.2 })),
     ]);
     expect(second.workflow[0]!.error).toMatchObject({ category: 'TIMEOUT', phase: 'workflow' });
-    expect(second.workflow[0]!.error!.message).toMatch(/agent deadline of 0.2s exceeded \(0\.\d\ds of it spent queued\)/);
+    // How long it waited depends on the machine (a second or more when loaded), not that the message says it.
+    expect(second.workflow[0]!.error!.message).toMatch(/agent deadline of 0.2s exceeded \(\d+\.\d\ds of it spent queued\)/);
   });
   it('treats a timeout <= 0 as already expired, without running the workflow', async () => {
     const b = backend({ workflow: ref('FaultyWorkflow'), workflowConfig: {} });
@@ -275,13 +276,15 @@ describe('concurrency in the worker pool (threads hold rollouts back to the limi
 describe('a recycled pool (watch mode ends its threads when their modules changed)', () => {
   it('runs the next rollouts side by side on new threads, as soon as the old ones are told to end', async () => {
     const pool = new WorkerPool({ threads: 1 });
-    const counter = new Int32Array(new SharedArrayBuffer(8));
-    const config = { concurrency: { maxConcurrent: 3 }, counter, delayMs: 200 };
+    const counter = new Int32Array(new SharedArrayBuffer(12));
+    // Each holds (up to 10 s) until 3 ran at once: new threads that start late on a loaded machine do not hide it.
+    const config = { concurrency: { maxConcurrent: 3 }, counter, delayMs: 200, reach: 3, holdMs: 10_000 };
     const b = backend({ workflow: ref('CountedWorkflow'), workflowConfig: config, pool });
     const runThree = (round: string) => Promise.all([0, 1, 2].map((i) => runOne(b, request(`${round}${i}`))));
     try {
       await runThree('before');
       Atomics.store(counter, 1, 0);
+      Atomics.store(counter, 2, 0);
       // Not awaited, as a rerun does: the old threads end while the next rollouts are handed out.
       const recycled = pool.recycle();
       const results = await runThree('after');

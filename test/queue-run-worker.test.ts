@@ -9,8 +9,9 @@ import type { WorkerSuites } from '../src/node/queue/worker-suites.ts';
 import { startRedis, type TestRedis, waitUntil } from './helpers/redis.ts';
 
 /**
- * A RunWorker on a real Redis, its suites replaced by rollouts that wait as long as their id says (`a1-4000`:
- * 4 s) or throw (`throw-50`): how it holds jobs ahead of its slots, and gives them back.
+ * A RunWorker on a real Redis, its suites replaced by rollouts that wait as long as their id says (`x-300`:
+ * 300 ms), or until the test releases them (`a1-held`: what must still run when the test looks does not race a
+ * timer), or throw (`throw-50`): how it holds jobs ahead of its slots, and gives them back.
  */
 let redis: TestRedis;
 let db = 0;
@@ -21,13 +22,14 @@ afterAll(() => redis?.stop());
 
 const timings = { queuedMs: 0, workflowMs: 0, graderMs: 0 };
 
-function scriptedSuites(started: string[], ended: string[]): WorkerSuites {
+function scriptedSuites(started: string[], ended: string[], released: Promise<void>): WorkerSuites {
   const run = async (_job: unknown, rollout: { request: { id: string } }, signal: AbortSignal): Promise<ExecutionResult> => {
     const id = rollout.request.id;
     started.push(id);
-    const ms = Number(id.split('-')[1]);
+    const held = id.endsWith('-held');
     const cancelled = await new Promise<boolean>((resolve) => {
-      const timer = setTimeout(() => resolve(false), ms);
+      const timer = held ? undefined : setTimeout(() => resolve(false), Number(id.split('-')[1]));
+      if (held) void released.then(() => resolve(false));
       signal.addEventListener('abort', () => (clearTimeout(timer), resolve(true)), { once: true });
     });
     if (id.startsWith('throw')) throw new Error('the backend broke');
@@ -50,7 +52,9 @@ async function serve(concurrency: number, jobs: string[][]) {
   const started: string[] = [];
   const ended: string[] = [];
   const log: string[] = [];
-  const worker = new RunWorker({ connection, runId, suites: scriptedSuites(started, ended), concurrency, name: `h/1/c${concurrency}`, log: (line) => log.push(line) });
+  let release = () => {};
+  const released = new Promise<void>((resolve) => (release = resolve));
+  const worker = new RunWorker({ connection, runId, suites: scriptedSuites(started, ended, released), concurrency, name: `h/1/c${concurrency}`, log: (line) => log.push(line) });
   await queue.addBulk(jobs.map(job));
   const state = (id: string) => queue.getJobState(id);
   const stop = async () => {
@@ -58,33 +62,35 @@ async function serve(concurrency: number, jobs: string[][]) {
     await queue.obliterate({ force: true });
     await queue.close();
   };
-  return { queue, worker, started, ended, log, state, stop };
+  return { queue, worker, started, ended, log, state, release, stop };
 }
 
 describe('a queue worker holding jobs ahead of its slots', () => {
   it('hands a held job back on a graceful close at once, not when a slot frees', { timeout: 60_000 }, async () => {
-    const { worker, started, ended, state, stop } = await serve(2, [['a1-4000', 'a2-4000'], ['b1-100', 'b2-100']]);
+    const { worker, started, ended, state, release, stop } = await serve(2, [['a1-held', 'a2-held'], ['b1-100', 'b2-100']]);
     try {
       await waitUntil(async () => (await state('b1-100+2')) === 'active', 30_000, 'the second job held');
       const closing = worker.close();
       await waitUntil(async () => (await state('b1-100+2')) === 'waiting', 30_000, 'the held job back in the queue');
-      // Back before the running rollouts ended, and none of its own started.
+      // Back while the running rollouts still run (they end when released), and none of its own started.
       expect(ended).toEqual([]);
+      release();
       await closing;
-      expect(started.sort()).toEqual(['a1-4000', 'a2-4000']);
-      expect(ended.sort()).toEqual(['a1-4000', 'a2-4000']);
+      expect(started.sort()).toEqual(['a1-held', 'a2-held']);
+      expect(ended.sort()).toEqual(['a1-held', 'a2-held']);
     } finally {
       await stop();
     }
   });
 
   it('sends a trial taken into full slots straight back, and runs it once a slot is free', { timeout: 60_000 }, async () => {
-    const { started, log, state, stop } = await serve(2, [['a1-1500', 'a2-1500'], ['t1-100']]);
+    const { started, log, state, release, stop } = await serve(2, [['a1-held', 'a2-held'], ['t1-100']]);
     try {
       await waitUntil(() => log.some((line) => line.includes('↩ job t1-100 handed back: no slot is free')), 30_000, 'the trial handed back');
       expect(started).not.toContain('t1-100');
+      release();
       await waitUntil(async () => (await state('t1-100')) === 'completed', 30_000, 'the trial run');
-      expect(started.indexOf('t1-100')).toBeGreaterThan(started.indexOf('a2-1500'));
+      expect(started.indexOf('t1-100')).toBeGreaterThan(started.indexOf('a2-held'));
     } finally {
       await stop();
     }
@@ -97,8 +103,9 @@ describe('a queue worker holding jobs ahead of its slots', () => {
       const results = (await queue.getJob('throw-50+4'))!.returnvalue as ExecutionResult[];
       expect(results.map((r) => [r.requestId, r.status])).toEqual([['throw-50', 'failure'], ['x-300', 'success'], ['y-300', 'success'], ['z-300', 'success']]);
       expect(results[0]!.error).toMatchObject({ category: 'AGENT_ERROR', phase: 'setup', message: expect.stringContaining('the backend broke') });
-      // Room for 8 rollouts not finished: two of these jobs at once, never three.
-      const long = ['c', 'd', 'e', 'f'].map((p) => [1, 2, 3, 4].map((i) => `${p}${i}-2000`));
+      // Room for 8 rollouts not finished: two of these jobs at once, never three. They run till stop() cancels them:
+      // a job that ended while the test looks would rightly let the worker take one more.
+      const long = ['c', 'd', 'e', 'f'].map((p) => [1, 2, 3, 4].map((i) => `${p}${i}-held`));
       await queue.addBulk(long.map(job));
       let most = 0;
       await waitUntil(async () => (most = Math.max(most, await queue.getActiveCount())) >= 2, 30_000, 'two jobs held');

@@ -192,6 +192,26 @@ describe('exactly one result per rollout', () => {
     const run = coordinator(project, outputDir);
     // Killed once part of its batch finished and the rest still runs.
     await a!.waitFor(/job \S+: 4 rollouts(.|\n)*[✓✗] /);
+    const finishedOn = (w: WorkerProcess) => [...w.output().matchAll(/(?:✓|✗).* (\S+)$/gm)].map((m) => m[1]!);
+    /** The rollouts no job will run again: recorded as finished, or taken by the coordinator (journaled, then forgotten). */
+    const saved = async () => {
+      const [key] = (await redis.cli('-n', String(db), '--scan', '--pattern', 'rollout-test:*:finished')).split('\n').filter(Boolean);
+      const recorded = key ? (await redis.cli('-n', String(db), 'HKEYS', key)).split('\n') : [];
+      const journaled = existsSync(path.join(outputDir, 'runs', 'latest', 'journal.jsonl')) ? journalRollouts(outputDir).map((r) => r.id) : [];
+      return new Set([...recorded, ...journaled]);
+    };
+    // A worker prints a rollout's ✓ before its record reaches Redis (FinishedRollouts writes it on a later turn): a
+    // kill in between rightly leaves the rollout to run again. So A is killed once what it printed so far is saved.
+    let savedOnA: string[] = [];
+    await waitUntil(
+      async () => {
+        const ids = await saved();
+        savedOnA = finishedOn(a!);
+        return savedOnA.every((id) => ids.has(id));
+      },
+      30_000,
+      'the rollouts A finished to be saved',
+    );
     a!.process.kill('SIGKILL');
     const result = await run;
     expect(result.exitCode, String(result.all)).toBe(1);
@@ -203,14 +223,15 @@ describe('exactly one result per rollout', () => {
     const journal = journalRollouts(outputDir);
     expect(journal.map((r) => r.id).sort()).toEqual(records.map((r) => r.id).sort());
 
-    // What the killed worker had started and not finished, the other worker ran; what it finished, nobody ran again.
+    // What the killed worker had started and not finished, the other worker ran; what it finished and saved, nobody
+    // ran again (one it printed after the check above may have died unsaved: B may rightly run it again).
     const startedOnA = [...a!.output().matchAll(/▶ slow › (\S+)/g)].map((m) => m[1]!);
-    const finishedOnA = [...a!.output().matchAll(/(?:✓|✗).* (\S+)$/gm)].map((m) => m[1]!);
-    const lost = startedOnA.filter((id) => !finishedOnA.includes(id));
+    const lost = startedOnA.filter((id) => !finishedOn(a!).includes(id));
     expect(lost.length).toBeGreaterThan(0);
     for (const id of lost) expect(b!.output()).toContain(`▶ slow › ${id}`);
     const { starts } = ranLog(project);
-    for (const id of finishedOnA) {
+    expect(savedOnA.length).toBeGreaterThan(0);
+    for (const id of savedOnA) {
       expect(starts.filter((s) => s === id)).toHaveLength(1);
       expect(b!.output()).not.toContain(`▶ slow › ${id}`);
     }
@@ -420,8 +441,10 @@ async function finishOnAnotherWorker(project: string, outputDir: string, run: Re
 describe('stopping', () => {
   it('a worker sent SIGTERM finishes its jobs; sent it twice, hands back what did not finish; either way it exits 0', { timeout: 180_000 }, async () => {
     // Jobs of 2 rollouts (6 over 2 workers at 2), a short and a long one. A worker may hold a job ahead of its
-    // slots, which starts in the slot the short rollout frees: which worker holds which job varies.
-    const project = slowProject(6, 1_000, 8_000);
+    // slots, which starts in the slot the short rollout frees: which worker holds which job varies. Till the short one
+    // ends (5 s) the first worker has no room for another job, so each gets one; the long one runs 15 s more, so
+    // that it still runs when the second SIGTERM comes.
+    const project = slowProject(6, 5_000, 20_000);
     const [finisher, handsBack] = await readyWorkers(project, 2, 2);
     const outputDir = tmp('sigterm');
     const run = coordinator(project, outputDir);
@@ -454,8 +477,9 @@ describe('stopping', () => {
   });
 
   it('a worker holds a batch ahead of its slots; sent SIGTERM, it hands that batch back unstarted and finishes the other', { timeout: 180_000 }, async () => {
-    // Alone at 2, a worker gets jobs of 2 rollouts: a short and a long one.
-    const project = slowProject(6, 2_000, 8_000);
+    // Alone at 2, a worker gets jobs of 2 rollouts. Both run 8 s: a slot freed before SIGTERM came would start
+    // the held job.
+    const project = slowProject(6, 8_000, 8_000);
     const [first] = await readyWorkers(project, 1, 2);
     const outputDir = tmp('held-ahead');
     const run = coordinator(project, outputDir);
@@ -496,7 +520,8 @@ describe('cancelling', () => {
     await waitUntil(() => started() === cancelled(), 10_000, 'every started job to be cancelled');
     expect(started()).toBe(6);
     expect(ranLog(project).ends).toEqual([]);
-    expect(await redis.cli('-n', String(db), '--scan', '--pattern', 'rollout-test:*')).toBe('');
+    // The coordinator deleted the run's keys; a worker's stalled-job check may write some again until it forgets the run.
+    await waitUntil(async () => (await redis.cli('-n', String(db), '--scan', '--pattern', 'rollout-test:*')) === '', 30_000, 'no key of the run left in Redis');
     await stopWorkers(two);
   });
 });

@@ -30,8 +30,9 @@ describe('recording clients of createRecordingClient() without options', () => {
   it('share the SDK client, and record every call into the rollout whose client made it, even used from another rollout', async () => {
     const workflow = `${new URL('./fixtures/shared-client-agent.ts', import.meta.url).pathname}:SharedClientAgent`;
     const requests = [request('lender'), request('borrower-a'), request('borrower-b')];
-    // The pool: the rollouts share one worker thread (and its shared client), as in a run.
-    const outcomes = await runRollouts({ workflow, chatCompletionsUrl: server.chatCompletionsUrl, threads: 1 }, requests);
+    // The pool: the rollouts share one worker thread (and its shared client), as in a run. The lender waits for both
+    // borrowers' calls through its client.
+    const outcomes = await runRollouts({ workflow, workflowConfig: { borrowers: 2 }, chatCompletionsUrl: server.chatCompletionsUrl, threads: 1 }, requests);
     const byId = Object.fromEntries(outcomes.map((o) => [o.workflow.requestId, o.workflow]));
     for (const result of Object.values(byId)) expect(result.status, JSON.stringify(result.error)).toBe('success');
     expect(recordedCalls(byId['borrower-a']!.samples)).toEqual(['borrower-a own 1', 'borrower-a own 2']);

@@ -38,11 +38,14 @@ describe('a workflow that blocks its thread', () => {
     }
   });
 
-  it('in the pool: one rollout looping forever is the TIMEOUT; the 40 that shared its thread get their own results', async () => {
+  // A first attempt's deadline counts from when the rollout is handed out: the threads' start-up, seconds on a loaded
+  // machine, eats into it. 10 s leaves the innocents' 300 ms plenty of room; the loop, which never ends, still times
+  // out. The case waits out the deadline about twice (36 s here), hence its own timeout.
+  it('in the pool: one rollout looping forever is the TIMEOUT; the 40 that shared its thread get their own results', { timeout: 120_000 }, async () => {
     const innocents = Array.from({ length: 40 }, (_, i) => ({ prompt: `p${i}`, label: i % 4 === 0 ? 'wrong' : `p${i}`, metadata: { delayMs: 300 } }));
     const rows = [{ prompt: 'loop', label: 'loop', metadata: { forever: true } }, ...innocents];
     const dir = makeProject({
-      'l.rollout.ts': `${BLOCKING}\ndefineRollout({ name: 'loop', dataset: ${JSON.stringify(rows)}, workflow: Blocking, grader: Exact, timeouts: { agentSec: 2 }, workflowConfig: { concurrency: { maxConcurrent: 41 } } });`,
+      'l.rollout.ts': `${BLOCKING}\ndefineRollout({ name: 'loop', dataset: ${JSON.stringify(rows)}, workflow: Blocking, grader: Exact, timeouts: { agentSec: 10 }, workflowConfig: { concurrency: { maxConcurrent: 41 } } });`,
     });
     const { code, report } = await json(dir);
     expect(code).toBe(1);

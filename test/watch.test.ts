@@ -1,4 +1,5 @@
-import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -142,28 +143,39 @@ describe('the bare command on a terminal', () => {
 });
 
 describe('cancelling in watch mode', () => {
-  /** Each rollout logs its start, so that the test acts while rollouts run, not before the first one starts. */
-  const slow = (name: string) => `${COMMON}
-import { appendFileSync } from 'node:fs';
+  /**
+   * Each rollout logs its start, so that the test acts while rollouts run, not before the first one starts, then waits
+   * `delay` (a JavaScript expression, in ms). The delay is read before the log line: a rollout the test saw start has it.
+   */
+  const slow = (name: string, delay: string) => `${COMMON}
+import { appendFileSync, readFileSync } from 'node:fs';
 class Slow extends Echo {
   async run(ctx) {
+    const delayMs = ${delay};
     appendFileSync(new URL('./started.log', import.meta.url), '${name}\\n');
+    await new Promise((r) => setTimeout(r, delayMs));
     return super.run(ctx);
   }
 }
-defineRollout({ name: '${name}', dataset: [1, 2, 3].map((i) => ({ prompt: 'p' + i, label: 'p' + i, metadata: { delayMs: 1500 } })), workflow: Slow, grader: Exact });
+defineRollout({ name: '${name}', dataset: [1, 2, 3].map((i) => ({ prompt: 'p' + i, label: 'p' + i })), workflow: Slow, grader: Exact });
 `;
 
   it('a change during a run cancels the suites it touches and reruns them; Ctrl-C cancels a run, and quits (130) when idle', async () => {
-    const dir = makeProject({ 'slow.rollout.ts': slow('slow'), 'other.rollout.ts': slow('other') });
+    // The `slow` rollouts wait as long as this file (outside the watched project) says when they start: longer than
+    // the test while it cancels them, so that none can end first on a loaded machine; 0 for the rerun that must end.
+    const delayFile = path.join(mkdtempSync(path.join(os.tmpdir(), 'rollout-test-delay-')), 'delay-ms');
+    const setDelay = (ms: number) => writeFileSync(delayFile, String(ms));
+    setDelay(600_000);
+    const dir = makeProject({ 'slow.rollout.ts': slow('slow', "Number(readFileSync(process.env.SLOW_DELAY_FILE, 'utf8'))"), 'other.rollout.ts': slow('other', '1500') });
     const started = () => (existsSync(path.join(dir, 'started.log')) ? readFileSync(path.join(dir, 'started.log'), 'utf8').split('\n').length - 1 : 0);
     /** Resolves once `count` more rollouts than `before` have started. */
     const rolloutsStarted = async (before: number, count: number) => {
       while (started() < before + count) await new Promise((resolve) => setTimeout(resolve, 20));
     };
-    const watch = startWatch(dir);
+    const watch = startWatch(dir, [], { SLOW_DELAY_FILE: delayFile });
     await watch.waitFor(/running other, slow|running slow, other/);
     await rolloutsStarted(0, 6);
+    setDelay(0);
     appendFileSync(path.join(dir, 'slow.rollout.ts'), '// edited during the run\n');
     const output = await watch.waitFor(/RERUN {2}slow\.rollout\.ts changed\n {2}running slow\n[\s\S]*Waiting for file changes/);
     const [first, rerun] = output.split(/RERUN {2}slow\.rollout\.ts changed/) as [string, string];
@@ -172,6 +184,7 @@ defineRollout({ name: '${name}', dataset: [1, 2, 3].map((i) => ({ prompt: 'p' + 
     expect(first).toMatch(/│ slow +│ 3 +│ 0 +│ 0 +│ 0 +│ 3 /);
     expect(rerun).toMatch(/✓ slow .* 3 rollouts/);
     expect(rerun).not.toContain('other');
+    setDelay(600_000);
     const from = watch.output().length;
     const before = started();
     watch.send('a');

@@ -5,7 +5,10 @@ import { BIN } from './project.ts';
 export interface WatchProcess {
   /** Everything printed so far. */
   output(): string;
-  /** Resolves with the output printed after `from` once it matches `pattern`; rejects after `timeoutMs`. */
+  /**
+   * Resolves with the output printed after `from` once it matches `pattern`; rejects after `timeoutMs` (60 s by
+   * default: what a loaded CI machine may take, not what the watcher should).
+   */
   waitFor(pattern: RegExp, from?: number, timeoutMs?: number): Promise<string>;
   send(line: string): void;
   child: ReturnType<typeof spawnWatch>;
@@ -19,7 +22,7 @@ export function startWatch(cwd: string, args: string[] = [], env: Record<string,
   const child = spawnWatch(cwd, args, env);
   let text = '';
   child.all!.on('data', (chunk: Buffer) => (text += chunk.toString()));
-  const waitFor = (pattern: RegExp, from = 0, timeoutMs = 20_000) =>
+  const waitFor = (pattern: RegExp, from = 0, timeoutMs = 60_000) =>
     new Promise<string>((resolve, reject) => {
       const started = Date.now();
       const poll = () => {

@@ -114,10 +114,11 @@ describe('rollout-test run --queue with 3 workers', () => {
 });
 
 /**
- * A project whose rollouts take `ms` each (odd rows `oddMs`; cut short by a cancel) and log `start <id>` and
- * `end <id>` to `rollouts/ran.log`. Every fourth row's label is wrong: those rollouts fail, the others pass.
+ * A project whose rollouts take `ms` each (odd rows `oddMs`, the first `quick` rows 100 ms; cut short by a cancel)
+ * and log `start <id>` and `end <id>` to `rollouts/ran.log`. Every fourth row's label is wrong: those rollouts
+ * fail, the others pass.
  */
-function slowProject(count: number, ms: number, oddMs = ms): string {
+function slowProject(count: number, ms: number, oddMs = ms, quick = 0): string {
   return makeProject({
     'rollouts/slow.rollout.ts': `
 import { appendFileSync } from 'node:fs';
@@ -145,7 +146,7 @@ export class Exact extends Grader {
 
 defineRollout({
   name: 'slow',
-  dataset: Array.from({ length: ${count} }, (_, i) => ({ id: 'row' + i, prompt: 'p' + i, label: i % 4 === 3 ? 'wrong' : 'p' + i, metadata: { ms: i % 2 ? ${oddMs} : ${ms} } })),
+  dataset: Array.from({ length: ${count} }, (_, i) => ({ id: 'row' + i, prompt: 'p' + i, label: i % 4 === 3 ? 'wrong' : 'p' + i, metadata: { ms: i < ${quick} ? 100 : i % 2 ? ${oddMs} : ${ms} } })),
   workflow: Slow,
   grader: Exact,
   timeouts: { agentSec: 600 },
@@ -523,5 +524,24 @@ describe('cancelling', () => {
     // The coordinator deleted the run's keys; a worker's stalled-job check may write some again until it forgets the run.
     await waitUntil(async () => (await redis.cli('-n', String(db), '--scan', '--pattern', 'rollout-test:*')) === '', 30_000, 'no key of the run left in Redis');
     await stopWorkers(two);
+  });
+
+  it('Ctrl-C after results came back still cancels the rollouts running on the workers', { timeout: 180_000 }, async () => {
+    // One worker at 2: the first job holds the 2 quick rollouts, the next ones rollouts that only a cancel ends.
+    const project = slowProject(8, 120_000, 120_000, 2);
+    const [one] = await readyWorkers(project, 1, 2);
+    const outputDir = tmp('cancel-late');
+    const run = coordinator(project, outputDir);
+    await waitUntil(() => existsSync(path.join(outputDir, 'runs', 'latest', 'journal.jsonl')) && journalRollouts(outputDir).length === 2, 60_000, 'two results');
+    await waitUntil(() => ranLog(project).starts.length === 4, 60_000, 'two long rollouts running');
+    run.kill('SIGINT');
+    const result = await run;
+    expect(result.exitCode, String(result.all)).toBe(130);
+    const records = readReport(path.join(outputDir, 'report.json')).suites[0]!.records;
+    expect(records.filter((r) => r.status !== 'skipped').map((r) => r.status).sort()).toEqual(['passed', 'passed']);
+    expect(records.filter((r) => r.status === 'skipped')).toHaveLength(6);
+    await waitUntil(() => (one!.output().match(/⊘ cancelled/g) ?? []).length === 2, 10_000, 'both running rollouts to be cancelled');
+    expect(ranLog(project).ends).toHaveLength(2);
+    await stopWorkers([one!]);
   });
 });

@@ -24,6 +24,11 @@ export interface QueueSuite {
 export class QueueBackend implements ExecutionBackend {
   readonly maxConcurrency = 0;
   readonly #suite: JobSuite;
+  /**
+   * Signals already heard: one listener each, never removed. `onCancel` is one function, and an EventTarget keeps
+   * a listener once however often it is added, so removing it as one rollout settled removed it for every other.
+   */
+  readonly #heard = new WeakSet<AbortSignal>();
 
   constructor(
     private readonly queues: CoordinatorQueues,
@@ -37,10 +42,12 @@ export class QueueBackend implements ExecutionBackend {
   execute(request: ExecutionRequest, onWorkflowComplete: ResultCallback, onGraderComplete?: ResultCallback, options: ExecuteOptions = {}): Promise<void> {
     const { signal } = options;
     if (signal?.aborted) this.onCancel();
-    else signal?.addEventListener('abort', this.onCancel, { once: true });
+    else if (signal && !this.#heard.has(signal)) {
+      this.#heard.add(signal);
+      signal.addEventListener('abort', this.onCancel, { once: true });
+    }
     return new Promise((done) => {
       this.queues.submit(this.#suite, { request, row: rowHash(request) }, (result) => {
-        signal?.removeEventListener('abort', this.onCancel);
         // Both callbacks run in this turn: the journal line is written before the result's job is done.
         void deliver(onWorkflowComplete, result, 'onWorkflowComplete');
         void deliver(onGraderComplete, result, 'onGraderComplete');

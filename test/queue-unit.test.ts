@@ -21,11 +21,17 @@ describe('queue URLs', () => {
     expect(() => parseRedisUrl('http://u:secret@host/0')).toThrow(/--queue http:\/\/\*\*\*@host\/0 is not a redis:\/\/ or rediss:\/\/ URL/);
     expect(() => parseRedisUrl('redis://u:secret@host/x')).toThrow(/the database "x" is not a number/);
     expect(() => parseRedisUrl('redis://u:secret@host/x')).not.toThrow(/secret/);
+    // A password with a raw # parses as a host and a fragment; it is refused, and no part of it is shown.
+    expect(() => parseRedisUrl('redis://:Ab@cd#ef/gh@127.0.0.1:6379/1')).toThrow(/^--queue redis:\/\/\*\*\*@127\.0\.0\.1:6379\/1 has a #fragment or \?query: write a password's @ # \/ \? as %40/);
+    expect(() => parseRedisUrl('redis://:a@b:c@[x/1')).toThrow(/^--queue redis:\/\/\*\*\*@\[x\/1 is not a URL/);
   });
 
   it('redacts user and password everywhere', () => {
     expect(redactUrlCredentials('redis://:hunter22@127.0.0.1:6379/0')).toBe('redis://***@127.0.0.1:6379/0');
     expect(redactUrlCredentials('redis://127.0.0.1:6379/0')).toBe('redis://127.0.0.1:6379/0');
+    // The credentials end at the last @ before the host, as a URL parser reads them.
+    expect(redactUrlCredentials('queue: redis://:Ab@cd%23ef%2Fgh@127.0.0.1:47399/1 · run x')).toBe('queue: redis://***@127.0.0.1:47399/1 · run x');
+    expect(redactUrlCredentials('see http://u:p@h/a@b and https://t@x')).toBe('see http://***@h/a@b and https://***@x');
     const url = 'redis://admin:hunter22@db:6379/0';
     expect(redactCredentials(`connect to ${url} failed: auth hunter22 refused`, url)).toBe('connect to redis://***@db:6379/0 failed: auth *** refused');
   });

@@ -1,7 +1,10 @@
 import type { RolloutError } from '../model/result.ts';
 
-/** `scheme://user:password@` (or a token as the user): everything between `//` and `@` of a URL. */
-const URL_CREDENTIALS = /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/?#@'"`<>]+@/gi;
+/**
+ * `scheme://user:password@` (or a token as the user): everything between `//` and the last `@` before the host.
+ * The last, as URL parsers split there: a password may hold an `@` of its own (`redis://:a@b@host`).
+ */
+const URL_CREDENTIALS = /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/?#'"`<>]*@/gi;
 
 /**
  * Hides the credentials of every URL in `text` (`http://user:pass@host/…` → `http://***@host/…`), as the API key

@@ -22,14 +22,16 @@ export function parseRedisUrl(text: string): RedisConnection {
   try {
     url = new URL(text);
   } catch {
-    throw new UsageError(`--queue ${redactUrlCredentials(text)} is not a URL: give redis://[user:pass@]host:port/db`);
+    throw new UsageError(`--queue ${unparsedRedacted(text)} is not a URL: give redis://[user:pass@]host:port/db; ${ENCODE}`);
   }
   if (url.protocol !== 'redis:' && url.protocol !== 'rediss:') {
-    throw new UsageError(`--queue ${redactUrlCredentials(text)} is not a redis:// or rediss:// URL`);
+    throw new UsageError(`--queue ${unparsedRedacted(text)} is not a redis:// or rediss:// URL`);
   }
+  // Most likely a password with a raw # or ?, which the parser took for the URL's end: its host would be wrong too.
+  if (url.hash || url.search) throw new UsageError(`--queue ${unparsedRedacted(text)} has a #fragment or ?query: ${ENCODE}`);
   const dbText = url.pathname.replace(/^\//, '') || '0';
   const db = Number(dbText);
-  if (!Number.isInteger(db) || db < 0) throw new UsageError(`--queue ${redactUrlCredentials(text)}: the database "${dbText}" is not a number`);
+  if (!Number.isInteger(db) || db < 0) throw new UsageError(`--queue ${unparsedRedacted(text)}: the database "${dbText}" is not a number`);
   return {
     host: url.hostname.replace(/^\[|\]$/g, '') || '127.0.0.1',
     port: url.port ? Number(url.port) : 6379,
@@ -39,6 +41,14 @@ export function parseRedisUrl(text: string): RedisConnection {
     ...(url.protocol === 'rediss:' ? { tls: {} } : {}),
     maxRetriesPerRequest: null,
   };
+}
+
+const ENCODE = "write a password's @ # / ? as %40 %23 %2F %3F";
+
+/** A URL the queue cannot use, with everything up to its last `@` hidden: what is its password is not known. */
+function unparsedRedacted(text: string): string {
+  const at = text.lastIndexOf('@');
+  return at < 0 ? text : `${text.slice(0, text.indexOf('://') + 3)}***${text.slice(at)}`;
 }
 
 /**

@@ -4,6 +4,7 @@ import { DefaultReporter } from '../src/node/reporters/default/default-reporter.
 import type { ProgressLine } from '../src/node/reporters/default/progress-line.ts';
 import { MAX_ROLLOUTS_PER_JOB, rolloutsPerJob } from '../src/node/queue/job-size.ts';
 import { parseRedisUrl, redactCredentials } from '../src/node/queue/redis-url.ts';
+import { checkoutFlags, insideCheckout } from '../src/node/queue/checkout-paths.ts';
 import { RolloutSlots } from '../src/node/queue/rollout-slots.ts';
 import { PlannedRows } from '../src/node/queue/planned-rows.ts';
 import { rowHash } from '../src/node/queue/content-hash.ts';
@@ -34,6 +35,28 @@ describe('queue URLs', () => {
     expect(redactUrlCredentials('see http://u:p@h/a@b and https://t@x')).toBe('see http://***@h/a@b and https://***@x');
     const url = 'redis://admin:hunter22@db:6379/0';
     expect(redactCredentials(`connect to ${url} failed: auth hunter22 refused`, url)).toBe('connect to redis://***@db:6379/0 failed: auth *** refused');
+  });
+});
+
+describe('the flags of a run, as a worker follows them', () => {
+  it('never has a worker import a config file outside its checkout: the run announcement is anyone with Redis', () => {
+    expect(() => checkoutFlags({ config: '../evil.config.mjs' }, '/w/checkout')).toThrow(/config file \.\.\/evil\.config\.mjs, outside this checkout/);
+    expect(() => checkoutFlags({ config: '/tmp/evil.config.mjs' }, '/w/checkout')).toThrow(/outside this checkout/);
+    expect(checkoutFlags({ config: 'conf/rollout.config.ts' }, '/w/checkout')).toEqual({ config: 'conf/rollout.config.ts', root: '/w/checkout' });
+  });
+
+  it('writes under its checkout only: an output directory elsewhere gives way to its own', () => {
+    expect(checkoutFlags({ outputDir: '/root/.ssh', bail: 2 }, '/w/checkout')).toEqual({ bail: 2, root: '/w/checkout' });
+    expect(checkoutFlags({ outputDir: 'out/runs' }, '/w/checkout')).toEqual({ outputDir: 'out/runs', root: '/w/checkout' });
+    expect(checkoutFlags({ outputDir: '/w/checkout/out' }, '/w/checkout').outputDir).toBe('/w/checkout/out');
+  });
+
+  it('tells a file of the checkout from one beside it', () => {
+    expect(insideCheckout('/w/c', '..foo/x.ts')).toBe(true);
+    expect(insideCheckout('/w/c', '../c2/x.ts')).toBe(false);
+    expect(insideCheckout('/w/c', '/w/c')).toBe(true);
+    expect(insideCheckout('/w/c', 'a/../../c/x.ts')).toBe(true);
+    expect(insideCheckout('/w/c', 'a/../../d/x.ts')).toBe(false);
   });
 });
 

@@ -545,3 +545,22 @@ describe('cancelling', () => {
     await stopWorkers([one!]);
   });
 });
+
+describe('Redis losing the run', () => {
+  it('ends the rollouts still waiting as errored, and writes the reports, when the run is flushed from Redis mid-run', { timeout: 180_000 }, async () => {
+    const project = slowProject(6, 120_000);
+    await readyWorkers(project, 1, 2);
+    const outputDir = tmp('flushed');
+    const run = coordinator(project, outputDir);
+    await waitUntil(() => ranLog(project).starts.length === 2, 60_000, 'two running rollouts');
+    await redis.cli('-n', String(db), 'FLUSHDB');
+    const result = await run;
+    expect(result.exitCode, String(result.all)).toBe(1);
+    const records = readReport(path.join(outputDir, 'report.json')).suites[0]!.records;
+    expect(records).toHaveLength(6);
+    for (const record of records) {
+      expect(record.status).toBe('errored');
+      expect(record.error.message).toContain('the run is gone from Redis');
+    }
+  });
+});

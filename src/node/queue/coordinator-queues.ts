@@ -90,6 +90,8 @@ export class CoordinatorQueues {
   #addedAny = false;
   #lastLoad: WorkerLoad = { workers: 0, slots: 0, smallest: 0, active: 0 };
   #cancelling: Promise<void> | undefined;
+  /** Why the run's jobs are gone from Redis (see {@link lost}): every rollout without a result ends with it. */
+  #lostBecause: string | undefined;
   #firstWorker: Promise<void> | undefined;
 
   constructor(
@@ -131,6 +133,10 @@ export class CoordinatorQueues {
       return;
     }
     this.#pending.set(id, settle);
+    if (this.#lostBecause) {
+      this.#deliver(id, gaveUp(id, this.#lostBecause));
+      return;
+    }
     if (this.#cancelling) {
       this.#settleCancelled(id, 'cancelled before it was queued');
       return;
@@ -241,10 +247,10 @@ export class CoordinatorQueues {
     const ids = this.#jobs.get(jobId);
     if (!ids) return;
     const results = Array.isArray(returnvalue) && returnvalue.length === ids.length ? returnvalue : undefined;
+    const sent = Array.isArray(returnvalue) ? `${returnvalue.length} results` : typeof returnvalue;
     let taken = false;
     ids.forEach((id, i) => {
-      const parsed = parseResult(results?.[i]);
-      const result = parsed.success && parsed.data.requestId === id ? parsed.data : setupError(id, `a worker sent a malformed result: ${parsed.error?.message ?? `it is rollout ${parsed.data?.requestId}'s`}`);
+      const result = results ? checkedResult(id, results[i]) : setupError(id, `a worker sent ${sent} for a job of ${ids.length} rollouts`);
       taken = this.#deliver(id, result) || taken;
     });
     if (!taken) return;
@@ -286,6 +292,15 @@ export class CoordinatorQueues {
 
   #settleCancelled(id: string, why: string): void {
     this.#deliver(id, cancelledInSetup(id, why));
+  }
+
+  /**
+   * The run's jobs are gone from Redis (it restarted without its data, or was flushed): no worker can send the
+   * results of the rollouts still waiting, so each ends now as given up, and so does each submitted from now on.
+   */
+  lost(reason: string): void {
+    this.#lostBecause ??= reason;
+    for (const id of [...this.#pending.keys()]) this.#deliver(id, gaveUp(id, reason));
   }
 
   /**
@@ -339,6 +354,13 @@ export class CoordinatorQueues {
 
 function chunks<T>(items: T[], size: number): T[][] {
   return Array.from({ length: Math.ceil(items.length / size) }, (_, i) => items.slice(i * size, (i + 1) * size));
+}
+
+/** Rollout `id`'s result as a worker sent it, or an error in setup saying what is wrong with it. */
+function checkedResult(id: string, value: unknown): ExecutionResult {
+  const parsed = parseResult(value);
+  if (parsed.success && parsed.data.requestId === id) return parsed.data;
+  return setupError(id, `a worker sent a malformed result: ${parsed.error?.message ?? `it is rollout ${parsed.data?.requestId}'s`}`);
 }
 
 /** A worker's result, as the schema would give it back: most are plain, and skip the schema's cost. */

@@ -6,9 +6,11 @@ import type { Reporter } from '../types/reporter.ts';
 import { ReporterSet } from '../reporters/reporter-set.ts';
 import type { Terminal } from '../reporters/terminal.ts';
 import type { RunReport } from '../types/run-report.ts';
+import { UsageError } from '../errors.ts';
 import { runRollouts } from '../run/runner.ts';
 import type { RemoteBackends } from '../run/run-suite.ts';
 import { type ImportGraph, importGraph, startImportGraphs } from '../watch/import-graph.ts';
+import { insideCheckout } from './checkout-paths.ts';
 import { suiteCodeHash } from './content-hash.ts';
 import { CoordinatorQueues, type WorkerLoad } from './coordinator-queues.ts';
 import { QUEUE_WINDOW } from './job-size.ts';
@@ -18,6 +20,7 @@ import { parseRedisUrl } from './redis-url.ts';
 import { RunRegistry } from './run-registry.ts';
 
 const LOAD_POLL_MS = 1_000;
+const ENTRY_POLL_MS = 2_000;
 
 /** `<outputDir>/queue-run.json`: the run a `--resume` reattaches to, while its queues are still in Redis. */
 const runFile = (outputDir: string) => path.join(outputDir, 'queue-run.json');
@@ -52,12 +55,30 @@ function watchLoad(queues: CoordinatorQueues, reporters: ReporterSet, terminal: 
 }
 
 /**
+ * Ends the run's waiting rollouts when its entry in the registry is gone while it runs: Redis lost the run (it
+ * restarted without its data, or was flushed), its jobs with it, and no result would ever come.
+ */
+function watchRunEntry(registry: RunRegistry, id: string, queues: CoordinatorQueues): () => void {
+  const check = async () => {
+    if ((await registry.get(id).catch(() => true)) === undefined) {
+      queues.lost(`the run is gone from Redis (restarted without its data, or flushed?); its jobs with it. Run again, with persistence on for --resume`);
+    }
+  };
+  const timer = setInterval(() => void check(), ENTRY_POLL_MS);
+  timer.unref();
+  return () => clearInterval(timer);
+}
+
+/**
  * `run --queue`: plans the run as a local run does and hands its rollouts to the workers of the run's BullMQ
  * queue, then writes the same journal, reports and exit code from the results they send back. A run that ends
  * (finished, cancelled or stopped by `--bail`) deletes its queues; a coordinator that dies leaves them, and
  * `--resume` reattaches to them: results that came in the meantime are taken, finished rollouts not run again.
  */
 export async function runOnQueue(config: ResolvedConfig, reporters: Reporter[], interrupt: AbortSignal, terminal: Terminal, url: string): Promise<RunReport> {
+  if (config.configFile && !insideCheckout(config.root, config.configFile)) {
+    throw new UsageError(`--queue: the config file ${config.configFile} is outside the project root ${config.root}; workers load their checkout's files only`);
+  }
   startImportGraphs();
   const registry = await RunRegistry.connect(url);
   const previous = config.resume ? previousRunId(config.outputDir) : undefined;
@@ -76,7 +97,9 @@ export async function runOnQueue(config: ResolvedConfig, reporters: Reporter[], 
     writeFileSync(runFile(config.outputDir), `${JSON.stringify({ id: announcement.id, queue: redactUrlCredentials(url) })}\n`);
     const how = `rollout-test worker --queue ${redactUrlCredentials(url)} in a checkout of ${announcement.project}`;
     terminal.write(`queue: ${redactUrlCredentials(url)} · run ${announcement.id}${resumed ? ' (resumed)' : ''} · workers: ${how}\n`);
-    stopWatching = watchLoad(queues, told, terminal);
+    const stopLoad = watchLoad(queues, told, terminal);
+    const stopEntry = watchRunEntry(registry, announcement.id, queues);
+    stopWatching = () => (stopLoad(), stopEntry());
     const cancel = () => {
       if (announcement.state === 'cancelled') return;
       announcement.state = 'cancelled';

@@ -7,6 +7,7 @@ import type { ExecutionResult } from '../../model/result.ts';
 import type { RolloutSuite } from '../../runtime/suite.ts';
 import type { CliOptions } from '../cli/cli-config.ts';
 import { findConfigFile, loadUserConfig } from '../config/load-config.ts';
+import { checkoutFlags, insideCheckout } from './checkout-paths.ts';
 import { type ResolvedConfig, resolveConfig } from '../config/resolve-config.ts';
 import { collectSuites } from '../discovery/collect-suites.ts';
 import { findRolloutFiles } from '../discovery/find-rollout-files.ts';
@@ -108,7 +109,7 @@ export class WorkerSuites {
    * concurrency nobody set (a suite's own limit holds on each worker).
    */
   static async open(cli: CliOptions, root: string, concurrency: number, pool: WorkerPool, worker: string): Promise<WorkerSuites> {
-    const flags = { ...cli, root };
+    const flags = checkoutFlags(cli, root);
     const configFile = findConfigFile(root, flags.config);
     const user = await loadUserConfig(configFile);
     const config = resolveConfig(flags, { ...user, concurrency: user.concurrency ?? concurrency }, root, configFile, []);
@@ -172,14 +173,11 @@ export class WorkerSuites {
     const key = `${file}\0${name}`;
     const local = this.#suites.get(key);
     if (local) return local;
-    const absolute = path.resolve(this.config.root, file);
-    const inside = path.relative(this.config.root, absolute);
-    // Whoever can write to the queue names the file: nothing outside this checkout is ever loaded.
     return this.#remember(
       key,
-      inside.startsWith('..') || path.isAbsolute(inside)
-        ? Promise.reject(new Refusal(`worker ${this.worker} refused: ${file} is outside its checkout (--root ${this.config.root})`))
-        : this.#load(absolute, name),
+      insideCheckout(this.config.root, file)
+        ? this.#load(path.resolve(this.config.root, file), name)
+        : Promise.reject(new Refusal(`worker ${this.worker} refused: ${file} is outside its checkout (--root ${this.config.root})`)),
     );
   }
 

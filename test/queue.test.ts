@@ -354,6 +354,18 @@ describe('workers and their checkouts', () => {
     await refusesOtherCode(files, { 'settings.ts': 'export const settings = { runs: 1 }; // edited on this machine\n' });
   });
 
+  it('a coordinator says which import it cannot follow, rather than hashing less silently', { timeout: 180_000 }, async () => {
+    const project = makeProject({
+      'graders/pick.ts': 'export const score = () => 1;\n',
+      'a.rollout.ts': suite(`const name = process.env.GRADER ?? './graders/pick.ts';\nclass G extends Grader { async grade() { return (await import(name)).score(); } }\ndefineRollout({ name: 'a', ${row}, workflow: Echo, grader: G });`),
+    });
+    const [served] = await readyWorkers(project, 1, 2);
+    const run = await coordinator(project, tmp('unfollowed'));
+    expect(run.exitCode, String(run.all)).toBe(0);
+    expect(run.stdout).toMatch(/queue: suite "a": a\.rollout\.ts imports a module named at run time: workers do not check that code/);
+    await stopWorkers([served!]);
+  });
+
   it('a worker whose checkout changed after it imported a module refuses the suites that reach it: it would run the old code', { timeout: 180_000 }, async () => {
     // Suites share a grader module: the worker imports it with suite a, the only one of the first run.
     const suiteOf = (name: string) => `${COMMON}\nimport { grade } from './grade.ts';\ndefineRollout({ name: '${name}', dataset: [{ prompt: 'x', label: 'x' }], workflow: Echo, grader: grade });\n`;

@@ -4,9 +4,10 @@ import path from 'node:path';
 import type { ExecutionRequest } from '../../model/request.ts';
 import type { RolloutSuite } from '../../runtime/suite.ts';
 import type { ResolvedConfig } from '../config/resolve-config.ts';
+import { modelScript } from '../run/model-endpoints.ts';
 import type { SuiteSettings } from '../run/suite-settings.ts';
 import { PACKAGE_ROOT, packageVersion } from '../../package-files.ts';
-import { refModule, refPackage, suiteRefs } from '../watch/export-refs.ts';
+import { refModule, refPackage } from '../watch/export-refs.ts';
 import { type ImportGraph, importGraph, isIncomplete, packagesOf, reachable, unfollowed } from '../watch/import-graph.ts';
 import type { PackageRef } from '../watch/package-imports.ts';
 import { backendEntry } from '../../backends/registry.ts';
@@ -57,10 +58,10 @@ const RUNNER: PackageRef = { dir: PACKAGE_ROOT, id: `rollout-test@${packageVersi
 
 /** The `"module:export"` strings a suite's rollouts load, with the directory each resolves from. */
 function codeRefs(file: string, suite: RolloutSuite<any, any>, config: ResolvedConfig): Array<{ spec: string; dir: string }> {
-  const refs = suiteRefs(suite).map((spec) => ({ spec, dir: path.dirname(file) }));
-  // The config's model script serves a suite that names none (see ModelEndpoints).
-  if (config.model?.script && !suite.model?.script) refs.push({ spec: config.model.script, dir: config.root });
-  return refs;
+  const refs = [suite.workflow, suite.grader].filter((s): s is string => typeof s === 'string').map((spec) => ({ spec, dir: path.dirname(file) }));
+  // The suite's model script, else the config's, which serves a suite that names none.
+  const script = modelScript(suite, file, config);
+  return script ? [...refs, { spec: script.spec, dir: script.cwd }] : refs;
 }
 
 /** The entries of the import graph that a run can start for a rollout file before it is loaded: the file and the config. */

@@ -1,3 +1,6 @@
+import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import pc from 'picocolors';
 import { describe, expect, it } from 'vitest';
 import { DefaultReporter } from '../src/node/reporters/default/default-reporter.ts';
@@ -8,6 +11,9 @@ import { checkoutFlags, insideCheckout } from '../src/node/queue/checkout-paths.
 import { RolloutSlots } from '../src/node/queue/rollout-slots.ts';
 import { PlannedRows } from '../src/node/queue/planned-rows.ts';
 import { rowHash } from '../src/node/queue/content-hash.ts';
+import { computedImports } from '../src/node/watch/computed-imports.ts';
+import { refModule, refPackage } from '../src/node/watch/export-refs.ts';
+import { importGraph, packagesOf, reachable, unfollowed } from '../src/node/watch/import-graph.ts';
 import type { PlannedRollout } from '../src/node/run/plan-suite.ts';
 import { redactUrlCredentials } from '../src/runtime/redact.ts';
 
@@ -159,5 +165,62 @@ describe('planned rows on a worker', () => {
     await expect(rows.hashOf('s.r10')).rejects.toThrow(/the dataset file is gone/);
     await expect(rows.hashOf('s.r11')).rejects.toThrow(/the dataset file is gone/);
     expect(await rows.hashOf('s.r7')).toBe(rowHash(request(7) as never));
+  });
+});
+
+/** A directory of `files`, for esbuild to resolve in. */
+function tree(files: Record<string, string>): string {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'rollout-test-graph-'));
+  for (const [name, text] of Object.entries(files)) {
+    mkdirSync(path.dirname(path.join(dir, name)), { recursive: true });
+    writeFileSync(path.join(dir, name), text);
+  }
+  return dir;
+}
+
+describe('the code a suite hash covers', () => {
+  const pkg = (name: string, version: string) => JSON.stringify({ name, version, type: 'module', main: 'index.js' });
+  const root = tree({
+    'a.ts': "import { w } from 'ws';\nimport { i } from 'inst';\nimport 'node:fs';\nconst which = 'x';\nexport const g = () => import(`./dyn/${which}.ts`);\nexport const sum = w + i;\n",
+    'dyn/x.ts': 'const name = process.env.N!;\nexport const load = () => import(name);\n',
+    'packages/ws/package.json': pkg('ws', '0.0.0'),
+    'packages/ws/index.js': "export { h } from './helper.js';\nexport const w = 1;\n",
+    'packages/ws/helper.js': 'export const h = 2;\n',
+    'node_modules/inst/package.json': pkg('inst', '4.5.6'),
+    'node_modules/inst/index.js': "import './other.js';\nexport const i = 3;\n",
+    'node_modules/inst/other.js': '',
+  });
+  symlinkSync('../packages/ws', path.join(root, 'node_modules/ws'), 'dir');
+  const at = (...names: string[]) => names.map((n) => path.join(root, n));
+
+  it('follows a workspace package and the files a template-literal import() may name; an installed package is named by version', async () => {
+    const graph = await importGraph(at('a.ts'), root);
+    const modules = reachable(graph, at('a.ts'));
+    expect([...modules].sort()).toEqual(at('a.ts', 'dyn/x.ts', 'packages/ws/helper.js', 'packages/ws/index.js'));
+    expect(packagesOf(graph, modules).map((p) => p.id)).toEqual(['inst@4.5.6']);
+  });
+
+  it('takes a "module:export" string into a workspace package as a module, into an installed one as its version', async () => {
+    expect(refModule('ws:W', root)).toBe(path.join(root, 'packages/ws/index.js'));
+    expect(refModule('inst:G', root)).toBeUndefined();
+    expect(await refPackage('inst:G', root)).toMatchObject({ id: 'inst@4.5.6' });
+    expect(await refPackage('absent:G', root)).toMatchObject({ id: 'absent@unresolved' });
+    expect(await refPackage('./a.ts:G', root)).toBeUndefined();
+  });
+
+  it('says which module imports a module named at run time, which no graph follows', async () => {
+    const graph = await importGraph(at('a.ts'), root);
+    expect(unfollowed(graph, reachable(graph, at('a.ts')), root)).toEqual([`${path.join('dyn', 'x.ts')} imports a module named at run time`]);
+  });
+
+  it('says why a graph esbuild cannot build is incomplete', async () => {
+    const broken = tree({ 'a.ts': "import './missing.ts';\n" });
+    const graph = await importGraph([path.join(broken, 'a.ts')], broken);
+    expect(unfollowed(graph, graph.keys(), broken)).toEqual([expect.stringMatching(/^its imports could not be followed \(a\.ts:1: Could not resolve "\.\/missing\.ts"\)$/)]);
+  });
+
+  it('finds computed imports in a bundle by the module header before them, not literal ones or strings', () => {
+    const bundle = ['var __glob = (map) => 0;', '// one.ts', 'var a = import("pkg");', "var s = 'import(x)';", '// two.ts', 'var b = import(name);', '// import("./d/**/*.ts") in three.ts', 'var c = __require(x);'].join('\n');
+    expect([...computedImports(bundle, new Set(['one.ts', 'two.ts', 'three.ts']))]).toEqual(['two.ts', 'three.ts']);
   });
 });

@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -295,6 +295,76 @@ describe('workers and their checkouts', () => {
     expect(run.stdout).toMatch(/ERROR {2}a › row 1 › run 1 AGENT_ERROR in setup\n {3}worker \S+ refused rollout/);
     expect(stale.output()).not.toMatch(/✓ .* a-/);
     await stopWorkers([stale]);
+  });
+
+  /**
+   * A coordinator's checkout of `files` and a worker's with `workerFiles` over them, where the worker's code passes
+   * what the coordinator's fails: the worker must refuse every rollout, never run its own code.
+   */
+  async function refusesOtherCode(files: Record<string, string>, workerFiles: Record<string, string>, links: Record<string, string> = {}) {
+    const checkouts = [makeProject(files), makeProject({ ...files, ...workerFiles })];
+    for (const [link, target] of Object.entries(links)) for (const dir of checkouts) symlinkSync(target, path.join(dir, link), 'dir');
+    const [coordinatorCheckout, workerCheckout] = checkouts as [string, string];
+    const [other] = await readyWorkers(workerCheckout, 1, 2);
+    const outputDir = tmp('other-code');
+    const run = await coordinator(coordinatorCheckout, outputDir);
+    expect(run.exitCode, String(run.all)).toBe(1);
+    for (const record of readReport(path.join(outputDir, 'report.json')).suites.flatMap((s) => s.records)) {
+      expect(record).toMatchObject({ status: 'errored', error: { category: 'AGENT_ERROR' } });
+      expect(record.error.message).toMatch(/refused rollout \S+: its checkout differs from the coordinator's: a\.rollout\.ts, the modules it imports/);
+    }
+    expect(other!.output()).not.toMatch(/✓ /);
+    await stopWorkers([other!]);
+  }
+
+  const suite = (extra: string) => `${COMMON}\n${extra}\n`;
+  const row = "dataset: [{ prompt: 'x', label: 'x' }]";
+
+  it('a worker whose workspace package differs refuses the jobs: a linked package is the project\'s code', { timeout: 180_000 }, async () => {
+    const files = {
+      'packages/pass/package.json': JSON.stringify({ name: 'pass', version: '1.0.0', type: 'module', main: 'index.js' }),
+      'packages/pass/index.js': 'export const score = () => 0;\n',
+      'a.rollout.ts': suite(`import { score } from 'pass';\nclass G extends Grader { grade() { return score(); } }\ndefineRollout({ name: 'a', ${row}, workflow: Echo, grader: G });`),
+    };
+    // As npm links a workspace: node_modules/pass → packages/pass, the same version on both machines.
+    await refusesOtherCode(files, { 'packages/pass/index.js': 'export const score = () => 1;\n' }, { 'node_modules/pass': '../packages/pass' });
+  });
+
+  it('a worker whose model script differs refuses the jobs', { timeout: 180_000 }, async () => {
+    const files = {
+      'model.ts': "export const script = () => ({ content: 'y' });\n",
+      'a.rollout.ts': suite(`defineRollout({ name: 'a', ${row}, workflow: Echo, grader: Exact, model: { script: './model.ts:script' } });`),
+    };
+    await refusesOtherCode(files, { 'model.ts': "export const script = () => ({ content: 'x' });\n" });
+  });
+
+  it('a worker whose module named by a template-literal import() differs refuses the jobs', { timeout: 180_000 }, async () => {
+    const files = {
+      'graders/strict.ts': 'export const score = () => 0;\n',
+      'a.rollout.ts': suite(`const which = 'strict';\nclass G extends Grader { async grade() { return (await import(\`./graders/\${which}.ts\`)).score(); } }\ndefineRollout({ name: 'a', ${row}, workflow: Echo, grader: G });`),
+    };
+    await refusesOtherCode(files, { 'graders/strict.ts': 'export const score = () => 1;\n' });
+  });
+
+  it('a worker whose module imported by the config differs refuses the jobs', { timeout: 180_000 }, async () => {
+    const files = {
+      'settings.ts': 'export const settings = { runs: 1 };\n',
+      'rollout.config.ts': "import { settings } from './settings.ts';\nexport default settings;\n",
+      'a.rollout.ts': suite(`defineRollout({ name: 'a', ${row}, workflow: Echo, grader: Exact });`),
+    };
+    await refusesOtherCode(files, { 'settings.ts': 'export const settings = { runs: 1 }; // edited on this machine\n' });
+  });
+
+  it('a coordinator says which import it cannot follow, rather than hashing less silently', { timeout: 180_000 }, async () => {
+    const project = makeProject({
+      'graders/pick.ts': 'export const score = () => 1;\n',
+      'a.rollout.ts': suite(`const name = process.env.GRADER ?? './graders/pick.ts';\nclass G extends Grader { async grade() { return (await import(name)).score(); } }\ndefineRollout({ name: 'a', ${row}, workflow: Echo, grader: G });`),
+    });
+    const [served] = await readyWorkers(project, 1, 2);
+    const run = await coordinator(project, tmp('unfollowed'));
+    expect(run.exitCode, String(run.all)).toBe(0);
+    expect(run.stdout).toMatch(/queue: suite "a": a\.rollout\.ts imports a module named at run time: workers do not check that code/);
+    await stopWorkers([served!]);
   });
 
   it('a worker whose checkout changed after it imported a module refuses the suites that reach it: it would run the old code', { timeout: 180_000 }, async () => {

@@ -4,9 +4,12 @@ import path from 'node:path';
 import type { ExecutionRequest } from '../../model/request.ts';
 import type { RolloutSuite } from '../../runtime/suite.ts';
 import type { ResolvedConfig } from '../config/resolve-config.ts';
+import { modelScript } from '../run/model-endpoints.ts';
 import type { SuiteSettings } from '../run/suite-settings.ts';
-import type { ImportGraph } from '../watch/import-graph.ts';
-import { suiteDepsOf } from '../watch/suite-deps.ts';
+import { PACKAGE_ROOT, packageVersion } from '../../package-files.ts';
+import { refModule, refPackage } from '../watch/export-refs.ts';
+import { type ImportGraph, importGraph, isIncomplete, packagesOf, reachable, unfollowed } from '../watch/import-graph.ts';
+import type { PackageRef } from '../watch/package-imports.ts';
 import { backendEntry } from '../../backends/registry.ts';
 
 const sha = (data: string | Buffer) => hash('sha256', data, 'hex');
@@ -32,49 +35,77 @@ export interface SuiteCode {
   /** One hash of it all: what jobs carry and workers match. */
   code: string;
   /**
-   * The digest of each module of it (see {@link suiteModules}), by absolute path: what a process keeps as it
-   * first imported it, since Node cannot unload a module. A harbor suite's task directory is read anew by each
-   * trial, so it is not among them.
+   * The digest of each module of it (see {@link suiteModules}), by absolute path, and the `name@version` of each
+   * package by its directory: what a process keeps as it first imported it, since Node cannot unload a module. A
+   * harbor suite's task directory is read anew by each trial, so it is not among them.
    */
   modules: Map<string, string>;
 }
 
-/** A suite's modules, and whether esbuild found all of them (see SuiteDeps.complete). */
+/** The code a suite's rollouts load, as this checkout resolves it (see {@link suiteModules}). */
 export interface SuiteModules {
   modules: Set<string>;
+  /** The installed packages they import or the suite names, and the rollout-test that runs them. */
+  packages: PackageRef[];
+  /** Whether esbuild found all of `modules` (see SuiteDeps.complete). */
   complete: boolean;
+  /** What the graph could not follow, which the hash therefore leaves out (see unfollowed). */
+  unfollowed: string[];
 }
 
+/** The rollout-test that runs the rollouts, whatever the project's files import. */
+const RUNNER: PackageRef = { dir: PACKAGE_ROOT, id: `rollout-test@${packageVersion()}` };
+
+/** The `"module:export"` strings a suite's rollouts load, with the directory each resolves from. */
+function codeRefs(file: string, suite: RolloutSuite<any, any>, config: ResolvedConfig): Array<{ spec: string; dir: string }> {
+  const refs = [suite.workflow, suite.grader].filter((s): s is string => typeof s === 'string').map((spec) => ({ spec, dir: path.dirname(file) }));
+  // The suite's model script, else the config's, which serves a suite that names none.
+  const script = modelScript(suite, file, config);
+  return script ? [...refs, { spec: script.spec, dir: script.cwd }] : refs;
+}
+
+/** The entries of the import graph that a run can start for a rollout file before it is loaded: the file and the config. */
+export const fileEntries = (file: string, config: ResolvedConfig): string[] => (config.configFile ? [file, config.configFile] : [file]);
+
 /**
- * A suite's modules: the rollout file and every local module it, its workflow and its grader reach (as esbuild
- * resolves them now, packages left out), and the config file. `fileGraph`: `importGraph([file])`, when it was
- * started earlier.
+ * A suite's modules: every local module that the rollout file, its workflow, grader and model script, and the
+ * config file reach (as esbuild resolves them now, workspace packages included), with the installed packages
+ * they import. `fileGraph`: `importGraph(fileEntries(file, config))`, when it was started earlier.
  */
 export async function suiteModules(file: string, suite: RolloutSuite<any, any>, config: ResolvedConfig, fileGraph?: Promise<ImportGraph>): Promise<SuiteModules> {
-  const [deps] = await suiteDepsOf(file, [suite], config.root, fileGraph);
-  const modules = new Set(deps?.modules ?? [file]);
-  if (config.configFile) modules.add(config.configFile);
-  return { modules, complete: deps?.complete ?? false };
+  const refs = codeRefs(file, suite, config);
+  const local = refs.map(({ spec, dir }) => refModule(spec, dir)).filter((m): m is string => m !== undefined);
+  const entries = new Set([...fileEntries(file, config), ...local]);
+  const early = await fileGraph;
+  // A graph that holds every entry followed their imports already.
+  const graph = early && [...entries].every((e) => early.has(e)) ? early : await importGraph([...entries], config.root);
+  const modules = reachable(graph, entries);
+  const named = (await Promise.all(refs.map(({ spec, dir }) => refPackage(spec, dir)))).filter((p): p is PackageRef => p !== undefined);
+  return { modules, packages: [...packagesOf(graph, modules), ...named, RUNNER], complete: !isIncomplete(graph), unfollowed: unfollowed(graph, modules, config.root) };
 }
 
 /**
- * The code a suite's rollouts run: its `modules` ({@link suiteModules}) and a harbor suite's task directory, as
- * they are on disk now. Paths enter the hash relative to the root, so two checkouts in different places hash
- * the same.
+ * The code a suite's rollouts run: its modules and packages ({@link suiteModules}) and a harbor suite's task
+ * directory, as they are on disk now. Paths enter the hash relative to the root, so two checkouts in different
+ * places hash the same; packages enter it by name and version.
  */
-export async function suiteCode(file: string, settings: SuiteSettings, config: ResolvedConfig, modules: Set<string>): Promise<SuiteCode> {
+export async function suiteCode(file: string, settings: SuiteSettings, config: ResolvedConfig, { modules, packages }: SuiteModules): Promise<SuiteCode> {
   const files = new Set(modules);
   for (const input of backendEntry(settings.backend).inputs(settings.backend)) {
     for (const f of await treeFiles(path.resolve(path.dirname(file), input))) files.add(f);
   }
   const digests = new Map(await Promise.all([...files].sort().map(async (f) => [f, await fileDigest(f)] as const)));
   const lines = [...digests].map(([f, digest]) => `${path.relative(config.root, f).split(path.sep).join('/')}\0${digest}`);
-  return { code: sha(lines.join('\n')).slice(0, 16), modules: new Map([...modules].map((f) => [f, digests.get(f)!])) };
+  const ids = [...new Set(packages.map((p) => `package\0${p.id}`))].sort();
+  // A package's directory stands with the modules: a process keeps the version it first imported.
+  const held = [...[...modules].map((f) => [f, digests.get(f)!] as const), ...packages.map((p) => [p.dir, p.id] as const)];
+  return { code: sha([...lines, ...ids].join('\n')).slice(0, 16), modules: new Map(held) };
 }
 
-/** The hash jobs carry and workers match: {@link SuiteCode.code} of the suite's modules as the checkout has them now. */
-export async function suiteCodeHash(file: string, suite: RolloutSuite<any, any>, settings: SuiteSettings, config: ResolvedConfig, fileGraph?: Promise<ImportGraph>): Promise<string> {
-  return (await suiteCode(file, settings, config, (await suiteModules(file, suite, config, fileGraph)).modules)).code;
+/** The hash jobs carry and workers match ({@link SuiteCode.code} as the checkout has it now), and what it leaves out. */
+export async function suiteCodeHash(file: string, suite: RolloutSuite<any, any>, settings: SuiteSettings, config: ResolvedConfig, fileGraph?: Promise<ImportGraph>): Promise<{ code: string; unfollowed: string[] }> {
+  const found = await suiteModules(file, suite, config, fileGraph);
+  return { code: (await suiteCode(file, settings, config, found)).code, unfollowed: found.unfollowed };
 }
 
 /** The dataset row a request was made from: its prompt, label and metadata. */

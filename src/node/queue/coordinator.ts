@@ -11,7 +11,7 @@ import { runRollouts } from '../run/runner.ts';
 import type { RemoteBackends } from '../run/run-suite.ts';
 import { type ImportGraph, importGraph, startImportGraphs } from '../watch/import-graph.ts';
 import { insideCheckout } from './checkout-paths.ts';
-import { suiteCodeHash } from './content-hash.ts';
+import { fileEntries, suiteCodeHash } from './content-hash.ts';
 import { CoordinatorQueues, type WorkerLoad } from './coordinator-queues.ts';
 import { QUEUE_WINDOW } from './job-size.ts';
 import { QueueBackend } from './queue-backend.ts';
@@ -110,15 +110,14 @@ export async function runOnQueue(config: ResolvedConfig, reporters: Reporter[], 
     const remote: RemoteBackends = {
       window: QUEUE_WINDOW,
       found: (paths) => {
-        for (const file of paths) graphs.set(file, importGraph([file], config.root));
+        for (const file of paths) graphs.set(file, importGraph(fileEntries(file, config), config.root));
       },
-      create: async ({ file, suite, settings }) =>
-        new QueueBackend(
-          queues,
-          // A Harbor trial takes minutes: one per job keeps balance and stall recovery per trial.
-          { file, suite: suite.name, root: config.root, code: await suiteCodeHash(file, suite, settings, config, graphs.get(file)), single: settings.backend.type !== 'local' },
-          cancel,
-        ),
+      create: async ({ file, suite, settings }) => {
+        const { code, unfollowed } = await suiteCodeHash(file, suite, settings, config, graphs.get(file));
+        for (const what of unfollowed) terminal.write(`queue: suite "${suite.name}": ${what}: workers do not check that code against this checkout's\n`);
+        // A Harbor trial takes minutes: one per job keeps balance and stall recovery per trial.
+        return new QueueBackend(queues, { file, suite: suite.name, root: config.root, code, single: settings.backend.type !== 'local' }, cancel);
+      },
     };
     const report = await runRollouts(config, [told], interrupt, { remote });
     ended = true;

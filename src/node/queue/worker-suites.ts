@@ -138,12 +138,12 @@ export class WorkerSuites {
     const differs = `worker ${this.worker} refused rollout ${request.id}: its checkout differs from the coordinator's`;
     if (local.stale) {
       throw new Refusal(
-        `worker ${this.worker} refused rollout ${request.id}: ${job.file}, a module it imports or the config changed after this worker imported them (or an import of them now finds another file), and Node cannot unload a module: restart the worker to serve the checkout as it is now`,
+        `worker ${this.worker} refused rollout ${request.id}: ${job.file}, a module it imports or the config changed after this worker imported them (or a package they import changed version, or an import of them now finds another file), and Node cannot unload a module: restart the worker to serve the checkout as it is now`,
       );
     }
     if (local.code !== job.code) {
       throw new Refusal(
-        `${differs}: ${job.file}, the modules it imports, the config or the task (code ${local.code} here, ${job.code} there)`,
+        `${differs}: ${job.file}, the modules it imports (workspace packages included), the versions of the packages they import or of rollout-test, the config or the task (code ${local.code} here, ${job.code} there)`,
       );
     }
     const here = await local.rows.hashOf(request.id);
@@ -203,7 +203,7 @@ export class WorkerSuites {
     const idPrefix = suiteIdPrefix(this.config.root, file, suite.name);
     const rows = new PlannedRows(planSuite({ file, suite, settings, config: this.config, idPrefix }));
     const [{ found, code, modules }, backend] = await Promise.all([
-      suiteModules(file, suite, this.config).then(async (found) => ({ found, ...(await suiteCode(file, settings, this.config, found.modules)) })),
+      suiteModules(file, suite, this.config).then(async (found) => ({ found, ...(await suiteCode(file, settings, this.config, found)) })),
       this.#models.urlFor(suite, file).then((chatCompletionsUrl) =>
         createSuiteBackend({
           file,

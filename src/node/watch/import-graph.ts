@@ -1,28 +1,85 @@
 import path from 'node:path';
-import { build, transform } from 'esbuild';
+import { build, type BuildFailure, type Metafile, transform } from 'esbuild';
+import { computedImports } from './computed-imports.ts';
+import { type PackageImports, type PackageRef, packageImports } from './package-imports.ts';
 
 /** Local import edges: each module's absolute path → the local modules it imports, statically or dynamically. */
 export type ImportGraph = Map<string, string[]>;
 
-/** Graphs esbuild could not build (see importGraph): their entries only. */
-const incomplete = new WeakSet<ImportGraph>();
+/** What a graph holds besides its edges. */
+interface GraphNotes {
+  /** Why esbuild could not build the graph (see importGraph); the graph then holds its entries only. */
+  failure?: string;
+  /** Each module's imports of installed packages. */
+  packages: PackageImports;
+  /** Modules with an `import()` of a module named at run time, which no graph can follow. */
+  computed: Set<string>;
+}
+
+const notes = new WeakMap<ImportGraph, GraphNotes>();
+const notesOf = (graph: ImportGraph): GraphNotes => notes.get(graph) ?? { packages: new Map(), computed: new Set() };
 
 /** Whether esbuild could not build `graph`, which then holds its entries without their imports. */
-export const isIncomplete = (graph: ImportGraph): boolean => incomplete.has(graph);
+export const isIncomplete = (graph: ImportGraph): boolean => notesOf(graph).failure !== undefined;
+
+/** The installed packages that `modules` (of the graph) import. */
+export const packagesOf = (graph: ImportGraph, modules: Iterable<string>): PackageRef[] => [...modules].flatMap((m) => notesOf(graph).packages.get(m) ?? []);
+
+/**
+ * What the graph could not follow among `modules`, for the user: esbuild's error, or the modules that import a
+ * module named at run time (relative to `root`).
+ */
+export function unfollowed(graph: ImportGraph, modules: Iterable<string>, root: string): string[] {
+  const { failure, computed } = notesOf(graph);
+  if (failure !== undefined) return [`its imports could not be followed (${failure})`];
+  const relative = [...modules].filter((m) => computed.has(m)).map((m) => path.relative(root, m));
+  return relative.map((m) => `${m} imports a module named at run time`);
+}
 
 /** Inputs esbuild names with a namespace (`<stdin>`, `dataurl:…`) are not files. */
 const NOT_A_FILE = /^(<|[\w-]+:)/;
 
+/** A glob esbuild made of `import(\`./dir/${x}.ts\`)` (`./dir/**\/*.ts`), as a regular expression over absolute paths. */
+function globPattern(glob: string): RegExp {
+  const parts = glob.split(/(\*\*\/|\*)/).map((part) => (part === '**/' ? '(?:.*/)?' : part === '*' ? '[^/]*' : part.replace(/[.+?^${}()|[\]\\]/g, '\\$&')));
+  return new RegExp(`^${parts.join('')}$`);
+}
+
+/**
+ * The edges of the metafile's inputs. esbuild bundles the files a template-literal `import()` may name (a glob)
+ * and lists them as inputs, but its importer's entry names the glob only: the edges go to the inputs it matches.
+ */
+function edgesOf(metafile: Metafile, cwd: string): ImportGraph {
+  const inputs = Object.keys(metafile.inputs).filter((input) => !NOT_A_FILE.test(input)).map((input) => path.resolve(cwd, input));
+  const graph: ImportGraph = new Map();
+  for (const [input, { imports }] of Object.entries(metafile.inputs)) {
+    if (NOT_A_FILE.test(input)) continue;
+    const file = path.resolve(cwd, input);
+    const globs = imports.filter((i) => i.path.includes('*')).map((i) => globPattern(path.resolve(path.dirname(file), i.path)));
+    const local = imports.filter((i) => !i.external && !NOT_A_FILE.test(i.path)).map((i) => path.resolve(cwd, i.path));
+    graph.set(file, [...local, ...inputs.filter((m) => m !== file && globs.some((glob) => glob.test(m)))]);
+  }
+  return graph;
+}
+
+const failureText = (error: unknown): string => {
+  const [first] = (error as Partial<BuildFailure>).errors ?? [];
+  if (!first) return (error as Error).message;
+  return first.location ? `${first.location.file}:${first.location.line}: ${first.text}` : first.text;
+};
+
 /**
  * The local modules that `entries` reach, with their edges, as esbuild resolves them: the same transform
  * tsx applies at run time, so TypeScript's `./x.js` finds `x.ts` and type-only imports are no edges.
- * Packages are left out, since edits happen in the project. A module that does not parse (mid-edit) leaves
- * just the entries, without edges; its next save builds the graph again.
+ * Installed packages are left out, named by version (see packageImports); a workspace package is followed.
+ * A module that does not parse (mid-edit) leaves just the entries, without edges; its next save builds the
+ * graph again.
  */
 export async function importGraph(entries: string[], cwd: string): Promise<ImportGraph> {
-  const graph: ImportGraph = new Map(entries.map((entry) => [entry, []]));
+  const found: GraphNotes = { packages: new Map(), computed: new Set() };
+  let graph: ImportGraph = new Map(entries.map((entry) => [entry, []]));
   try {
-    const { metafile } = await build({
+    const { metafile, outputFiles } = await build({
       entryPoints: entries,
       absWorkingDir: cwd,
       bundle: true,
@@ -30,19 +87,18 @@ export async function importGraph(entries: string[], cwd: string): Promise<Impor
       metafile: true,
       platform: 'node',
       format: 'esm',
-      packages: 'external',
+      plugins: [packageImports(found.packages)],
       logLevel: 'silent',
       outdir: 'out',
     });
-    for (const [input, { imports }] of Object.entries(metafile.inputs)) {
-      if (NOT_A_FILE.test(input)) continue;
-      const local = imports.filter((i) => !i.external && !NOT_A_FILE.test(i.path));
-      graph.set(path.resolve(cwd, input), local.map((i) => path.resolve(cwd, i.path)));
-    }
-  } catch {
+    graph = new Map([...graph, ...edgesOf(metafile, cwd)]);
+    const inputs = new Set(Object.keys(metafile.inputs));
+    for (const output of outputFiles) for (const input of computedImports(output.text, inputs)) found.computed.add(path.resolve(cwd, input));
+  } catch (error) {
     // A syntax error or an unresolved import: the load that follows reports it to the user.
-    incomplete.add(graph);
+    found.failure = failureText(error);
   }
+  notes.set(graph, found);
   return graph;
 }
 

@@ -1,11 +1,9 @@
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { parseExportRef } from '../../runtime/implementation.ts';
-import { resolveModuleSpecifier } from '../../runtime/load-module.ts';
 import { importProjectModule } from '../../runtime/suite-registry.ts';
 import type { RolloutSuite } from '../../runtime/suite.ts';
 import type { GraderSpec, WorkflowSpec } from '../../runtime/workflow.ts';
 import { suiteKey } from '../types/suite-key.ts';
+import { refModule, suiteRefs } from './export-refs.ts';
 import { type ImportGraph, importGraph, isIncomplete, reachable } from './import-graph.ts';
 import { backendEntry } from '../../backends/registry.ts';
 
@@ -17,7 +15,7 @@ export interface SuiteDeps {
   key: string;
   file: string;
   name: string;
-  /** Every local module the suite loads: the rollout file's imports, the workflow's and the grader's. */
+  /** Every local module the suite loads: the rollout file's imports, the workflow's, the grader's and its model script's. */
   modules: Set<string>;
   /** Modules reached from the grader's module and not from the workflow's: a change there only re-grades. */
   graderOnly: Set<string>;
@@ -29,23 +27,13 @@ export interface SuiteDeps {
 
 const IMPORTABLE = /\.[cm]?[jt]sx?$/;
 
-/** The local module a `"module:export"` string names, if it is a file (not a package). */
-function refModule(spec: string, file: string): string | undefined {
-  try {
-    const url = resolveModuleSpecifier(parseExportRef(spec).module, path.dirname(file));
-    return url.startsWith('file:') ? fileURLToPath(url) : undefined;
-  } catch {
-    return undefined; // A malformed reference fails the suite's first rollout, with the expected form.
-  }
-}
-
 /**
  * The module that defines a suite's workflow or grader: for a class, the module of the rollout file's graph
  * that exports it with the fewest imports of its own (a re-exporting index reaches the defining module, not
  * the other way round); the rollout file itself when the class is declared there and not exported elsewhere.
  */
 async function definingModule(spec: WorkflowSpec | GraderSpec, file: string, graph: ImportGraph): Promise<string | undefined> {
-  if (typeof spec === 'string') return refModule(spec, file);
+  if (typeof spec === 'string') return refModule(spec, path.dirname(file));
   let best: { module: string; size: number } | undefined;
   for (const module of reachable(graph, [file])) {
     if (!IMPORTABLE.test(module)) continue;
@@ -71,7 +59,9 @@ async function depsOf(suite: RolloutSuite<any, any>, file: string, graph: Import
   // A grader declared in the rollout file shares it with the suite's declaration: it counts as both.
   const grader = graderRoot && graderRoot !== file ? reachable(graph, [graderRoot]) : new Set<string>();
   const graderOnly = new Set([...grader].filter((m) => m !== file && !workflow.has(m)));
-  const modules = new Set([...reachable(graph, [file]), ...workflow, ...grader]);
+  // A scripted model answers the workflow's calls: a change to it reruns the suite.
+  const script = suite.model?.script === undefined ? undefined : refModule(suite.model.script, path.dirname(file));
+  const modules = new Set([...reachable(graph, [file]), ...workflow, ...grader, ...reachable(graph, script ? [script] : [])]);
   return { key: suiteKey(file, suite.name), file, name: suite.name, modules, graderOnly, data: dataOf(suite, file), complete: !isIncomplete(graph) };
 }
 
@@ -80,8 +70,8 @@ async function depsOf(suite: RolloutSuite<any, any>, file: string, graph: Import
  * `fileGraph`, the graph of the file alone (started before the file was loaded), serves when nothing else is an entry.
  */
 export async function suiteDepsOf(file: string, suites: RolloutSuite<any, any>[], cwd: string, fileGraph?: Promise<ImportGraph>): Promise<SuiteDeps[]> {
-  const refs = suites.flatMap((s) => [s.workflow, s.grader]).filter((s): s is string => typeof s === 'string');
-  const entries = new Set([file, ...refs.map((ref) => refModule(ref, file)).filter((m): m is string => m !== undefined)]);
+  const refs = suites.flatMap(suiteRefs).map((ref) => refModule(ref, path.dirname(file)));
+  const entries = new Set([file, ...refs.filter((m): m is string => m !== undefined)]);
   const graph = await (fileGraph && entries.size === 1 ? fileGraph : importGraph([...entries], cwd));
   return Promise.all(suites.map((suite) => depsOf(suite, file, graph)));
 }

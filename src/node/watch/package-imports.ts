@@ -1,0 +1,75 @@
+import { readFile } from 'node:fs/promises';
+import { isBuiltin } from 'node:module';
+import path from 'node:path';
+import type { Plugin } from 'esbuild';
+
+/**
+ * An installed package a module imports: `id` is `name@version` (what two checkouts must agree on), `dir` the
+ * directory of its package.json (where this checkout has it). A package that does not resolve has no version.
+ */
+export interface PackageRef {
+  dir: string;
+  id: string;
+}
+
+/** A bare specifier's package: `@scope/name` or `name`, without the subpath. */
+export const packageName = (spec: string): string => spec.split('/').slice(0, spec.startsWith('@') ? 2 : 1).join('/');
+
+/** Whether a resolved file is an installed package's, not code the project holds (a workspace package's realpath is not). */
+export const isInstalled = (file: string): boolean => file.split(path.sep).includes('node_modules');
+
+/**
+ * rollout-test itself is named by its version even when it is linked (a checkout of it, in development): it is
+ * the runner, not the suite's code, and following it would hash all of it.
+ */
+const SELF = 'rollout-test';
+
+async function readName(dir: string): Promise<{ name?: unknown; version?: unknown } | undefined> {
+  return readFile(path.join(dir, 'package.json'), 'utf8').then(
+    (text) => JSON.parse(text) as { name?: unknown; version?: unknown },
+    () => undefined,
+  );
+}
+
+/** The package `name` that `file` belongs to: the nearest package.json above it that has that name (a package may nest others without). */
+export async function packageOf(file: string, name: string): Promise<PackageRef> {
+  for (let dir = path.dirname(file); path.dirname(dir) !== dir && path.basename(dir) !== 'node_modules'; dir = path.dirname(dir)) {
+    const json = await readName(dir);
+    if (json?.name === name) return { dir, id: `${name}@${String(json.version)}` };
+  }
+  return unresolvedPackage(name);
+}
+
+export const unresolvedPackage = (name: string): PackageRef => ({ dir: `unresolved:${name}`, id: `${name}@unresolved` });
+
+/** What the plugin learns: each importing module's installed packages. */
+export type PackageImports = Map<string, PackageRef[]>;
+
+/** Marks the plugin's own resolve calls, which must not come back to it. */
+const RESOLVING = { resolving: true };
+
+/**
+ * Follows bare imports as Node would and decides what they are: an installed package (realpath under a
+ * node_modules) stays external and is recorded in `found` by identity, so that hashing stays cheap; a package
+ * that resolves into the project (a workspace package, linked) is local code, followed like a relative import.
+ */
+export function packageImports(found: PackageImports): Plugin {
+  const record = (importer: string, ref: PackageRef) => found.set(importer, [...(found.get(importer) ?? []), ref]);
+  return {
+    name: 'rollout-test-package-imports',
+    setup(build) {
+      build.onResolve({ filter: /^[^./]/ }, async (args) => {
+        if (args.pluginData === RESOLVING || args.kind === 'entry-point' || isBuiltin(args.path) || path.isAbsolute(args.path)) return undefined;
+        const name = packageName(args.path);
+        const resolved = await build.resolve(args.path, { kind: args.kind, importer: args.importer, resolveDir: args.resolveDir, pluginData: RESOLVING });
+        if (resolved.errors.length > 0 || !resolved.path) {
+          record(args.importer, unresolvedPackage(name));
+          return { external: true };
+        }
+        if (name !== SELF && !isInstalled(resolved.path) && !resolved.external) return { path: resolved.path };
+        record(args.importer, await packageOf(resolved.path, name));
+        return { external: true };
+      });
+    },
+  };
+}

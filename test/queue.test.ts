@@ -1,7 +1,7 @@
-import { existsSync, mkdtempSync, readdirSync, readFileSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, onTestFinished } from 'vitest';
 import { COMMON, makeProject, REPO, runCli } from './helpers/project.ts';
 import { startRedis, startWorker, type TestRedis, waitUntil, type WorkerProcess } from './helpers/redis.ts';
 
@@ -477,7 +477,10 @@ describe('workers and their checkouts', () => {
 
   it('runs a Harbor suite in the sandbox across 2 workers', { timeout: 240_000 }, async () => {
     const two = await readyWorkers(REPO, 2, 2);
-    const outputDir = tmp('harbor');
+    // Inside the checkout, so that the workers write their trials there too (never outside their checkout).
+    mkdirSync(path.join(REPO, '.rollouts'), { recursive: true });
+    const outputDir = mkdtempSync(path.join(REPO, '.rollouts', 'test-queue-harbor-'));
+    onTestFinished(() => rmSync(outputDir, { recursive: true, force: true }));
     const run = await coordinator(REPO, outputDir, ['rollouts/harbor', '--runs', '2']);
     expect(run.exitCode, String(run.all)).toBe(0);
     const report = readReport(path.join(outputDir, 'report.json'));

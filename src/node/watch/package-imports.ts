@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { isBuiltin } from 'node:module';
 import path from 'node:path';
 import type { Plugin } from 'esbuild';
@@ -31,11 +31,25 @@ async function readName(dir: string): Promise<{ name?: unknown; version?: unknow
   );
 }
 
-/** The package `name` that `file` belongs to: the nearest package.json above it that has that name (a package may nest others without). */
+/** Packages found, by name and the directory of the file resolved: each graph of a watch or a worker asks again. */
+const known = new Map<string, { ref: PackageRef; mtimeMs: number }>();
+
+const mtimeOf = (dir: string): Promise<number> => stat(path.join(dir, 'package.json')).then((s) => s.mtimeMs, () => -1);
+
+/**
+ * The package `name` that `file` belongs to: the nearest package.json above it that has that name (a package may
+ * nest others without). Remembered while its package.json is unchanged: one stat instead of reading each level.
+ */
 export async function packageOf(file: string, name: string): Promise<PackageRef> {
+  const key = `${name}\0${path.dirname(file)}`;
+  const cached = known.get(key);
+  if (cached && (await mtimeOf(cached.ref.dir)) === cached.mtimeMs) return cached.ref;
   for (let dir = path.dirname(file); path.dirname(dir) !== dir && path.basename(dir) !== 'node_modules'; dir = path.dirname(dir)) {
-    const json = await readName(dir);
-    if (json?.name === name) return { dir, id: `${name}@${String(json.version)}` };
+    const [json, mtimeMs] = await Promise.all([readName(dir), mtimeOf(dir)]);
+    if (json?.name !== name) continue;
+    const ref = { dir, id: `${name}@${String(json.version)}` };
+    known.set(key, { ref, mtimeMs });
+    return ref;
   }
   return unresolvedPackage(name);
 }

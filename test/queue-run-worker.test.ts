@@ -6,6 +6,7 @@ import { PREFIX, rolloutQueueName } from '../src/node/queue/queue-names.ts';
 import { parseRedisUrl } from '../src/node/queue/redis-url.ts';
 import { RunWorker } from '../src/node/queue/run-worker.ts';
 import type { WorkerSuites } from '../src/node/queue/worker-suites.ts';
+import { WorkerFaults } from '../src/node/queue/worker-faults.ts';
 import { startRedis, type TestRedis, waitUntil } from './helpers/redis.ts';
 
 /**
@@ -54,11 +55,13 @@ async function serve(concurrency: number, jobs: string[][]) {
   const log: string[] = [];
   let release = () => {};
   const released = new Promise<void>((resolve) => (release = resolve));
-  const worker = new RunWorker({ connection, runId, suites: scriptedSuites(started, ended, released), concurrency, name: `h/1/c${concurrency}`, log: (line) => log.push(line) });
+  const faults = new WorkerFaults({ onLateFault: () => () => undefined }, () => undefined);
+  const worker = new RunWorker({ connection, runId, suites: scriptedSuites(started, ended, released), concurrency, faults, name: `h/1/c${concurrency}`, log: (line) => log.push(line) });
   await queue.addBulk(jobs.map(job));
   const state = (id: string) => queue.getJobState(id);
   const stop = async () => {
     await worker.close(true);
+    faults.close();
     await queue.obliterate({ force: true });
     await queue.close();
   };

@@ -4,6 +4,8 @@ import { type ExecutionResult, ExecutionResultSchema } from '../../model/result.
 import { isPlainValidResult } from '../../model/result-check.ts';
 import { MAX_ROLLOUTS_PER_JOB, QUEUE_WINDOW, rolloutsPerJob } from './job-size.ts';
 import { FinishedRollouts } from './finished-rollouts.ts';
+import { LateFaultLog } from './late-fault-log.ts';
+import type { LateFault } from '../../runtime/faults.ts';
 import { cancelledInSetup, setupError } from './setup-results.ts';
 import { concurrencyOf, PREFIX, type QueuedRollout, type RolloutJob, rolloutQueueName } from './queue-names.ts';
 import type { RedisConnection } from './redis-url.ts';
@@ -23,6 +25,8 @@ export interface JobSuite {
 /** How long workers get to hand back the results of cancelled rollouts before they are recorded as cancelled. */
 export const CANCEL_GRACE_MS = 5_000;
 
+/** How long the run's end waits for Redis to give the late faults of its rollouts. */
+const LATE_FAULTS_WAIT_MS = 5_000;
 /** How often the finished jobs are swept for results the event stream did not bring (see CoordinatorQueues). */
 const SWEEP_MS = 2_000;
 /** Events kept in the run's stream: far more than a coordinator falls behind by. */
@@ -70,6 +74,7 @@ export class CoordinatorQueues {
   readonly #events: QueueEvents;
   readonly #sweeper: NodeJS.Timeout;
   readonly #finished: FinishedRollouts;
+  readonly #lateFaults: LateFaultLog;
   readonly #pending = new Map<string, Settle>();
   /** Results that came before their rollout was submitted (after `--resume`), and those of finished rollouts. */
   readonly #early = new Map<string, ExecutionResult>();
@@ -108,6 +113,7 @@ export class CoordinatorQueues {
     });
     this.#events = new QueueEvents(rolloutQueueName(runId), base);
     this.#finished = new FinishedRollouts(this.rollouts.client, runId);
+    this.#lateFaults = new LateFaultLog(this.rollouts.client, runId);
     this.#events.on('completed', ({ jobId, returnvalue }) => this.#take(jobId, returnvalue as unknown));
     // A job that failed is one whose worker died too often while running it (stalled more than allowed).
     this.#events.on('failed', ({ jobId, failedReason }) => void this.#gaveUp(jobId, failedReason));
@@ -340,13 +346,23 @@ export class CoordinatorQueues {
     return this.#lastLoad;
   }
 
+  /**
+   * The faults the workers heard from this run's rollouts after each had finished (see LateFaultLog). Rejects when
+   * Redis does not answer in time: its commands wait for a lost connection forever, and the reports are still due.
+   */
+  async lateFaults(): Promise<LateFault[]> {
+    const faults = await Promise.race([this.#lateFaults.all(), sleep(LATE_FAULTS_WAIT_MS, undefined, { ref: false })]);
+    if (!faults) throw new Error(`Redis did not answer within ${LATE_FAULTS_WAIT_MS / 1000} s`);
+    return faults;
+  }
+
   /** Stops taking results. `obliterate` also deletes the run's queue (the run ended; nothing is left to resume). */
   async close(obliterate: boolean): Promise<void> {
     clearInterval(this.#sweeper);
     await this.#events.close().catch(() => undefined);
     if (obliterate) {
       await this.rollouts.obliterate({ force: true }).catch(() => undefined);
-      await this.#finished.clear().catch(() => undefined);
+      await Promise.all([this.#finished.clear(), this.#lateFaults.clear()]).catch(() => undefined);
     }
     await this.rollouts.close();
   }

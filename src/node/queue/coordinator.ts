@@ -109,6 +109,7 @@ export async function runOnQueue(config: ResolvedConfig, reporters: Reporter[], 
     const graphs = new Map<string, Promise<ImportGraph>>();
     const remote: RemoteBackends = {
       window: QUEUE_WINDOW,
+      lateFaults: () => queues.lateFaults(),
       found: (paths) => {
         for (const file of paths) graphs.set(file, importGraph(fileEntries(file, config), config.root));
       },

@@ -56,6 +56,12 @@ export interface RolloutJob {
  */
 export const finishedKey = (runId: string) => `${PREFIX}:${rolloutQueueName(runId)}:finished`;
 
+/**
+ * The hash of a run's late faults, faults of rollouts' code that came after the rollout finished on its worker
+ * (see LateFaultLog): `<epoch ms>-<random>` → the fault (JSON). The coordinator reads them at the run's end.
+ */
+export const lateFaultsKey = (runId: string) => `${PREFIX}:${rolloutQueueName(runId)}:late-faults`;
+
 /** A worker's BullMQ name says where it runs and how many jobs it takes at once: `host/pid/c8`. */
 export const workerName = (host: string, pid: number, concurrency: number) => `${host}/${pid}/c${concurrency}`;
 

@@ -3,10 +3,13 @@ import { setMaxListeners } from 'node:events';
 import type { ExecutionResult } from '../../model/result.ts';
 import { formatDuration } from '../reporters/format.ts';
 import { FinishedRollouts } from './finished-rollouts.ts';
+import { LateFaultLog } from './late-fault-log.ts';
 import { PREFIX, type QueuedRollout, type RolloutJob, rolloutQueueName } from './queue-names.ts';
 import { RolloutSlots } from './rollout-slots.ts';
 import { cancelledInSetup, failedInSetup } from './setup-results.ts';
 import type { RedisConnection } from './redis-url.ts';
+import type { LateFault } from '../../runtime/faults.ts';
+import type { RunFaults, WorkerFaults } from './worker-faults.ts';
 import type { WorkerSuites } from './worker-suites.ts';
 
 /**
@@ -24,6 +27,8 @@ export interface RunWorkerOptions {
   runId: string;
   suites: WorkerSuites;
   concurrency: number;
+  /** The late faults this worker hears, of every run it serves. */
+  faults: WorkerFaults;
   /** This worker's name: host/pid/concurrency. */
   name: string;
   log(line: string): void;
@@ -52,6 +57,8 @@ export class RunWorker {
   readonly #worker: Worker<RolloutJob, ExecutionResult[]>;
   readonly #slots: RolloutSlots;
   readonly #finished: FinishedRollouts;
+  readonly #faults: RunFaults;
+  readonly #lateFaults: LateFaultLog;
   /** The jobs this worker holds, and their rollouts that did not finish yet. */
   #jobs = 0;
   #unfinished = 0;
@@ -75,6 +82,8 @@ export class RunWorker {
       maxStalledCount: MAX_STALLED,
     });
     this.#finished = new FinishedRollouts(this.#worker.client, options.runId);
+    this.#lateFaults = new LateFaultLog(this.#worker.client, options.runId);
+    this.#faults = options.faults.open((fault) => this.#sendLate(fault));
     this.#worker.on('error', (error) => options.log(`run ${options.runId}: queue error: ${error.message}`));
   }
 
@@ -164,10 +173,17 @@ export class RunWorker {
     const id = rollout.request.id;
     log(`run ${runId} ▶ ${job.suite} › ${id}`);
     // One rollout the worker could not run fails alone, not its whole job (the others go on).
-    const result = await this.options.suites.run(job, rollout, signal).catch((error: unknown) => failedInSetup(id, error));
+    const result = await this.options.suites.run(job, rollout, signal, this.#faults).catch((error: unknown) => failedInSetup(id, error));
     if (result.status !== 'cancelled') this.#finished.record(result);
     log(this.#handingBack && result.status === 'cancelled' ? `run ${runId} ↩ ${id} handed back` : `run ${runId} ${outcome(result)} ${id}`);
     return result;
+  }
+
+  /** A fault of a rollout that finished here: the coordinator lists it as a late fault of the run. */
+  #sendLate(fault: LateFault): void {
+    const { log, runId } = this.options;
+    log(`run ${runId} late fault of ${fault.rolloutId}, after it finished: ${fault.message.split('\n')[0]}`);
+    this.#lateFaults.add(fault).catch((error: Error) => log(`run ${runId}: could not send the late fault of ${fault.rolloutId}: ${error.message}`));
   }
 
   /** The coordinator cancelled the run: the active rollouts stop, and their (cancelled) results go back. */
@@ -189,6 +205,8 @@ export class RunWorker {
       this.#worker.cancelJob(jobId, 'the worker is shutting down');
     }
     await closing;
+    // Faults of this run's rollouts that come from now on can reach its coordinator no more: the worker logs them.
+    this.#faults.close();
     await this.options.suites.close();
   }
 
@@ -199,6 +217,7 @@ export class RunWorker {
   async forget(): Promise<void> {
     const queue = new Queue(rolloutQueueName(this.options.runId), { connection: this.options.connection, prefix: PREFIX });
     await queue.obliterate({ force: true }).catch(() => undefined);
+    await new LateFaultLog(queue.client, this.options.runId).clear().catch(() => undefined);
     await queue.close();
   }
 

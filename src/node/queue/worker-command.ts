@@ -6,6 +6,7 @@ import { projectName, type RunAnnouncement, workerName } from './queue-names.ts'
 import { parseRedisUrl, redactCredentials } from './redis-url.ts';
 import { RunRegistry } from './run-registry.ts';
 import { RunWorker } from './run-worker.ts';
+import { WorkerFaults } from './worker-faults.ts';
 import { WorkerSuites } from './worker-suites.ts';
 
 /** How often a worker looks for new, cancelled and ended runs. */
@@ -29,6 +30,7 @@ export async function runWorkerCommand(options: WorkerCommandOptions): Promise<n
   const registry = await RunRegistry.connect(url);
   const connection = parseRedisUrl(url);
   const pool = new WorkerPool({ threads: WorkerPool.defaultThreads(concurrency) });
+  const faults = new WorkerFaults(pool, log);
   const name = workerName(os.hostname(), process.pid, concurrency);
   const project = projectName(root);
   const runs = new Map<string, Promise<RunWorker | undefined>>();
@@ -52,7 +54,7 @@ export async function runWorkerCommand(options: WorkerCommandOptions): Promise<n
     try {
       const suites = await WorkerSuites.open(run.cli, root, concurrency, pool, name);
       log(`run ${run.id}: serving (started ${run.startedAt})`);
-      return new RunWorker({ connection, runId: run.id, suites, concurrency, name, log });
+      return new RunWorker({ connection, runId: run.id, suites, concurrency, faults, name, log });
     } catch (error) {
       log(`run ${run.id}: cannot serve it: ${(error as Error).message}`);
       return undefined;
@@ -100,6 +102,7 @@ export async function runWorkerCommand(options: WorkerCommandOptions): Promise<n
     }),
   );
   await Promise.all([...ending, ...closing]);
+  faults.close();
   await Promise.all([pool.close(), registry.close()]);
   log(`worker ${name}: stopped`);
   return 0;

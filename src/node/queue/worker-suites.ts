@@ -14,7 +14,8 @@ import { findRolloutFiles } from '../discovery/find-rollout-files.ts';
 import { ModelEndpoints } from '../run/model-endpoints.ts';
 import { planSuite } from '../run/plan-suite.ts';
 import { suiteIdPrefix } from '../run/request-id.ts';
-import { executeFinal } from '../run/run-suite.ts';
+import type { LateFaults } from '../run/late-faults.ts';
+import { executeTracked } from '../run/run-suite.ts';
 import { createSuiteBackend } from '../run/suite-backend.ts';
 import { suiteSettings } from '../run/suite-settings.ts';
 import { type SuiteModules, suiteCode, suiteModules } from './content-hash.ts';
@@ -118,9 +119,9 @@ export class WorkerSuites {
 
   /**
    * Runs a rollout of a job and resolves with its final result; a rollout this checkout cannot run is refused,
-   * never run otherwise.
+   * never run otherwise. A fault of its code that `faults` hears before its result fails it, as in a local run.
    */
-  async run(job: RolloutJob, rollout: QueuedRollout, signal: AbortSignal): Promise<ExecutionResult> {
+  async run(job: RolloutJob, rollout: QueuedRollout, signal: AbortSignal, faults: LateFaults): Promise<ExecutionResult> {
     let local: LocalSuite;
     try {
       local = await this.#suite(job.file, job.suite);
@@ -130,7 +131,7 @@ export class WorkerSuites {
       return setupError(rollout.request.id, why);
     }
     let final!: ExecutionResult;
-    await executeFinal(local.backend, rollout.request, signal, (result) => (final = result));
+    await executeTracked(local.backend, rollout.request, signal, faults, (result) => (final = result));
     return final;
   }
 

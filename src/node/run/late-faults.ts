@@ -9,10 +9,21 @@ import type { LateFault } from '../../runtime/faults.ts';
 export class LateFaults {
   readonly #running = new Map<string, RolloutError | undefined>();
   readonly #reported: LateFault[] = [];
+  readonly #onLate: (fault: LateFault) => void;
+
+  /** `onLate` hears the faults of rollouts already reported; by default they are kept for the reports ({@link late}). */
+  constructor(onLate?: (fault: LateFault) => void) {
+    this.#onLate = onLate ?? ((fault) => this.#reported.push(fault));
+  }
 
   /** The rollout is being run: its faults fail it. */
   start(rolloutId: string): void {
     this.#running.set(rolloutId, undefined);
+  }
+
+  /** Whether the rollout is being run: a fault now fails it. */
+  running(rolloutId: string): boolean {
+    return this.#running.has(rolloutId);
   }
 
   /** The rollout is being reported: the fault that came while it ran, if any. Later faults are late. */
@@ -23,13 +34,18 @@ export class LateFaults {
   }
 
   add(fault: LateFault): void {
-    if (!this.#running.has(fault.rolloutId)) return void this.#reported.push(fault);
+    if (!this.#running.has(fault.rolloutId)) return void this.addLate(fault);
     const error: RolloutError = { category: 'AGENT_ERROR', phase: fault.phase, message: fault.message };
     if (fault.stack) error.stack = fault.stack;
     if (!this.#running.get(fault.rolloutId)) this.#running.set(fault.rolloutId, error);
   }
 
-  /** The faults of rollouts that had been reported already. */
+  /** A fault known to have come after its rollout was reported (where it ran: a queue's worker decided). */
+  addLate(fault: LateFault): void {
+    this.#onLate(fault);
+  }
+
+  /** The faults of rollouts that had been reported already (none when `onLate` was given). */
   get late(): LateFault[] {
     return this.#reported;
   }

@@ -21,6 +21,7 @@ import type { RolloutSample } from '../../model/sample.ts';
 import type { ModelCacheSettings } from '../../runtime/rollout-context.ts';
 import type { ModelEndpoints } from './model-endpoints.ts';
 import type { LateFaults } from './late-faults.ts';
+import type { LateFault } from '../../runtime/faults.ts';
 
 /** What every suite of a run shares. */
 export interface RunContext {
@@ -49,6 +50,11 @@ export interface RemoteBackends {
   found?(paths: string[]): void;
   /** Rollouts of a suite handed out before their results are back: the suite's own concurrency does not apply. */
   window: number;
+  /**
+   * The faults of rollouts' code that came after each rollout had finished where it ran, heard there by now: asked
+   * once every rollout has its result, and the run's grace for late faults has passed.
+   */
+  lateFaults(): Promise<LateFault[]>;
 }
 
 /**
@@ -95,18 +101,31 @@ export function executeFinal(backend: ExecutionBackend, request: ExecutionReques
   );
 }
 
-// Not an async function: it returns the backend's own promise, one async frame less per rollout.
-const dispatch: RolloutDispatcher = (planned, backend, settings, graded, ctx, record) => {
-  ctx.lateFaults.start(planned.request.id);
-  return executeFinal(backend, planned.request, ctx.signal, (result) => {
-    // A fault of the workflow's own timers that came after it returned still fails it, while it is not yet reported.
-    const late = ctx.lateFaults.finish(planned.request.id);
+/**
+ * {@link executeFinal}, whose rollout a fault of its own code fails when it comes after its phase ended but before
+ * its result (a timer of the workflow that throws while it is graded): `lateFaults` hears the faults of the
+ * backend's rollouts. Not an async function: it returns the backend's own promise, one async frame less per rollout.
+ */
+export function executeTracked(
+  backend: ExecutionBackend,
+  request: ExecutionRequest,
+  signal: AbortSignal,
+  lateFaults: LateFaults,
+  onFinal: (result: ExecutionResult) => void,
+): Promise<void> {
+  lateFaults.start(request.id);
+  return executeFinal(backend, request, signal, (result) => {
+    const late = lateFaults.finish(request.id);
     const workflowFailed = result.error !== undefined && result.error.phase !== 'grader';
     const lateError = workflowFailed || result.status === 'cancelled' ? undefined : late;
-    const final: ExecutionResult = lateError ? { ...result, status: 'failure', error: lateError } : result;
-    record(toRecord(planned.key, final, settings.passThreshold, graded, planned.request.label), result.samples);
+    onFinal(lateError ? { ...result, status: 'failure', error: lateError } : result);
   });
-};
+}
+
+const dispatch: RolloutDispatcher = (planned, backend, settings, graded, ctx, record) =>
+  executeTracked(backend, planned.request, ctx.signal, ctx.lateFaults, (final) =>
+    record(toRecord(planned.key, final, settings.passThreshold, graded, planned.request.label), final.samples),
+  );
 
 /**
  * Whether a suite's rollouts get a reward: from its Grader, or, on Harbor, from the task's verifier (its

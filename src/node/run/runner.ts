@@ -135,6 +135,18 @@ function hearLateFaults(pool: WorkerPool, inline: boolean, listener: (fault: Lat
   };
 }
 
+/**
+ * Adds the late faults of rollouts that ran remotely: their workers decided that each came after its rollout
+ * finished. Faults that cannot be read are missing from the reports, and stderr says so.
+ */
+async function hearRemoteLateFaults(remote: RemoteBackends | undefined, lateFaults: LateFaults): Promise<void> {
+  try {
+    for (const fault of (await remote?.lateFaults()) ?? []) lateFaults.addLate(fault);
+  } catch (error) {
+    process.stderr.write(`rollout-test: cannot read the late faults of the remote rollouts: ${(error as Error).message}\n`);
+  }
+}
+
 /** What watch mode changes about a run: which files and suites run, and how each suite runs. */
 export interface RunOptions {
   /** Already loaded files (with only the suites to run), instead of discovering them all. */
@@ -226,18 +238,18 @@ export async function runRollouts(config: ResolvedConfig, given: Reporter[], int
         }),
       ]),
     );
-    // A rollout's timer that fires just after the last rollout ended still has its fault heard and reported
-    // (by this process's pool: a remote run's rollouts ran in its workers, and there is nothing to hear here).
-    // Late faults change neither the suites nor the run's statistics: those are computed during the grace, unless
-    // the rollouts ran on this thread (--inline): computing them would hold back the event loop, and the grace
-    // could end before the I/O callbacks and timers it is there to hear had a turn.
-    if (!options.remote && !config.inline) lateFaultGrace = sleep(LATE_FAULT_GRACE_MS);
+    // A rollout's timer that fires just after the last rollout ended still has its fault heard and reported (by
+    // this process's pool, or by the remote workers, which send it at once). Late faults change neither the suites
+    // nor the run's statistics: those are computed during the grace, unless the rollouts ran on this thread
+    // (--inline): computing them would hold back the event loop, and the grace could end before the I/O callbacks
+    // and timers it is there to hear had a turn.
+    if (options.remote || !config.inline) lateFaultGrace = sleep(LATE_FAULT_GRACE_MS);
     totals = runTotals(suites, config, runDir, baseline);
   } finally {
     // Every rollout has settled: a kept pool's next run must not lose its workers to this run's cancel.
     clearTimeout(cancelGrace);
-    if (!options.remote) await (lateFaultGrace ?? sleep(LATE_FAULT_GRACE_MS));
-    await pool.flush();
+    await (lateFaultGrace ?? sleep(LATE_FAULT_GRACE_MS));
+    await Promise.all([pool.flush(), hearRemoteLateFaults(options.remote, lateFaults)]);
     stopHearing();
     // The threads end while the reports are written.
     closing = Promise.all([options.keepPool ? undefined : pool.close(), models.close()]);

@@ -1,0 +1,134 @@
+import { mkdtempSync, readFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { makeProject, runCli } from './helpers/project.ts';
+import { startRedis, startWorker, type TestRedis } from './helpers/redis.ts';
+
+// Faults of a rollout's timers that come after its phase ended must give a queued run the verdicts, late faults
+// and exit code of a local run: a real redis-server, a real `rollout-test worker`, the real CLI.
+
+let redis: TestRedis;
+
+beforeAll(async () => {
+  redis = await startRedis();
+});
+
+afterAll(async () => {
+  await redis?.stop();
+});
+
+/**
+ * Each workflow throws from a timer `faultMs` after it started, if given, and returns after `workMs`; the grader
+ * takes `gradeMs`, and throws from a timer 15 ms after it returned when `graderFault` is set.
+ * - `during-grading`: the workflow's fault comes while the rollout is graded: the rollout is errored.
+ * - `after-report`: it comes after the rollout was reported, while `last` still runs: a late fault.
+ * - `last`: the run's last rollout; its grader's fault comes just after it, within the run's grace (20 ms) for late
+ *   faults: a late fault. A coordinator that read the workers' late faults without that grace would most often miss
+ *   it. On a loaded machine the fault may come before the rollout's result reached the process that reports it, and
+ *   fail the rollout instead, locally as on a queue: it must not be lost either way.
+ */
+const ROLLOUT = `
+import { AgentWorkflow, Grader, defineRollout } from 'rollout-test';
+
+class Agent extends AgentWorkflow {
+  async run(ctx) {
+    if (ctx.metadata.faultMs) setTimeout(() => { throw new Error('fault from the workflow timer'); }, ctx.metadata.faultMs);
+    await new Promise((resolve) => setTimeout(resolve, ctx.metadata.workMs ?? 0));
+    return [...ctx.prompt, { role: 'assistant', content: 'A' }];
+  }
+}
+
+class Slow extends Grader {
+  async grade(ctx) {
+    await new Promise((resolve) => setTimeout(resolve, ctx.metadata.gradeMs ?? 0));
+    if (ctx.metadata.graderFault) setTimeout(() => { throw new Error('fault from the grader timer'); }, 15);
+    return ctx.sample.messages.at(-1).content === ctx.label ? 1 : 0;
+  }
+}
+
+const row = (metadata) => [{ prompt: 'a', label: 'A', metadata }];
+defineRollout({ name: 'during-grading', dataset: row({ faultMs: 50, gradeMs: 300 }), workflow: Agent, grader: Slow });
+defineRollout({ name: 'after-report', dataset: row({ faultMs: 700, gradeMs: 300 }), workflow: Agent, grader: Slow });
+defineRollout({ name: 'last', dataset: row({ workMs: 2000, graderFault: true }), workflow: Agent, grader: Slow });
+`;
+
+interface Report {
+  exitCode: number;
+  lateFaults?: Array<{ rolloutId: string; phase: string; message: string }>;
+  suites: Array<{ name: string; records: Array<{ status: string; error?: { category: string; phase: string; message: string } }> }>;
+}
+
+const suiteOf = (rolloutId: string) => rolloutId.replace(/-\w+\.r\d+\.n\d+$/, '');
+const fault = (where: string) => `uncaught exception outside the workflow's promise chain (e.g. in a timer): fault from the ${where} timer (after its phase ended)`;
+
+/** The verdicts of `during-grading` and `after-report`, and their late faults: the same wherever the rollouts ran. */
+function verdicts(report: Report) {
+  const suites = report.suites.filter((s) => s.name !== 'last');
+  return {
+    exitCode: report.exitCode,
+    suites: Object.fromEntries(suites.map((s) => [s.name, s.records.map((r) => ({ status: r.status, error: r.error && { category: r.error.category, phase: r.error.phase, message: r.error.message } }))])),
+    lateFaults: (report.lateFaults ?? []).filter((f) => suiteOf(f.rolloutId) !== 'last').map((f) => ({ suite: suiteOf(f.rolloutId), phase: f.phase, message: f.message })),
+  };
+}
+
+const EXPECTED = {
+  exitCode: 1,
+  suites: {
+    'during-grading': [{ status: 'errored', error: { category: 'AGENT_ERROR', phase: 'workflow', message: fault('workflow') } }],
+    'after-report': [{ status: 'passed', error: undefined }],
+  },
+  lateFaults: [{ suite: 'after-report', phase: 'workflow', message: fault('workflow') }],
+};
+
+/** Where the fault of `last`'s grader went: a late fault, an error of `last` (see ROLLOUT), or nowhere. */
+function lastFault(report: Report): 'late' | 'error' | 'lost' {
+  if (report.lateFaults?.some((f) => suiteOf(f.rolloutId) === 'last' && f.phase === 'grader' && f.message === fault('grader'))) return 'late';
+  const [record] = report.suites.find((s) => s.name === 'last')!.records;
+  return record?.status === 'errored' && record.error?.phase === 'grader' && record.error.message === fault('grader') ? 'error' : 'lost';
+}
+
+/** The journal's late-fault lines, by suite. */
+function journaledLateFaults(outputDir: string): string[] {
+  const lines = readFileSync(path.join(outputDir, 'runs', 'latest', 'journal.jsonl'), 'utf8').trim().split('\n');
+  return lines
+    .map((line) => JSON.parse(line))
+    .filter((entry) => entry.type === 'late-fault')
+    .map((entry) => suiteOf(entry.rolloutId))
+    .sort();
+}
+
+/** A run's verdicts as EXPECTED, `last`'s fault not lost, and its journal listing the late faults of its report. */
+function expectSameAsLocal({ result, report, outputDir }: Awaited<ReturnType<typeof run>>): void {
+  expect(result.exitCode, String(result.all)).toBe(1);
+  expect(verdicts(report)).toEqual(EXPECTED);
+  expect(lastFault(report)).not.toBe('lost');
+  expect(journaledLateFaults(outputDir)).toEqual((report.lateFaults ?? []).map((f) => suiteOf(f.rolloutId)).sort());
+}
+
+async function run(project: string, name: string, extra: string[]) {
+  const outputDir = mkdtempSync(path.join(os.tmpdir(), `rollout-test-late-${name}-`));
+  const args = ['run', '--reporter', 'json', '--outputFile', path.join(outputDir, 'report.json'), '--outputDir', outputDir, ...extra];
+  const result = await runCli(project, args);
+  const report = JSON.parse(readFileSync(path.join(outputDir, 'report.json'), 'utf8')) as Report;
+  return { result, report, outputDir };
+}
+
+describe('late faults on a queue', () => {
+  it('a queued run errors, lists and journals the late faults of rollouts as a local run does, and exits as it does', { timeout: 120_000 }, async () => {
+    const project = makeProject({ 'rollouts/late.rollout.ts': ROLLOUT });
+    expectSameAsLocal(await run(project, 'local', []));
+
+    const url = redis.url.replace(/\/0$/, '/1');
+    const worker = startWorker(project, url, ['--concurrency', '4']);
+    try {
+      await worker.waitFor(/serving runs of/);
+      expectSameAsLocal(await run(project, 'queued', ['--queue', url]));
+    } finally {
+      worker.process.kill('SIGTERM');
+      await worker.process;
+    }
+    // The run left nothing in Redis, its late faults included (the worker forgets the run once it ended).
+    await expect.poll(() => redis.cli('-n', '1', '--scan', '--pattern', 'rollout-test:*'), { timeout: 10_000 }).toBe('');
+  });
+});

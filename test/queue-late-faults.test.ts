@@ -49,8 +49,8 @@ class Slow extends Grader {
 
 const row = (metadata) => [{ prompt: 'a', label: 'A', metadata }];
 defineRollout({ name: 'during-grading', dataset: row({ faultMs: 50, gradeMs: 300 }), workflow: Agent, grader: Slow });
-defineRollout({ name: 'after-report', dataset: row({ faultMs: 700, gradeMs: 300 }), workflow: Agent, grader: Slow });
-defineRollout({ name: 'last', dataset: row({ workMs: 2000, graderFault: true }), workflow: Agent, grader: Slow });
+defineRollout({ name: 'after-report', dataset: row({ faultMs: 1500, gradeMs: 300 }), workflow: Agent, grader: Slow });
+defineRollout({ name: 'last', dataset: row({ workMs: 4000, graderFault: true }), workflow: Agent, grader: Slow });
 `;
 
 interface Report {

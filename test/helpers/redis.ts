@@ -33,7 +33,8 @@ export async function startRedis(): Promise<TestRedis> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'rollout-test-redis-'));
   const port = await freePort();
   const password = `pw-${Math.random().toString(36).slice(2, 12)}`;
-  const args = ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no', '--requirepass', password];
+  // Each test of a file takes a database of its own; Redis has 16 by default.
+  const args = ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no', '--requirepass', password, '--databases', '256'];
   const server: ChildProcess = spawn('redis-server', args, { stdio: ['ignore', 'pipe', 'pipe'] });
   await new Promise<void>((resolve, reject) => {
     let output = '';

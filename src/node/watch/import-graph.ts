@@ -3,6 +3,13 @@ import { build, type BuildFailure, type Metafile, transform } from 'esbuild';
 import { computedImports } from './computed-imports.ts';
 import { type PackageImports, type PackageRef, packageImports } from './package-imports.ts';
 
+/**
+ * What a graph does with packages: `identify` (what a queue's code hash needs) follows a linked package's modules,
+ * names each installed one by version and notes imports named at run time; `skip` leaves every package out, as
+ * watch mode needs (edits happen in the project's own files), and costs a save less.
+ */
+export type PackageMode = 'identify' | 'skip';
+
 /** Local import edges: each module's absolute path → the local modules it imports, statically or dynamically. */
 export type ImportGraph = Map<string, string[]>;
 
@@ -75,7 +82,7 @@ const failureText = (error: unknown): string => {
  * A module that does not parse (mid-edit) leaves just the entries, without edges; its next save builds the
  * graph again.
  */
-export async function importGraph(entries: string[], cwd: string): Promise<ImportGraph> {
+export async function importGraph(entries: string[], cwd: string, packages: PackageMode = 'identify'): Promise<ImportGraph> {
   const found: GraphNotes = { packages: new Map(), computed: new Set() };
   let graph: ImportGraph = new Map(entries.map((entry) => [entry, []]));
   try {
@@ -87,13 +94,13 @@ export async function importGraph(entries: string[], cwd: string): Promise<Impor
       metafile: true,
       platform: 'node',
       format: 'esm',
-      plugins: [packageImports(found.packages)],
+      ...(packages === 'identify' ? { plugins: [packageImports(found.packages)] } : { packages: 'external' as const }),
       logLevel: 'silent',
       outdir: 'out',
     });
     graph = new Map([...graph, ...edgesOf(metafile, cwd)]);
     const inputs = new Set(Object.keys(metafile.inputs));
-    for (const output of outputFiles) for (const input of computedImports(output.text, inputs)) found.computed.add(path.resolve(cwd, input));
+    if (packages === 'identify') for (const output of outputFiles) for (const input of computedImports(output.text, inputs)) found.computed.add(path.resolve(cwd, input));
   } catch (error) {
     // A syntax error or an unresolved import: the load that follows reports it to the user.
     found.failure = failureText(error);

@@ -72,7 +72,7 @@ async function depsOf(suite: RolloutSuite<any, any>, file: string, graph: Import
 export async function suiteDepsOf(file: string, suites: RolloutSuite<any, any>[], cwd: string, fileGraph?: Promise<ImportGraph>): Promise<SuiteDeps[]> {
   const refs = suites.flatMap(suiteRefs).map((ref) => refModule(ref, path.dirname(file)));
   const entries = new Set([file, ...refs.filter((m): m is string => m !== undefined)]);
-  const graph = await (fileGraph && entries.size === 1 ? fileGraph : importGraph([...entries], cwd));
+  const graph = await (fileGraph && entries.size === 1 ? fileGraph : importGraph([...entries], cwd, 'skip'));
   return Promise.all(suites.map((suite) => depsOf(suite, file, graph)));
 }
 

@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { isWithin } from '../../runtime/paths.ts';
 import type { BackendConfig, ThresholdConfig, TimeoutsConfig } from '../../model/suite-options.ts';
 import type { CliOptions } from '../cli/cli-config.ts';
 import { UsageError } from '../errors.ts';
@@ -153,7 +154,7 @@ export function resolveConfig(cli: CliOptions, config: UserConfig, root: string,
   const outputDir = path.resolve(root, cli.outputDir ?? config.outputDir ?? '.rollouts');
   // Discovery never walks the run's own outputs (a run of 10,000 rollouts leaves 10,000 artifact directories).
   const inRoot = path.relative(root, outputDir);
-  const outputExclude = inRoot && !inRoot.startsWith('..') && !path.isAbsolute(inRoot) ? [`${inRoot.split(path.sep).join('/')}/**`] : [];
+  const outputExclude = inRoot && isWithin(outputDir, root) ? [`${inRoot.split(path.sep).join('/')}/**`] : [];
   return {
     root,
     configFile,

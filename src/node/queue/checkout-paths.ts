@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { isWithin } from '../../runtime/paths.ts';
 import type { CliOptions } from '../cli/cli-config.ts';
 
 /**
@@ -6,8 +7,7 @@ import type { CliOptions } from '../cli/cli-config.ts';
  * Redis names the files a worker loads and the directory it writes to: nothing outside its checkout may be either.
  */
 export function insideCheckout(root: string, file: string): boolean {
-  const relative = path.relative(root, path.resolve(root, file));
-  return relative === '' || (relative !== '..' && !relative.startsWith(`..${path.sep}`) && !path.isAbsolute(relative));
+  return isWithin(path.resolve(root, file), root);
 }
 
 /**

@@ -65,14 +65,11 @@ async function depsOf(suite: RolloutSuite<any, any>, file: string, graph: Import
   return { key: suiteKey(file, suite.name), file, name: suite.name, modules, graderOnly, data: dataOf(suite, file), complete: !isIncomplete(graph) };
 }
 
-/**
- * The dependencies of each suite a rollout file declares, from one import graph of the file and its references.
- * `fileGraph`, the graph of the file alone (started before the file was loaded), serves when nothing else is an entry.
- */
-export async function suiteDepsOf(file: string, suites: RolloutSuite<any, any>[], cwd: string, fileGraph?: Promise<ImportGraph>): Promise<SuiteDeps[]> {
+/** The dependencies of each suite a rollout file declares, from one import graph of the file and its references. */
+export async function suiteDepsOf(file: string, suites: RolloutSuite<any, any>[], cwd: string): Promise<SuiteDeps[]> {
   const refs = suites.flatMap(suiteRefs).map((ref) => refModule(ref, path.dirname(file)));
   const entries = new Set([file, ...refs.filter((m): m is string => m !== undefined)]);
-  const graph = await (fileGraph && entries.size === 1 ? fileGraph : importGraph([...entries], cwd, 'skip'));
+  const graph = await importGraph([...entries], cwd, 'skip');
   return Promise.all(suites.map((suite) => depsOf(suite, file, graph)));
 }
 

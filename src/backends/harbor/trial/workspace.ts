@@ -1,16 +1,12 @@
 import { existsSync } from 'node:fs';
 import { chmod, cp } from 'node:fs/promises';
 import path from 'node:path';
+import { isWithin } from '../../../runtime/paths.ts';
 import type { TrialEnvironment, UserCodeSource as UserCode } from '../environments/environment.ts';
 
 /** Never copied: dependencies are shared instead, history and run outputs do not belong to a trial. */
 const SKIPPED_NAMES = new Set(['node_modules', '.git', '.rollouts']);
 
-
-function isInside(file: string, dir: string): boolean {
-  const relative = path.relative(dir, file);
-  return relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative));
-}
 
 /** The user's `node_modules`, which the workspace links to rather than copies (it can be huge). */
 export function userNodeModules(userCodeDir: string): string | undefined {
@@ -20,7 +16,7 @@ export function userNodeModules(userCodeDir: string): string | undefined {
 
 /** Whether a host file of the user's code stays out of the trial. */
 function excludes(code: UserCode): (file: string) => boolean {
-  return (file) => SKIPPED_NAMES.has(path.basename(file)) || code.excluded.some((dir) => isInside(file, dir));
+  return (file) => SKIPPED_NAMES.has(path.basename(file)) || code.excluded.some((dir) => isWithin(file, dir));
 }
 
 /**
@@ -52,7 +48,7 @@ export async function installUserCode(env: TrialEnvironment, code: UserCode): Pr
 /** Where a host file of the user's code appears in the workspace. */
 export function workspacePathOf(env: TrialEnvironment, userCodeDir: string, file: string): string {
   const relative = path.relative(path.resolve(userCodeDir), path.resolve(file));
-  if (relative.startsWith('..') || path.isAbsolute(relative)) {
+  if (!isWithin(path.resolve(file), path.resolve(userCodeDir))) {
     throw new Error(`${file} is outside the user code directory ${userCodeDir}, so it is not in the trial's workspace`);
   }
   return path.posix.join(env.paths.workspace, ...relative.split(path.sep));

@@ -200,6 +200,27 @@ describe('the code a suite hash covers', () => {
     expect(packagesOf(graph, modules).map((p) => p.id)).toEqual(['inst@4.5.6']);
   });
 
+  it('names each installed package by the copy Node finds, without following one: nearest node_modules first, a missing one unresolved, tsconfig paths and #imports local', async () => {
+    const project = tree({
+      'package.json': JSON.stringify({ name: 'p', type: 'module', imports: { '#h': './h.ts' } }),
+      'tsconfig.json': JSON.stringify({ compilerOptions: { baseUrl: '.', paths: { '@app/*': ['lib/*'] } } }),
+      'b.ts': "import 'inst';\nimport 'absent/sub';\nimport '@app/u';\nimport '#h';\nimport './sub/c.ts';\n",
+      'lib/u.ts': '',
+      'h.ts': '',
+      'sub/c.ts': "import 'inst/other.js';\n",
+      'node_modules/inst/package.json': pkg('inst', '4.5.6'),
+      'node_modules/inst/index.js': '',
+      'sub/node_modules/inst/package.json': pkg('inst', '9.9.9'),
+      'sub/node_modules/inst/index.js': '',
+      'sub/node_modules/inst/other.js': '',
+    });
+    const entry = path.join(project, 'b.ts');
+    const graph = await importGraph([entry], project);
+    const modules = reachable(graph, [entry]);
+    expect([...modules].map((m) => path.relative(project, m)).sort()).toEqual(['b.ts', 'h.ts', 'lib/u.ts', 'sub/c.ts']);
+    expect(packagesOf(graph, modules).map((p) => p.id).sort()).toEqual(['absent@unresolved', 'inst@4.5.6', 'inst@9.9.9']);
+  });
+
   it('takes a "module:export" string into a workspace package as a module, into an installed one as its version', async () => {
     expect(refModule('ws:W', root)).toBe(path.join(root, 'packages/ws/index.js'));
     expect(refModule('inst:G', root)).toBeUndefined();

@@ -1,7 +1,7 @@
 import path from 'node:path';
-import { build, type BuildFailure, type Metafile, transform } from 'esbuild';
+import { build, type BuildFailure, type Metafile, type Plugin, transform } from 'esbuild';
 import { computedImports } from './computed-imports.ts';
-import { type PackageImports, type PackageRef, packageImports } from './package-imports.ts';
+import { externalPackages, type PackageImports, type PackageRef, packageImports } from './package-imports.ts';
 
 /**
  * What a graph does with packages: `identify` (what a queue's code hash needs) follows a linked package's modules,
@@ -75,10 +75,26 @@ const failureText = (error: unknown): string => {
   return first.location ? `${first.location.file}:${first.location.line}: ${first.text}` : first.text;
 };
 
+/** esbuild's bundle of `entries`: packages external, unless `plugins` decide what each bare import is. */
+function bundle(entries: string[], cwd: string, plugins?: Plugin[]) {
+  return build({
+    entryPoints: entries,
+    absWorkingDir: cwd,
+    bundle: true,
+    write: false,
+    metafile: true,
+    platform: 'node',
+    format: 'esm',
+    ...(plugins ? { plugins } : { packages: 'external' as const }),
+    logLevel: 'silent',
+    outdir: 'out',
+  });
+}
+
 /**
  * The local modules that `entries` reach, with their edges, as esbuild resolves them: the same transform
  * tsx applies at run time, so TypeScript's `./x.js` finds `x.ts` and type-only imports are no edges.
- * Installed packages are left out, named by version (see packageImports); a workspace package is followed.
+ * Installed packages are left out, named by version (see externalPackages); a workspace package is followed.
  * A module that does not parse (mid-edit) leaves just the entries, without edges; its next save builds the
  * graph again.
  */
@@ -86,21 +102,16 @@ export async function importGraph(entries: string[], cwd: string, packages: Pack
   const found: GraphNotes = { packages: new Map(), computed: new Set() };
   let graph: ImportGraph = new Map(entries.map((entry) => [entry, []]));
   try {
-    const { metafile, outputFiles } = await build({
-      entryPoints: entries,
-      absWorkingDir: cwd,
-      bundle: true,
-      write: false,
-      metafile: true,
-      platform: 'node',
-      format: 'esm',
-      ...(packages === 'identify' ? { plugins: [packageImports(found.packages)] } : { packages: 'external' as const }),
-      logLevel: 'silent',
-      outdir: 'out',
-    });
+    let { metafile, outputFiles } = await bundle(entries, cwd);
+    if (packages === 'identify') {
+      const external = await externalPackages(metafile, cwd);
+      // A linked package is followed through the plugin, whose calls wait for this thread's turns: only then.
+      if (external) found.packages = external;
+      else ({ metafile, outputFiles } = await bundle(entries, cwd, [packageImports(found.packages)]));
+      const inputs = new Set(Object.keys(metafile.inputs));
+      for (const output of outputFiles) for (const input of computedImports(output.text, inputs)) found.computed.add(path.resolve(cwd, input));
+    }
     graph = new Map([...graph, ...edgesOf(metafile, cwd)]);
-    const inputs = new Set(Object.keys(metafile.inputs));
-    if (packages === 'identify') for (const output of outputFiles) for (const input of computedImports(output.text, inputs)) found.computed.add(path.resolve(cwd, input));
   } catch (error) {
     // A syntax error or an unresolved import: the load that follows reports it to the user.
     found.failure = failureText(error);

@@ -1,7 +1,8 @@
+import { existsSync, realpathSync } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { isBuiltin } from 'node:module';
 import path from 'node:path';
-import type { Plugin } from 'esbuild';
+import type { Metafile, Plugin } from 'esbuild';
 
 /**
  * An installed package a module imports: `id` is `name@version` (what two checkouts must agree on), `dir` the
@@ -59,6 +60,44 @@ export const unresolvedPackage = (name: string): PackageRef => ({ dir: `unresolv
 /** What the plugin learns: each importing module's installed packages. */
 export type PackageImports = Map<string, PackageRef[]>;
 
+/** Whether an import names a package (or a module that does not resolve as a file), not a builtin nor a path. */
+const isBare = (spec: string): boolean => /^[^./]/.test(spec) && !isBuiltin(spec) && !path.isAbsolute(spec);
+
+const record = (found: PackageImports, importer: string, ref: PackageRef) => found.set(importer, [...(found.get(importer) ?? []), ref]);
+
+/** The real directory of package `name` as Node finds it from `dir`: the nearest `node_modules/<name>` above it. */
+function packageDir(name: string, dir: string): string | undefined {
+  for (let at = dir; ; at = path.dirname(at)) {
+    const candidate = path.join(at, 'node_modules', name);
+    if (path.basename(at) !== 'node_modules' && existsSync(candidate)) return realpathSync(candidate);
+    if (path.dirname(at) === at) return undefined;
+  }
+}
+
+/**
+ * The installed packages that a graph's modules import, from the bare imports esbuild left external (with
+ * `packages: 'external'`, which builds the graph without calling back into this thread), each named by version.
+ * Undefined when one of them is linked (a workspace package, whose real path is in no node_modules): its modules
+ * are the project's code, which only {@link packageImports} follows.
+ */
+export async function externalPackages(metafile: Metafile, cwd: string): Promise<PackageImports | undefined> {
+  const found: PackageImports = new Map();
+  const dirs = new Map<string, string | undefined>();
+  for (const [input, { imports }] of Object.entries(metafile.inputs)) {
+    const importer = path.resolve(cwd, input);
+    for (const { path: spec, external } of imports) {
+      if (!external || !isBare(spec)) continue;
+      const name = packageName(spec);
+      const key = `${name}\0${path.dirname(importer)}`;
+      if (!dirs.has(key)) dirs.set(key, packageDir(name, path.dirname(importer)));
+      const dir = dirs.get(key);
+      if (dir !== undefined && !isInstalled(dir) && name !== SELF) return undefined;
+      record(found, importer, dir === undefined ? unresolvedPackage(name) : await packageOf(path.join(dir, 'package.json'), name));
+    }
+  }
+  return found;
+}
+
 /** Marks the plugin's own resolve calls, which must not come back to it. */
 const RESOLVING = { resolving: true };
 
@@ -68,20 +107,19 @@ const RESOLVING = { resolving: true };
  * that resolves into the project (a workspace package, linked) is local code, followed like a relative import.
  */
 export function packageImports(found: PackageImports): Plugin {
-  const record = (importer: string, ref: PackageRef) => found.set(importer, [...(found.get(importer) ?? []), ref]);
   return {
     name: 'rollout-test-package-imports',
     setup(build) {
       build.onResolve({ filter: /^[^./]/ }, async (args) => {
-        if (args.pluginData === RESOLVING || args.kind === 'entry-point' || isBuiltin(args.path) || path.isAbsolute(args.path)) return undefined;
+        if (args.pluginData === RESOLVING || args.kind === 'entry-point' || !isBare(args.path)) return undefined;
         const name = packageName(args.path);
         const resolved = await build.resolve(args.path, { kind: args.kind, importer: args.importer, resolveDir: args.resolveDir, pluginData: RESOLVING });
         if (resolved.errors.length > 0 || !resolved.path) {
-          record(args.importer, unresolvedPackage(name));
+          record(found, args.importer, unresolvedPackage(name));
           return { external: true };
         }
         if (name !== SELF && !isInstalled(resolved.path) && !resolved.external) return { path: resolved.path };
-        record(args.importer, await packageOf(resolved.path, name));
+        record(found, args.importer, await packageOf(resolved.path, name));
         return { external: true };
       });
     },

@@ -4,10 +4,9 @@ import path from 'node:path';
 import type { ExecutionRequest } from '../../model/request.ts';
 import type { RolloutSuite } from '../../runtime/suite.ts';
 import type { ResolvedConfig } from '../config/resolve-config.ts';
-import { modelScript } from '../run/model-endpoints.ts';
 import type { SuiteSettings } from '../run/suite-settings.ts';
 import { PACKAGE_ROOT, packageVersion } from '../../package-files.ts';
-import { refModule, refPackage } from '../watch/export-refs.ts';
+import { refModule, refPackage, suiteCodeRefs } from '../watch/export-refs.ts';
 import { type ImportGraph, importGraph, isIncomplete, packagesOf, reachable, unfollowed } from '../watch/import-graph.ts';
 import type { PackageRef } from '../watch/package-imports.ts';
 import { backendEntry } from '../../backends/registry.ts';
@@ -56,14 +55,6 @@ export interface SuiteModules {
 /** The rollout-test that runs the rollouts, whatever the project's files import. */
 const RUNNER: PackageRef = { dir: PACKAGE_ROOT, id: `rollout-test@${packageVersion()}` };
 
-/** The `"module:export"` strings a suite's rollouts load, with the directory each resolves from. */
-function codeRefs(file: string, suite: RolloutSuite<any, any>, config: ResolvedConfig): Array<{ spec: string; dir: string }> {
-  const refs = [suite.workflow, suite.grader].filter((s): s is string => typeof s === 'string').map((spec) => ({ spec, dir: path.dirname(file) }));
-  // The suite's model script, else the config's, which serves a suite that names none.
-  const script = modelScript(suite, file, config);
-  return script ? [...refs, { spec: script.spec, dir: script.cwd }] : refs;
-}
-
 /** The entries of the import graph that a run can start for a rollout file before it is loaded: the file and the config. */
 export const fileEntries = (file: string, config: ResolvedConfig): string[] => (config.configFile ? [file, config.configFile] : [file]);
 
@@ -73,7 +64,7 @@ export const fileEntries = (file: string, config: ResolvedConfig): string[] => (
  * they import. `fileGraph`: `importGraph(fileEntries(file, config))`, when it was started earlier.
  */
 export async function suiteModules(file: string, suite: RolloutSuite<any, any>, config: ResolvedConfig, fileGraph?: Promise<ImportGraph>): Promise<SuiteModules> {
-  const refs = codeRefs(file, suite, config);
+  const refs = suiteCodeRefs(file, suite, config);
   const local = refs.map(({ spec, dir }) => refModule(spec, dir)).filter((m): m is string => m !== undefined);
   const entries = new Set([...fileEntries(file, config), ...local]);
   const early = await fileGraph;

@@ -3,6 +3,8 @@ import { fileURLToPath } from 'node:url';
 import { parseExportRef } from '../../runtime/implementation.ts';
 import { resolveModuleSpecifier } from '../../runtime/load-module.ts';
 import type { RolloutSuite } from '../../runtime/suite.ts';
+import type { ResolvedConfig } from '../config/resolve-config.ts';
+import { modelScript } from '../run/model-endpoints.ts';
 import { isInstalled, type PackageRef, packageName, packageOf, unresolvedPackage } from './package-imports.ts';
 
 /** Where the module of a `"module:export"` string resolves from `dir`: a file, a package that does not resolve, or nothing (malformed). */
@@ -30,6 +32,13 @@ export async function refPackage(spec: string, dir: string): Promise<PackageRef 
   return isInstalled(ref.file) ? packageOf(ref.file, packageName(ref.bare)) : undefined;
 }
 
-/** The `"module:export"` strings a suite names, relative to its rollout file: workflow, grader, model script. */
-export const suiteRefs = (suite: RolloutSuite<any, any>): string[] =>
-  [suite.workflow, suite.grader, suite.model?.script].filter((s): s is string => typeof s === 'string');
+/**
+ * The `"module:export"` strings a suite's rollouts load, each with the directory it resolves from: its workflow
+ * and grader (from the rollout file's directory), and the model script that answers its calls: its own, else the
+ * config's (from the root).
+ */
+export function suiteCodeRefs(file: string, suite: RolloutSuite<any, any>, config: ResolvedConfig): Array<{ spec: string; dir: string }> {
+  const refs = [suite.workflow, suite.grader].filter((s): s is string => typeof s === 'string').map((spec) => ({ spec, dir: path.dirname(file) }));
+  const script = modelScript(suite, file, config);
+  return script ? [...refs, { spec: script.spec, dir: script.cwd }] : refs;
+}

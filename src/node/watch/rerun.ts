@@ -43,7 +43,7 @@ async function reload({ config, state, plan }: RerunInput): Promise<CollectedFil
   const collected = await collectSuites(files, config.namePattern);
   for (const { file, suites } of collected) {
     if (plan.get(file) === 'all') state.forget(file, true);
-    state.files.set(file, await suiteDepsOf(file, suites, config.root));
+    state.files.set(file, await suiteDepsOf(file, suites, config));
   }
   return collected;
 }

@@ -8,6 +8,7 @@ import { IdleCollector } from './idle-gc.ts';
 import { helpText, relativeTo, waitingLine } from './messages.ts';
 import { addToPlan, mergePlans, modeIn, type RerunPlan } from './plan.ts';
 import { ProjectState } from './project-state.ts';
+import { importGraph, reachable } from './import-graph.ts';
 import { isUnder } from './suite-deps.ts';
 import { rerun } from './rerun.ts';
 import { WatchPool } from './watch-pool.ts';
@@ -47,6 +48,8 @@ export class WatchSession {
   );
   #config!: ResolvedConfig;
   #configVersion = 0;
+  /** The config file and the local modules it imports: a change to any of them reloads the config. */
+  #configModules = new Set<string>();
   #filters: Partial<Pick<ResolvedConfig, 'fileFilters' | 'namePattern'>> = {};
   #pending: RerunPlan = new Map();
   #triggers: string[] = [];
@@ -61,7 +64,7 @@ export class WatchSession {
 
   /** Starts watching; resolves with the exit code once the user quits. */
   async start(): Promise<number> {
-    this.#config = await this.#options.loadConfig(this.#configVersion);
+    await this.#loadConfig();
     // Before the first load, so that every import of the project's modules is seen.
     await trackModuleVersions(this.#config.root);
     const exit = new Promise<number>((resolve) => (this.#quit = resolve));
@@ -148,9 +151,9 @@ export class WatchSession {
   }
 
   async #onChanges(paths: Set<string>): Promise<void> {
-    const { configFile, root } = this.#config;
+    const { root } = this.#config;
     await invalidateModules(paths);
-    if (configFile && paths.has(configFile)) return this.#reloadConfig();
+    if ([...paths].some((file) => this.#configModules.has(file))) return this.#reloadConfig();
     const { added, removed } = await this.#state.refreshFiles(this.#effectiveConfig());
     const plan: RerunPlan = new Map();
     const changed = this.#state.planChanges(paths, plan);
@@ -160,8 +163,15 @@ export class WatchSession {
     this.#schedule(plan, why.filter(Boolean).join('; '));
   }
 
+  async #loadConfig(): Promise<void> {
+    this.#config = await this.#options.loadConfig(this.#configVersion);
+    const { configFile, root } = this.#config;
+    this.#configModules = configFile ? reachable(await importGraph([configFile], root, 'skip'), [configFile]) : new Set();
+  }
+
   async #reloadConfig(): Promise<void> {
-    this.#config = await this.#options.loadConfig(++this.#configVersion);
+    this.#configVersion++;
+    await this.#loadConfig();
     await this.#state.refreshFiles(this.#effectiveConfig());
     this.#schedule(this.#state.allPlan(), 'the config changed: rerunning all');
   }

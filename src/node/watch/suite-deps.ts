@@ -3,7 +3,9 @@ import { importProjectModule } from '../../runtime/suite-registry.ts';
 import type { RolloutSuite } from '../../runtime/suite.ts';
 import type { GraderSpec, WorkflowSpec } from '../../runtime/workflow.ts';
 import { suiteKey } from '../types/suite-key.ts';
-import { refModule, suiteRefs } from './export-refs.ts';
+import type { ResolvedConfig } from '../config/resolve-config.ts';
+import { modelScript } from '../run/model-endpoints.ts';
+import { refModule, suiteCodeRefs } from './export-refs.ts';
 import { type ImportGraph, importGraph, isIncomplete, reachable } from './import-graph.ts';
 import { backendEntry } from '../../backends/registry.ts';
 
@@ -52,25 +54,26 @@ function dataOf(suite: RolloutSuite<any, any>, file: string): string[] {
   return data;
 }
 
-async function depsOf(suite: RolloutSuite<any, any>, file: string, graph: ImportGraph): Promise<SuiteDeps> {
+async function depsOf(suite: RolloutSuite<any, any>, file: string, graph: ImportGraph, config: ResolvedConfig): Promise<SuiteDeps> {
   const workflowRoot = await definingModule(suite.workflow, file, graph);
   const graderRoot = suite.grader === undefined ? undefined : await definingModule(suite.grader, file, graph);
   const workflow = reachable(graph, workflowRoot ? [workflowRoot] : []);
   // A grader declared in the rollout file shares it with the suite's declaration: it counts as both.
   const grader = graderRoot && graderRoot !== file ? reachable(graph, [graderRoot]) : new Set<string>();
   const graderOnly = new Set([...grader].filter((m) => m !== file && !workflow.has(m)));
-  // A scripted model answers the workflow's calls: a change to it reruns the suite.
-  const script = suite.model?.script === undefined ? undefined : refModule(suite.model.script, path.dirname(file));
+  // A scripted model (the suite's, else the config's) answers the workflow's calls: a change to it reruns the suite.
+  const named = modelScript(suite, file, config);
+  const script = named && refModule(named.spec, named.cwd);
   const modules = new Set([...reachable(graph, [file]), ...workflow, ...grader, ...reachable(graph, script ? [script] : [])]);
   return { key: suiteKey(file, suite.name), file, name: suite.name, modules, graderOnly, data: dataOf(suite, file), complete: !isIncomplete(graph) };
 }
 
-/** The dependencies of each suite a rollout file declares, from one import graph of the file and its references. */
-export async function suiteDepsOf(file: string, suites: RolloutSuite<any, any>[], cwd: string): Promise<SuiteDeps[]> {
-  const refs = suites.flatMap(suiteRefs).map((ref) => refModule(ref, path.dirname(file)));
+/** The dependencies of each suite a rollout file declares, from one import graph of the file and its references (the config's model script included). */
+export async function suiteDepsOf(file: string, suites: RolloutSuite<any, any>[], config: ResolvedConfig): Promise<SuiteDeps[]> {
+  const refs = suites.flatMap((suite) => suiteCodeRefs(file, suite, config)).map(({ spec, dir }) => refModule(spec, dir));
   const entries = new Set([file, ...refs.filter((m): m is string => m !== undefined)]);
-  const graph = await importGraph([...entries], cwd, 'skip');
-  return Promise.all(suites.map((suite) => depsOf(suite, file, graph)));
+  const graph = await importGraph([...entries], config.root, 'skip');
+  return Promise.all(suites.map((suite) => depsOf(suite, file, graph, config)));
 }
 
 /** Whether `child` is `dir` or lies under it. */

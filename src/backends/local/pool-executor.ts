@@ -22,9 +22,9 @@ export class PoolExecutor implements PhaseExecutor {
     return this.options.lane;
   }
 
-  workflow(input: WorkflowPhaseInput, signal?: AbortSignal, gradedNext = false) {
+  workflow(input: WorkflowPhaseInput, signal?: AbortSignal, gradedNext = false, onStart?: () => void) {
     const { workflow, cwd, pool, lane } = this.options;
-    return pool.run({ kind: 'workflow', input, cwd, implementation: workflow, lane, gradedNext }, signal);
+    return pool.run({ kind: 'workflow', input, cwd, implementation: workflow, lane, gradedNext }, signal, onStart);
   }
 
   grader(input: GraderPhaseInput, signal?: AbortSignal) {

@@ -273,34 +273,6 @@ describe('concurrency in the worker pool (threads hold rollouts back to the limi
   });
 });
 
-describe('backends sharing a lane of one pool (a queue worker\'s suites)', () => {
-  it('run at most the lane\'s limit at once between them, tell when each starts on its thread, and keep a lower limit of their own', async () => {
-    const pool = new WorkerPool({ threads: 1 });
-    const lane = { id: 'shared', limit: 2 };
-    const counter = new Int32Array(new SharedArrayBuffer(12));
-    const events: string[] = [];
-    // Each holds (up to 10 s) until 2 ran at once: a slow machine cannot hide whether the lane lets 2 run, or more.
-    const make = (maxConcurrent: number) =>
-      backend({ workflow: ref('CountedWorkflow'), workflowConfig: { concurrency: { maxConcurrent }, counter, delayMs: 100, reach: 2, holdMs: 10_000 }, pool, sharedLane: lane });
-    const [a, b, own] = [make(4), make(2), make(1)];
-    const execute = (on: LocalBackend<any, any>, id: string) =>
-      on.execute(request(id), (r) => void events.push(`end ${r.requestId}`), undefined, { onStart: () => events.push(`start ${id}`) });
-    const ids = ['a1', 'a2', 'a3', 'b1', 'b2', 'b3'];
-    try {
-      expect([a.sharesLane, b.sharesLane, own.sharesLane]).toEqual([true, true, false]);
-      // All six are handed to the thread at once; it starts two, and each next one as one ends.
-      await Promise.all(ids.map((id) => execute(id.startsWith('a') ? a : b, id)));
-      expect(Atomics.load(counter, 1)).toBe(2);
-      expect(events.filter((e) => e.startsWith('start')).sort()).toEqual(ids.map((id) => `start ${id}`));
-      for (const id of ids) expect(events.indexOf(`start ${id}`)).toBeLessThan(events.indexOf(`end ${id}`));
-      // Heard as the thread starts them, not as they are handed out: some start after the first ends.
-      expect(events.findIndex((e) => e.startsWith('end'))).toBeLessThan(ids.length);
-    } finally {
-      await pool.close();
-    }
-  });
-});
-
 describe('a recycled pool (watch mode ends its threads when their modules changed)', () => {
   it('runs the next rollouts side by side on new threads, as soon as the old ones are told to end', async () => {
     const pool = new WorkerPool({ threads: 1 });

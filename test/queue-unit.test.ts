@@ -119,41 +119,6 @@ describe('rollout slots', () => {
     await expect(slots.run(async () => 'next')).resolves.toBe('next');
   });
 
-  it('hands rollouts the threads hold back out ahead of the size, but never beside another kind: those count every one', async () => {
-    const slots = new RolloutSlots(2, 2);
-    const gates: Array<() => void> = [];
-    const handed = { held: 0, other: 0 };
-    const task = (kind: 'held' | 'other') => () =>
-      new Promise<void>((resolve) => {
-        handed[kind]++;
-        gates.push(() => (handed[kind]--, resolve()));
-      });
-    const settle = () => new Promise((resolve) => setImmediate(resolve));
-    const held = Array.from({ length: 5 }, () => slots.run(task('held'), undefined, undefined, true));
-    await settle();
-    // Two in their slots and two ahead (the threads hold them back to 2); the fifth waits.
-    expect(handed).toEqual({ held: 4, other: 0 });
-    const other = slots.run(task('other'));
-    gates.shift()!();
-    await settle();
-    // With another kind waiting, nothing more goes ahead: the fifth held one stays behind it.
-    expect(handed).toEqual({ held: 3, other: 0 });
-    gates.shift()!();
-    gates.shift()!();
-    await settle();
-    // In line first, the fifth goes next, but within the size now.
-    expect(handed).toEqual({ held: 2, other: 0 });
-    gates.shift()!();
-    await settle();
-    expect(handed).toEqual({ held: 1, other: 1 });
-    while (gates.length) {
-      gates.shift()!();
-      await settle();
-    }
-    await Promise.all([...held, other]);
-    expect(handed).toEqual({ held: 0, other: 0 });
-  });
-
   it('frees the slot of a task that throws', async () => {
     const slots = new RolloutSlots(1);
     await expect(slots.run(() => Promise.reject(new Error('boom')))).rejects.toThrow('boom');

@@ -13,12 +13,6 @@ export interface ExecuteOptions {
    * request from the trainer).
    */
   model?: ModelEndpoint | undefined;
-  /**
-   * Hears when the rollout's workflow starts, after any wait for a slot (the backend's, or its worker thread's).
-   * The local backend calls it (again, if the thread under the workflow was lost and it runs once more); others
-   * may not.
-   */
-  onStart?: (() => void) | undefined;
 }
 
 /** Where a rollout's agent reaches its model: an OpenAI-compatible chat completions URL and its key. */

@@ -7,7 +7,6 @@ import type { AgentWorkflowConfig } from '../runtime/workflow.ts';
 import type { ExecuteOptions, ExecutionBackend, ResultCallback } from './backend.ts';
 import type { EnvironmentType } from './harbor/environments/environment.ts';
 import type { WorkerPool } from './local/worker-pool.ts';
-import type { Lane } from '../runtime/protocol.ts';
 
 /** What a backend needs to run one suite's rollouts. */
 export interface BackendInput<B extends BackendConfig = BackendConfig> {
@@ -30,8 +29,6 @@ export interface BackendInput<B extends BackendConfig = BackendConfig> {
   /** The suite's model endpoint, if it has one. */
   chatCompletionsUrl: string | undefined;
   modelCache: ModelCacheSettings | undefined;
-  /** A lane of the pool's threads that the suite's rollouts share with other suites' (see LocalBackendOptions.sharedLane). */
-  sharedLane?: Lane | undefined;
 }
 
 /**

@@ -25,8 +25,6 @@ interface TaskBase {
    * to the same thread), as a rollout holds one slot from its workflow to its grade.
    */
   gradedNext?: boolean | undefined;
-  /** The main thread hears when the task starts (see {@link SessionOutcomes.started}): it may wait for a slot of its lane first. */
-  reportStart?: boolean | undefined;
 }
 
 /**
@@ -63,8 +61,6 @@ export interface TaskOutcome {
 /** Worker to main thread on a session's port: the outcomes that were ready in one turn of the worker's event loop. */
 export interface SessionOutcomes {
   outcomes: TaskOutcome[];
-  /** The tasks with `reportStart` that started in that turn: most often as others of their lane ended. */
-  started?: number[];
 }
 
 /**

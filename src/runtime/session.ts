@@ -59,33 +59,25 @@ const OUTCOMES_PER_MESSAGE = 32;
 export function serveSession(port: MessagePort, runner: TaskRunner): Promise<void> {
   const lanes = new Map<string, LaneState>();
   let ready: TaskOutcome[] = [];
-  let started: number[] = [];
   let flushScheduled = false;
   const flush = () => {
     flushScheduled = false;
-    if (ready.length === 0 && started.length === 0) return;
-    port.postMessage((started.length > 0 ? { outcomes: ready, started } : { outcomes: ready }) satisfies SessionOutcomes);
+    if (ready.length === 0) return;
+    port.postMessage({ outcomes: ready } satisfies SessionOutcomes);
     ready = [];
-    started = [];
-  };
-  const scheduleFlush = () => {
-    if (flushScheduled) return;
-    flushScheduled = true;
-    setImmediate(flush);
   };
   const settle = (taskId: number, outcome: Outcome) => {
     ready.push({ taskId, outcome });
     if (ready.length >= OUTCOMES_PER_MESSAGE) flush();
-    else scheduleFlush();
+    else if (!flushScheduled) {
+      flushScheduled = true;
+      setImmediate(flush);
+    }
   };
 
   /** Runs a task; `holding` when it already holds a slot of its lane (kept for it, as a grader's). */
   const start = (task: WorkerTask, lane: LaneState | undefined, waitedMs: number, holding = false) => {
     if (lane && !holding) lane.running++;
-    if (task.reportStart) {
-      started.push(task.taskId);
-      scheduleFlush();
-    }
     void runner.run(waitedMs > 0 ? rebaseGrader(task, waitedMs) : task).then((outcome) => {
       settle(task.taskId, waitedMs > 0 ? { ...outcome, waitedMs } : outcome);
       if (!lane) return;
@@ -109,9 +101,8 @@ export function serveSession(port: MessagePort, runner: TaskRunner): Promise<voi
     if (!lane || lane.running < lane.limit) return start(task, lane, 0);
     const waiting = { task, arrivedAt: Date.now() };
     (task.kind === 'grader' ? lane.graders : lane.workflows).push(waiting);
-    // Cancelled while waiting: it runs at once outside the lane, and settles as cancelled without calling user code
-    // (so it never started).
-    signal.addEventListener('abort', () => lane.remove(waiting) && start({ ...task, reportStart: false }, undefined, 0), { once: true });
+    // Cancelled while waiting: it runs at once outside the lane, and settles as cancelled without calling user code.
+    signal.addEventListener('abort', () => lane.remove(waiting) && start(task, undefined, 0), { once: true });
   };
 
   return new Promise((resolve) => {

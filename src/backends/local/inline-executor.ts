@@ -33,14 +33,13 @@ export class InlineExecutor implements PhaseExecutor {
     this.#grader?.catch(() => undefined);
   }
 
-  async workflow(input: WorkflowPhaseInput, signal?: AbortSignal, _gradedNext?: boolean, onStart?: () => void) {
+  async workflow(input: WorkflowPhaseInput, signal?: AbortSignal) {
     let invoke: Invoke<any, any>;
     try {
       invoke = await this.#workflow;
     } catch (error) {
       return setupFailure(error);
     }
-    onStart?.();
     return withFaultHandlers(() => runWorkflowPhase(invoke, input, signal));
   }
 

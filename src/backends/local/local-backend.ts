@@ -4,10 +4,10 @@ import type { ExecutionRequest } from '../../model/request.ts';
 import type { ExecutionResult, Timings } from '../../model/result.ts';
 import type { RolloutSample } from '../../model/sample.ts';
 import { isRolloutId } from '../../model/request-check.ts';
-import type { ImplementationRef, Lane } from '../../runtime/protocol.ts';
+import type { ImplementationRef } from '../../runtime/protocol.ts';
 import type { ModelCacheSettings } from '../../runtime/rollout-context.ts';
 import type { AgentWorkflowConfig, GraderConfig, GraderSpec, WorkflowSpec } from '../../runtime/workflow.ts';
-import type { ExecuteOptions, ExecutionBackend, ResultCallback } from '../backend.ts';
+import type { ExecuteOptions, ExecutionBackend, ModelEndpoint, ResultCallback } from '../backend.ts';
 import { buildResult, deliver, deliverBoth, hasLabelOrMetadata, parseRequest, reasonNotGraded } from '../results.ts';
 import { InlineExecutor } from './inline-executor.ts';
 import type { PhaseExecutor } from './phase-executor.ts';
@@ -42,12 +42,6 @@ export interface LocalBackendOptions<TW = AgentWorkflowConfig, TG = GraderConfig
   apiKey?: string | undefined;
   /** Record or replay model calls (off by default). */
   modelCache?: ModelCacheSettings | undefined;
-  /**
-   * A limit this backend shares with others on the same pool of threads: the threads hold back the rollouts of
-   * every backend that names the lane's `id`, together, to its `limit` (a queue worker's concurrency over all the
-   * suites of a run). A backend whose own limit is lower keeps to its own instead (see {@link LocalBackend.sharesLane}).
-   */
-  sharedLane?: Lane | undefined;
 }
 
 let backendCount = 0;
@@ -97,8 +91,7 @@ export class LocalBackend<TW = AgentWorkflowConfig, TG = GraderConfig> implement
     this.#artifactsPrefix = path.join(this.#artifactsRoot, '_').slice(0, -1);
     this.#executor = this.#createExecutor();
     this.#inline = this.#executor instanceof InlineExecutor;
-    const lane = this.#executor.lane;
-    this.#slots = new Slots(lane ? handedOutAhead(Math.min(this.#limit, lane.limit)) : this.#limit);
+    this.#slots = new Slots(this.#executor.lane ? handedOutAhead(this.#limit) : this.#limit);
   }
 
   #createExecutor(): PhaseExecutor {
@@ -117,16 +110,8 @@ export class LocalBackend<TW = AgentWorkflowConfig, TG = GraderConfig> implement
     const shared = this.#options.pool;
     const threads = this.#options.threads ?? WorkerPool.defaultThreads(this.#limit);
     const pool = shared ?? new WorkerPool({ threads, pool: this.#options.poolKind, memoryLimitMb: this.#options.workerMemoryLimitMb });
-    const { sharedLane } = this.#options;
-    const own = () => ({ id: `backend-${++backendCount}`, limit: this.#limit });
-    const lane = pool.holdsBackLanes ? (sharedLane && sharedLane.limit <= this.#limit ? sharedLane : own()) : undefined;
+    const lane = pool.holdsBackLanes ? { id: `backend-${++backendCount}`, limit: this.#limit } : undefined;
     return new PoolExecutor({ workflow, grader: grader as ImplementationRef | undefined, cwd, pool, ownsPool: !shared, lane });
-  }
-
-  /** Whether the threads hold this backend's rollouts back in the lane it shares with others ({@link LocalBackendOptions.sharedLane}). */
-  get sharesLane(): boolean {
-    const { sharedLane } = this.#options;
-    return sharedLane !== undefined && this.#executor.lane === sharedLane;
   }
 
   /** Rollouts that may run at once; 0 means no limit. */
@@ -157,14 +142,14 @@ export class LocalBackend<TW = AgentWorkflowConfig, TG = GraderConfig> implement
     if ('failure' in parsed) return deliverBoth(parsed.failure, onWorkflowComplete, onGraderComplete);
     // A worker thread gets its own copy with the message; a workflow on this thread must not change the caller's.
     const own = this.#inline ? structuredClone(parsed.request) : parsed.request;
-    const { signal } = options;
+    const { signal, model } = options;
     // A free slot (the common case) is taken here, without the closure and async frame of #inSlot's wait.
     if (!this.#slots.tryAcquire(signal)) {
-      const run = () => this.#runAcquired(own, startEpochMs, onWorkflowComplete, onGraderComplete, options);
+      const run = () => this.#runAcquired(own, startEpochMs, onWorkflowComplete, onGraderComplete, signal, model);
       return this.#inSlot(own.id, startEpochMs, signal, { onWorkflowComplete, onGraderComplete }, run);
     }
     try {
-      await this.#runAcquired(own, startEpochMs, onWorkflowComplete, onGraderComplete, options);
+      await this.#runAcquired(own, startEpochMs, onWorkflowComplete, onGraderComplete, signal, model);
     } finally {
       this.#slots.release();
     }
@@ -207,7 +192,8 @@ export class LocalBackend<TW = AgentWorkflowConfig, TG = GraderConfig> implement
     startEpochMs: number,
     onWorkflowComplete: ResultCallback,
     onGraderComplete: ResultCallback | undefined,
-    { signal, model, onStart }: ExecuteOptions,
+    signal: AbortSignal | undefined,
+    model: ModelEndpoint | undefined,
   ): Promise<void> {
     const queuedMs = Date.now() - startEpochMs;
     const artifactsDir = this.artifactsDir(request.id);
@@ -225,7 +211,6 @@ export class LocalBackend<TW = AgentWorkflowConfig, TG = GraderConfig> implement
       signal,
       // A successful workflow is graded then (see reasonNotGraded).
       onGraderComplete !== undefined && this.#options.grader !== undefined && hasLabelOrMetadata(request),
-      onStart,
     );
     const timings: Timings = { queuedMs: queuedMs + (workflowOutcome.waitedMs ?? 0), workflowMs: workflowOutcome.durationMs, graderMs: 0 };
     // Fields named, not spread from the outcome: a spread of objects of several shapes is V8's slow object clone.

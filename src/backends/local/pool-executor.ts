@@ -22,9 +22,9 @@ export class PoolExecutor implements PhaseExecutor {
     return this.options.lane;
   }
 
-  workflow(input: WorkflowPhaseInput, signal?: AbortSignal, gradedNext = false, onStart?: () => void) {
+  workflow(input: WorkflowPhaseInput, signal?: AbortSignal, gradedNext = false) {
     const { workflow, cwd, pool, lane } = this.options;
-    return pool.run({ kind: 'workflow', input, cwd, implementation: workflow, lane, gradedNext }, signal, onStart);
+    return pool.run({ kind: 'workflow', input, cwd, implementation: workflow, lane, gradedNext }, signal);
   }
 
   grader(input: GraderPhaseInput, signal?: AbortSignal) {

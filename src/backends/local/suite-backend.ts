@@ -11,7 +11,7 @@ import { LocalBackend } from './local-backend.ts';
  * in the rollout file works); `--inline` hands the loaded classes over directly.
  */
 export function createLocalSuiteBackend(input: BackendInput<Extract<BackendConfig, { type: 'local' }>>): Promise<ExecutionBackend> {
-  const { file, suite, inline, pool, runDir, chatCompletionsUrl, modelCache, sharedLane } = input;
+  const { file, suite, inline, pool, runDir, chatCompletionsUrl, modelCache } = input;
   const ref = (role: 'workflow' | 'grader') => ({ file, suite: suite.name, role });
   return Promise.resolve(
     new LocalBackend({
@@ -25,7 +25,6 @@ export function createLocalSuiteBackend(input: BackendInput<Extract<BackendConfi
       artifactsRoot: path.join(runDir, 'artifacts'),
       ...(chatCompletionsUrl ? { chatCompletionsUrl } : {}),
       ...(modelCache ? { modelCache } : {}),
-      sharedLane,
     }),
   );
 }

@@ -9,8 +9,6 @@ interface Waiting {
   task: WorkerTask;
   resolve(outcome: Outcome): void;
   reject(error: unknown): void;
-  /** Called when the thread starts the task (see `WorkerTask.reportStart`). */
-  onStart?: (() => void) | undefined;
 }
 
 /**
@@ -43,8 +41,7 @@ class Session {
   ) {
     const { port1, port2 } = new MessageChannel();
     this.#port = port1;
-    port1.on('message', ({ outcomes, started }: SessionOutcomes) => {
-      for (const taskId of started ?? []) this.pending.get(taskId)?.onStart?.();
+    port1.on('message', ({ outcomes }: SessionOutcomes) => {
       for (const { taskId, outcome } of outcomes) {
         const entry = this.pending.get(taskId);
         if (!entry) continue;
@@ -121,13 +118,10 @@ export class ThreadSessions {
     this.#sessions = Array.from({ length: threads }, () => undefined);
   }
 
-  /**
-   * Runs a task; one with a lane waits on its thread for a slot of the thread's share of the lane's limit.
-   * `onStart` hears when the thread starts it.
-   */
-  submit(task: WorkerTask, onStart?: () => void): Promise<Outcome> {
+  /** Runs a task; one with a lane waits on its thread for a slot of the thread's share of the lane's limit. */
+  submit(task: WorkerTask): Promise<Outcome> {
     return new Promise<Outcome>((resolve, reject) => {
-      this.#waiting.push({ task: onStart ? { ...task, reportStart: true } : task, resolve, reject, onStart });
+      this.#waiting.push({ task, resolve, reject });
       if (this.#scheduled) return;
       this.#scheduled = true;
       setImmediate(() => this.#flush());

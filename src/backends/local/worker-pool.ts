@@ -45,8 +45,6 @@ export interface WorkerPoolOptions {
 
 type Outcome = WorkflowPhaseOutcome | GraderPhaseOutcome;
 type Attempt = { outcome: Outcome } | { lost: unknown; durationMs: number };
-/** Hands a task to a thread (or a process); `onStart` hears when it starts there. */
-type Send = (task: WorkerTask, onStart?: () => void) => Promise<Outcome>;
 /** One phase to run: what, with which implementation, resolved from which directory. */
 export type PoolTask = Pick<WorkerTask, 'kind' | 'input' | 'cwd' | 'lane' | 'gradedNext'> & { implementation: ImplementationRef };
 
@@ -81,7 +79,7 @@ export class WorkerPool {
   readonly #isolationSlots: Slots;
   #blockedCheck: Promise<void> | undefined;
   /** Sends a task to a pooled worker; resolves with its outcome, rejects if the worker is lost. */
-  readonly #send: Send;
+  readonly #send: (task: WorkerTask) => Promise<Outcome>;
   /** The threads' sessions (threads only): forgotten when the threads end. */
   readonly #sessions: ThreadSessions | undefined;
   #closed = false;
@@ -97,12 +95,9 @@ export class WorkerPool {
         options.threads,
       );
       this.#sessions = sessions;
-      this.#send = (task, onStart) => sessions.submit(task, onStart);
+      this.#send = (task) => sessions.submit(task);
     } else {
-      this.#send = (task, onStart) => {
-        onStart?.();
-        return this.#openPool().then((pool) => this.#afterStarting(pool, pool.run(task) as Promise<Outcome>));
-      };
+      this.#send = (task) => this.#openPool().then((pool) => this.#afterStarting(pool, pool.run(task) as Promise<Outcome>));
     }
     this.#isolationSlots = new Slots(options.threads);
   }
@@ -148,12 +143,9 @@ export class WorkerPool {
     for (let i = 0; i < this.#options.threads; i++) this.#afterStarting(pool, pool.run(files, { name: 'preload' })).catch(() => undefined);
   }
 
-  /**
-   * Runs one phase; resolves with its outcome, also when the thread under it was lost or it was cancelled.
-   * `onStart` hears when it starts (once per attempt: a phase whose thread was lost runs again alone).
-   */
-  run<T extends PoolTask>(task: T, signal?: AbortSignal, onStart?: () => void): Promise<T['kind'] extends 'workflow' ? WorkflowPhaseOutcome : GraderPhaseOutcome> {
-    return this.#run(task, signal, onStart) as Promise<any>;
+  /** Runs one phase; resolves with its outcome, also when the thread under it was lost or it was cancelled. */
+  run<T extends PoolTask>(task: T, signal?: AbortSignal): Promise<T['kind'] extends 'workflow' ? WorkflowPhaseOutcome : GraderPhaseOutcome> {
+    return this.#run(task, signal) as Promise<any>;
   }
 
   async close(): Promise<void> {
@@ -269,9 +261,9 @@ export class WorkerPool {
   }
 
   /** Runs a task among others on a pooled worker; when that worker is lost, runs it again alone. */
-  async #run(body: PoolTask, signal?: AbortSignal, onStart?: () => void): Promise<Outcome> {
+  async #run(body: PoolTask, signal?: AbortSignal): Promise<Outcome> {
     const budgetMs = body.input.deadline ? body.input.deadline.atEpochMs - Date.now() : undefined;
-    const pooled = await this.#attempt(body, signal, this.#send, onStart);
+    const pooled = await this.#attempt(body, signal, this.#send);
     if ('outcome' in pooled) return pooled.outcome;
     try {
       await this.#isolationSlots.acquire(signal);
@@ -282,15 +274,11 @@ export class WorkerPool {
       if (signal?.aborted || this.#closed) return cancelledOutcome(body.kind);
       const deadline = body.input.deadline && aloneDeadline(body.input.deadline, budgetMs!);
       const alone = { ...body, lane: undefined, gradedNext: undefined, input: { ...body.input, deadline } } as PoolTask;
-      const runAlone: Send = (task, started) => {
-        started?.();
-        return this.#runIsolated(task);
-      };
-      let isolated = await this.#attempt(alone, signal, runAlone, onStart);
+      let isolated = await this.#attempt(alone, signal, (task) => this.#runIsolated(task));
       // A worker still loading its modules can miss a ping sent for another rollout's deadline: terminated as
       // blocked before this rollout's own deadline, it blocked nothing, and the rollout runs once more.
       if ('lost' in isolated && isolated.lost instanceof WorkerLost && !pastDeadline(alone)) {
-        isolated = await this.#attempt(alone, signal, runAlone, onStart);
+        isolated = await this.#attempt(alone, signal, (task) => this.#runIsolated(task));
       }
       if ('outcome' in isolated) return isolated.outcome;
       return await this.#lostWorkerOutcome(alone, isolated.lost, isolated.durationMs);
@@ -300,7 +288,7 @@ export class WorkerPool {
   }
 
   /** One attempt at a task: its outcome (a cancel included), or the error its worker was lost with. */
-  async #attempt(body: PoolTask, signal: AbortSignal | undefined, send: Send, onStart: (() => void) | undefined): Promise<Attempt> {
+  async #attempt(body: PoolTask, signal: AbortSignal | undefined, send: (task: WorkerTask) => Promise<Outcome>): Promise<Attempt> {
     this.#start();
     const taskId = this.#nextTaskId++;
     const task = { ...body, taskId, controlChannel: this.#channelName } as WorkerTask;
@@ -309,7 +297,7 @@ export class WorkerPool {
     const stopCancelling = this.#cancels.watch(taskId, signal);
     const stopWatching = deadline ? this.#watchDeadline(deadline.atEpochMs) : () => undefined;
     try {
-      return { outcome: await send(task, onStart) };
+      return { outcome: await send(task) };
     } catch (error) {
       const durationMs = performance.now() - started;
       return signal?.aborted || !this.#pool ? { outcome: cancelledOutcome(body.kind, durationMs) } : { lost: error, durationMs };

@@ -72,8 +72,7 @@ export class RunWorker {
 
   constructor(private readonly options: RunWorkerOptions) {
     const base = { connection: options.connection, prefix: PREFIX };
-    // As many ahead as a local run's backend hands its threads (see handedOutAhead in the local backend).
-    this.#slots = new RolloutSlots(options.concurrency, Math.max(options.concurrency, 32));
+    this.#slots = new RolloutSlots(options.concurrency);
     this.#worker = new Worker(rolloutQueueName(options.runId), (job, token, signal) => this.#process(job, token, signal), {
       ...base,
       name: options.name,
@@ -150,17 +149,16 @@ export class RunWorker {
     setMaxListeners(0, stop);
     // Cancelled while it waits for a slot, a rollout never starts (the run was cancelled, or the job handed back).
     const notStarted = (rollout: QueuedRollout) => cancelledInSetup(rollout.request.id, 'cancelled before it started');
-    // A rollout the threads hold back may wait there for a slot: the job starts when its first rollout does there.
-    const heldInThreads = await this.options.suites.heldInThreads(job.data);
-    const started = () => this.#notStarted.delete(job.id!);
-    const inSlot = (rollout: QueuedRollout) => (stop.aborted ? Promise.resolve(notStarted(rollout)) : this.#run(job.data, rollout, stop, started, heldInThreads));
+    const inSlot = (rollout: QueuedRollout) => {
+      this.#notStarted.delete(job.id!);
+      return stop.aborted ? Promise.resolve(notStarted(rollout)) : this.#run(job.data, rollout, stop);
+    };
     const finish = (result: ExecutionResult) => {
       held.unfinished--;
       this.#hold(-1);
       return result;
     };
-    const inSlots = (rollout: QueuedRollout) => this.#slots.run(() => inSlot(rollout), stop, () => notStarted(rollout), heldInThreads).then(finish);
-    return Promise.all(rollouts.map((rollout) => recorded.get(rollout.request.id) ?? inSlots(rollout)));
+    return Promise.all(rollouts.map((rollout) => recorded.get(rollout.request.id) ?? this.#slots.run(() => inSlot(rollout), stop, () => notStarted(rollout)).then(finish)));
   }
 
   /** Returns a job none of whose rollouts started to the head of the queue. */
@@ -170,23 +168,13 @@ export class RunWorker {
     throw new WaitingError();
   }
 
-  /** Runs a rollout in its slot; `started` hears when it starts: then, or on its thread (`heldInThreads`). */
-  async #run(job: RolloutJob, rollout: QueuedRollout, signal: AbortSignal, started: () => void, heldInThreads: boolean): Promise<ExecutionResult> {
+  async #run(job: RolloutJob, rollout: QueuedRollout, signal: AbortSignal): Promise<ExecutionResult> {
     const { log, runId } = this.options;
     const id = rollout.request.id;
-    let once = false;
-    const onStart = () => {
-      if (once) return;
-      once = true;
-      started();
-      log(`run ${runId} ▶ ${job.suite} › ${id}`);
-    };
-    if (!heldInThreads) onStart();
+    log(`run ${runId} ▶ ${job.suite} › ${id}`);
     // One rollout the worker could not run fails alone, not its whole job (the others go on).
-    const result = await this.options.suites.run(job, rollout, signal, this.#faults, heldInThreads ? onStart : undefined).catch((error: unknown) => failedInSetup(id, error));
+    const result = await this.options.suites.run(job, rollout, signal, this.#faults).catch((error: unknown) => failedInSetup(id, error));
     if (result.status !== 'cancelled') this.#finished.record(result);
-    // One cancelled as it waited on its thread never started: as one that waited here, it is not shown.
-    else if (!once) return result;
     log(this.#handingBack && result.status === 'cancelled' ? `run ${runId} ↩ ${id} handed back` : `run ${runId} ${outcome(result)} ${id}`);
     return result;
   }

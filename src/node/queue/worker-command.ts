@@ -52,7 +52,7 @@ export async function runWorkerCommand(options: WorkerCommandOptions): Promise<n
 
   const start = async (run: RunAnnouncement): Promise<RunWorker | undefined> => {
     try {
-      const suites = await WorkerSuites.open(run.cli, root, concurrency, pool, name, { id: `queue-run-${run.id}`, limit: concurrency });
+      const suites = await WorkerSuites.open(run.cli, root, concurrency, pool, name);
       log(`run ${run.id}: serving (started ${run.startedAt})`);
       return new RunWorker({ connection, runId: run.id, suites, concurrency, faults, name, log });
     } catch (error) {

@@ -1,9 +1,7 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { ExecutionBackend } from '../../backends/backend.ts';
-import { LocalBackend } from '../../backends/local/local-backend.ts';
 import type { WorkerPool } from '../../backends/local/worker-pool.ts';
-import type { Lane } from '../../runtime/protocol.ts';
 import { resolveModelCache } from '../../integrations/recording/model-cache-settings.ts';
 import type { ExecutionResult } from '../../model/result.ts';
 import type { RolloutSuite } from '../../runtime/suite.ts';
@@ -76,8 +74,6 @@ function changedSinceImported(modules: Map<string, string>): boolean {
 /** A suite as this worker's checkout has it: its backend, and the hashes jobs must match. */
 interface LocalSuite {
   backend: ExecutionBackend;
-  /** Whether the pool's threads hold its rollouts back in the run's lane (see RolloutSlots). */
-  heldInThreads: boolean;
   code: string;
   /** The modules changed on disk since this process imported them: it would run the old ones. */
   stale: boolean;
@@ -104,7 +100,6 @@ export class WorkerSuites {
     private readonly config: ResolvedConfig,
     private readonly pool: WorkerPool,
     private readonly worker: string,
-    private readonly lane: Lane,
   ) {
     this.#models = new ModelEndpoints(config);
     this.#prepared = this.#prepare().catch(() => undefined);
@@ -112,22 +107,21 @@ export class WorkerSuites {
 
   /**
    * The run's flags resolved against this root. The worker's `--concurrency` stands in for a suite
-   * concurrency nobody set (a suite's own limit holds on each worker). `lane`: the run's lane of the pool's
-   * threads, which hold the rollouts of its local suites back to the worker's concurrency, together.
+   * concurrency nobody set (a suite's own limit holds on each worker).
    */
-  static async open(cli: CliOptions, root: string, concurrency: number, pool: WorkerPool, worker: string, lane: Lane): Promise<WorkerSuites> {
+  static async open(cli: CliOptions, root: string, concurrency: number, pool: WorkerPool, worker: string): Promise<WorkerSuites> {
     const flags = checkoutFlags(cli, root);
     const configFile = findConfigFile(root, flags.config);
     const user = await loadUserConfig(configFile);
     const config = resolveConfig(flags, { ...user, concurrency: user.concurrency ?? concurrency }, root, configFile, []);
-    return new WorkerSuites(config, pool, worker, lane);
+    return new WorkerSuites(config, pool, worker);
   }
 
   /**
    * Runs a rollout of a job and resolves with its final result; a rollout this checkout cannot run is refused,
    * never run otherwise. A fault of its code that `faults` hears before its result fails it, as in a local run.
    */
-  async run(job: RolloutJob, rollout: QueuedRollout, signal: AbortSignal, faults: LateFaults, onStart?: () => void): Promise<ExecutionResult> {
+  async run(job: RolloutJob, rollout: QueuedRollout, signal: AbortSignal, faults: LateFaults): Promise<ExecutionResult> {
     let local: LocalSuite;
     try {
       local = await this.#suite(job.file, job.suite);
@@ -137,13 +131,8 @@ export class WorkerSuites {
       return setupError(rollout.request.id, why);
     }
     let final!: ExecutionResult;
-    await executeTracked(local.backend, rollout.request, signal, faults, (result) => (final = result), onStart);
+    await executeTracked(local.backend, rollout.request, signal, faults, (result) => (final = result));
     return final;
-  }
-
-  /** Whether the threads hold the rollouts of a job's suite back (false for a suite this worker refuses). */
-  async heldInThreads(job: RolloutJob): Promise<boolean> {
-    return (await this.#suite(job.file, job.suite).catch(() => undefined))?.heldInThreads ?? false;
   }
 
   async #check(job: RolloutJob, { request, row }: QueuedRollout, local: LocalSuite): Promise<void> {
@@ -227,13 +216,11 @@ export class WorkerSuites {
           modelCache: resolveModelCache(this.config.modelCache, { outputDir: this.config.outputDir, cwd: this.config.root }),
           // A worker's trials and artifacts go under the run's output dir as the coordinator names it, on the worker's machine.
           runDir: this.config.outputDir,
-          sharedLane: this.lane,
         }),
       ),
     ]);
     const key = `${file}\0${suite.name}\0${this.config.configFile ?? ''}`;
-    const heldInThreads = backend instanceof LocalBackend && backend.sharesLane;
-    return { backend, heldInThreads, code, rows, stale: changedSinceImported(modules) || divergedFromFirstLoad(key, found) };
+    return { backend, code, rows, stale: changedSinceImported(modules) || divergedFromFirstLoad(key, found) };
   }
 
   async close(): Promise<void> {

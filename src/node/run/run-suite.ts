@@ -89,22 +89,15 @@ export type RolloutDispatcher = (
 
 /**
  * Runs a request on a backend; `onFinal` hears its final result, in the grader callback's turn. A failed
- * workflow is reported as itself, not as the "not graded" notice the grader callback carries. `onStart`: see
- * ExecuteOptions.onStart.
+ * workflow is reported as itself, not as the "not graded" notice the grader callback carries.
  */
-export function executeFinal(
-  backend: ExecutionBackend,
-  request: ExecutionRequest,
-  signal: AbortSignal,
-  onFinal: (result: ExecutionResult) => void,
-  onStart?: () => void,
-): Promise<void> {
+export function executeFinal(backend: ExecutionBackend, request: ExecutionRequest, signal: AbortSignal, onFinal: (result: ExecutionResult) => void): Promise<void> {
   let workflowError: ExecutionResult['error'];
   return backend.execute(
     request,
     (result) => void (workflowError = result.error),
     (result) => onFinal(workflowError ? { ...result, error: workflowError } : result),
-    { signal, onStart },
+    { signal },
   );
 }
 
@@ -119,21 +112,14 @@ export function executeTracked(
   signal: AbortSignal,
   lateFaults: LateFaults,
   onFinal: (result: ExecutionResult) => void,
-  onStart?: () => void,
 ): Promise<void> {
   lateFaults.start(request.id);
-  return executeFinal(
-    backend,
-    request,
-    signal,
-    (result) => {
-      const late = lateFaults.finish(request.id);
-      const workflowFailed = result.error !== undefined && result.error.phase !== 'grader';
-      const lateError = workflowFailed || result.status === 'cancelled' ? undefined : late;
-      onFinal(lateError ? { ...result, status: 'failure', error: lateError } : result);
-    },
-    onStart,
-  );
+  return executeFinal(backend, request, signal, (result) => {
+    const late = lateFaults.finish(request.id);
+    const workflowFailed = result.error !== undefined && result.error.phase !== 'grader';
+    const lateError = workflowFailed || result.status === 'cancelled' ? undefined : late;
+    onFinal(lateError ? { ...result, status: 'failure', error: lateError } : result);
+  });
 }
 
 const dispatch: RolloutDispatcher = (planned, backend, settings, graded, ctx, record) =>

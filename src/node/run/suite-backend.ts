@@ -1,6 +1,5 @@
 import type { ExecutionBackend } from '../../backends/backend.ts';
 import type { WorkerPool } from '../../backends/local/worker-pool.ts';
-import type { Lane } from '../../runtime/protocol.ts';
 import { backendEntry } from '../../backends/registry.ts';
 import type { ModelCacheSettings } from '../../runtime/rollout-context.ts';
 import type { RolloutSuite } from '../../runtime/suite.ts';
@@ -18,8 +17,6 @@ export interface SuiteBackendInput {
   pool: WorkerPool;
   /** The run's directory: trials and artifacts go there. */
   runDir: string;
-  /** See BackendInput.sharedLane. */
-  sharedLane?: Lane | undefined;
 }
 
 /** The backend a suite runs on, as its settings name it, created by that backend's registry entry. */
@@ -38,6 +35,5 @@ export function createSuiteBackend(input: SuiteBackendInput): Promise<ExecutionB
     runDir: input.runDir,
     chatCompletionsUrl: input.chatCompletionsUrl,
     modelCache: input.modelCache,
-    sharedLane: input.sharedLane,
   });
 }

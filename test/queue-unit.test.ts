@@ -200,11 +200,11 @@ describe('the code a suite hash covers', () => {
     expect(packagesOf(graph, modules).map((p) => p.id)).toEqual(['inst@4.5.6']);
   });
 
-  it('names each installed package by the copy Node finds, without following one: nearest node_modules first, a missing one unresolved, tsconfig paths and #imports local', async () => {
+  it('names each installed package by the copy Node finds, without following one: nearest node_modules first, tsconfig paths and #imports local', async () => {
     const project = tree({
       'package.json': JSON.stringify({ name: 'p', type: 'module', imports: { '#h': './h.ts' } }),
       'tsconfig.json': JSON.stringify({ compilerOptions: { baseUrl: '.', paths: { '@app/*': ['lib/*'] } } }),
-      'b.ts': "import 'inst';\nimport 'absent/sub';\nimport '@app/u';\nimport '#h';\nimport './sub/c.ts';\n",
+      'b.ts': "import 'inst';\nimport '@app/u';\nimport '#h';\nimport './sub/c.ts';\n",
       'lib/u.ts': '',
       'h.ts': '',
       'sub/c.ts': "import 'inst/other.js';\n",
@@ -218,7 +218,20 @@ describe('the code a suite hash covers', () => {
     const graph = await importGraph([entry], project);
     const modules = reachable(graph, [entry]);
     expect([...modules].map((m) => path.relative(project, m)).sort()).toEqual(['b.ts', 'h.ts', 'lib/u.ts', 'sub/c.ts']);
-    expect(packagesOf(graph, modules).map((p) => p.id).sort()).toEqual(['absent@unresolved', 'inst@4.5.6', 'inst@9.9.9']);
+    expect(packagesOf(graph, modules).map((p) => p.id).sort()).toEqual(['inst@4.5.6', 'inst@9.9.9']);
+  });
+
+  it('follows a package that imports itself by its name (its exports), and names one that is not installed unresolved', async () => {
+    const project = tree({
+      'package.json': JSON.stringify({ name: 'self', type: 'module', exports: { './lib/*': './lib/*.ts' } }),
+      'a.ts': "import { v } from 'self/lib/util';\nimport 'absent/sub';\nexport const w = v;\n",
+      'lib/util.ts': 'export const v = 1;\n',
+    });
+    const entry = path.join(project, 'a.ts');
+    const graph = await importGraph([entry], project);
+    const modules = reachable(graph, [entry]);
+    expect([...modules].map((m) => path.relative(project, m)).sort()).toEqual(['a.ts', 'lib/util.ts']);
+    expect(packagesOf(graph, modules).map((p) => p.id)).toEqual(['absent@unresolved']);
   });
 
   it('takes a "module:export" string into a workspace package as a module, into an installed one as its version', async () => {

@@ -77,8 +77,9 @@ function packageDir(name: string, dir: string): string | undefined {
 /**
  * The installed packages that a graph's modules import, from the bare imports esbuild left external (with
  * `packages: 'external'`, which builds the graph without calling back into this thread), each named by version.
- * Undefined when one of them is linked (a workspace package, whose real path is in no node_modules): its modules
- * are the project's code, which only {@link packageImports} follows.
+ * Undefined when one of them is linked (a workspace package, whose real path is in no node_modules) or is in no
+ * node_modules at all (a package importing itself by its name, or one not installed): its modules may be the
+ * project's code, which only {@link packageImports} follows.
  */
 export async function externalPackages(metafile: Metafile, cwd: string): Promise<PackageImports | undefined> {
   const found: PackageImports = new Map();
@@ -91,8 +92,9 @@ export async function externalPackages(metafile: Metafile, cwd: string): Promise
       const key = `${name}\0${path.dirname(importer)}`;
       if (!dirs.has(key)) dirs.set(key, packageDir(name, path.dirname(importer)));
       const dir = dirs.get(key);
-      if (dir !== undefined && !isInstalled(dir) && name !== SELF) return undefined;
-      record(found, importer, dir === undefined ? unresolvedPackage(name) : await packageOf(path.join(dir, 'package.json'), name));
+      // In no node_modules, it may still be the project's code: the package importing itself by its name.
+      if (dir === undefined || (!isInstalled(dir) && name !== SELF)) return undefined;
+      record(found, importer, await packageOf(path.join(dir, 'package.json'), name));
     }
   }
   return found;

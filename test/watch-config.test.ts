@@ -5,14 +5,17 @@ import { makeProject } from './helpers/project.ts';
 import { startWatch, type WatchProcess } from './helpers/watch-process.ts';
 
 /**
- * A project whose config names the model script every suite talks to, and takes its pass threshold from a module
- * it imports: neither is imported by a rollout file, so only the config leads watch mode to them.
+ * A project whose config names the model script every suite talks to, and takes its pass threshold and runs from
+ * modules it imports (one in a hidden directory): no rollout file imports them, so only the config leads watch
+ * mode to them.
  */
 const files = {
   'rollout.config.ts': `import { threshold } from './settings.ts';
-export default { model: { script: './model.ts:reply' }, passThreshold: threshold };
+import { runs } from './.shared/runs.ts';
+export default { model: { script: './model.ts:reply' }, passThreshold: threshold, runs };
 `,
   'settings.ts': 'export const threshold = 1;\n',
+  '.shared/runs.ts': 'export const runs = 1;\n',
   'model.ts': "export const reply = () => ({ content: 'right' });\n",
   'rollouts/ask.rollout.ts': `import { AgentWorkflow, Grader, defineRollout } from 'rollout-test';
 import { createRecordingClient } from 'rollout-test/openai';
@@ -63,5 +66,11 @@ describe('rollout-test watch, what the config leads to', () => {
     const out = await step('settings.ts', 'export const threshold = 0.5;\n');
     expect(out).toMatch(/RERUN {2}the config changed: rerunning all\n {2}running ask\n/);
     expect(out).toMatch(/✓ ask .* mean reward 0\.500/);
+  });
+
+  it('watches the modules the config imports where no rollout file could be (a hidden directory)', async () => {
+    const out = await step('.shared/runs.ts', 'export const runs = 2;\n');
+    expect(out).toMatch(/RERUN {2}the config changed: rerunning all\n {2}running ask\n/);
+    expect(out).toMatch(/✓ ask .* 2 rollouts/);
   });
 });

@@ -138,7 +138,7 @@ export class WatchSession {
   }
 
   async #watchDirs(config: ResolvedConfig): Promise<void> {
-    this.#watcher.watch(await watchedDirs(config, [...this.#state.files.values()].flat()));
+    this.#watcher.watch(await watchedDirs(config, [...this.#state.files.values()].flat(), this.#configModules));
   }
 
   /**

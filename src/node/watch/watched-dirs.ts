@@ -13,12 +13,12 @@ const isDir = (p: string) => statSync(p, { throwIfNoEntry: false })?.isDirectory
 /**
  * The directories to watch: every one under the root that rollout files could appear in (not excluded, not
  * hidden, not the output directory, whose writes would retrigger runs), and those of every dependency,
- * dataset and task directory, which may lie outside the root.
+ * dataset and task directory, and of the config file and the modules it imports, which may lie outside the root.
  */
-export async function watchedDirs(config: ResolvedConfig, deps: SuiteDeps[]): Promise<Set<string>> {
+export async function watchedDirs(config: ResolvedConfig, deps: SuiteDeps[], configModules: Iterable<string>): Promise<Set<string>> {
   const ignore = [...config.exclude, ...config.exclude.map((p) => p.replace(/\/\*\*$/, '')), path.relative(config.root, config.outputDir)];
   const dirs = new Set([config.root, ...(await subdirs(config.root, ignore))]);
-  if (config.configFile) dirs.add(path.dirname(config.configFile));
+  for (const module of configModules) dirs.add(path.dirname(module));
   for (const suite of deps) {
     for (const module of suite.modules) dirs.add(path.dirname(module));
     for (const data of suite.data) {

@@ -1,4 +1,5 @@
 import { invalidateModules, trackModuleVersions } from '../../runtime/module-versions.ts';
+import { isWithin } from '../../runtime/paths.ts';
 import type { ResolvedConfig } from '../config/resolve-config.ts';
 import { UsageError } from '../errors.ts';
 import type { Terminal } from '../reporters/terminal.ts';
@@ -9,7 +10,6 @@ import { helpText, relativeTo, waitingLine } from './messages.ts';
 import { addToPlan, mergePlans, modeIn, type RerunPlan } from './plan.ts';
 import { ProjectState } from './project-state.ts';
 import { importGraph, reachable } from './import-graph.ts';
-import { isUnder } from './suite-deps.ts';
 import { rerun } from './rerun.ts';
 import { WatchPool } from './watch-pool.ts';
 import { watchedDirs } from './watched-dirs.ts';
@@ -147,7 +147,7 @@ export class WatchSession {
    * comes, so that idle workers end while the batch forms, not on the rerun's path.
    */
   #onChange(file: string): void {
-    if (!isUnder(file, this.#config.outputDir)) this.#pool.markStale(this.#running === undefined);
+    if (!isWithin(file, this.#config.outputDir)) this.#pool.markStale(this.#running === undefined);
   }
 
   async #onChanges(paths: Set<string>): Promise<void> {

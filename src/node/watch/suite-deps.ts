@@ -8,6 +8,7 @@ import { modelScript } from '../run/model-endpoints.ts';
 import { refModule, suiteCodeRefs } from './export-refs.ts';
 import { type ImportGraph, importGraph, isIncomplete, reachable } from './import-graph.ts';
 import { backendEntry } from '../../backends/registry.ts';
+import { isWithin } from '../../runtime/paths.ts';
 
 /** What a change to a file means for a suite: run it again, or only grade its stored samples again. */
 export type RerunMode = 'run' | 'regrade';
@@ -76,12 +77,9 @@ export async function suiteDepsOf(file: string, suites: RolloutSuite<any, any>[]
   return Promise.all(suites.map((suite) => depsOf(suite, file, graph, config)));
 }
 
-/** Whether `child` is `dir` or lies under it. */
-export const isUnder = (child: string, dir: string) => child === dir || child.startsWith(dir + path.sep);
-
 /** What a change to `changed` calls for in the suite: a run, a re-grade, or nothing (undefined). */
 export function rerunModeFor(deps: SuiteDeps, changed: string): RerunMode | undefined {
-  if (deps.data.some((data) => isUnder(changed, data))) return 'run';
+  if (deps.data.some((data) => isWithin(changed, data))) return 'run';
   if (deps.graderOnly.has(changed)) return 'regrade';
   return deps.modules.has(changed) ? 'run' : undefined;
 }

@@ -105,7 +105,8 @@ export async function importGraph(entries: string[], cwd: string, packages: Pack
     let { metafile, outputFiles } = await bundle(entries, cwd);
     if (packages === 'identify') {
       const external = await externalPackages(metafile, cwd);
-      // A linked package is followed through the plugin, whose calls wait for this thread's turns: only then.
+      // A bare import that may be the project's code (linked, or in no node_modules) is followed through the plugin,
+      // whose calls wait for this thread's turns: only then.
       if (external) found.packages = external;
       else ({ metafile, outputFiles } = await bundle(entries, cwd, [packageImports(found.packages)]));
       const inputs = new Set(Object.keys(metafile.inputs));

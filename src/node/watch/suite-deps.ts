@@ -4,7 +4,6 @@ import type { RolloutSuite } from '../../runtime/suite.ts';
 import type { GraderSpec, WorkflowSpec } from '../../runtime/workflow.ts';
 import { suiteKey } from '../types/suite-key.ts';
 import type { ResolvedConfig } from '../config/resolve-config.ts';
-import { modelScript } from '../run/model-endpoints.ts';
 import { refModule, suiteCodeRefs } from './export-refs.ts';
 import { type ImportGraph, importGraph, isIncomplete, reachable } from './import-graph.ts';
 import { backendEntry } from '../../backends/registry.ts';
@@ -55,7 +54,8 @@ function dataOf(suite: RolloutSuite<any, any>, file: string): string[] {
   return data;
 }
 
-async function depsOf(suite: RolloutSuite<any, any>, file: string, graph: ImportGraph, config: ResolvedConfig): Promise<SuiteDeps> {
+/** `refs`: the local modules of the suite's `"module:export"` strings (see suiteCodeRefs), its model script's included. */
+async function depsOf(suite: RolloutSuite<any, any>, file: string, graph: ImportGraph, refs: string[]): Promise<SuiteDeps> {
   const workflowRoot = await definingModule(suite.workflow, file, graph);
   const graderRoot = suite.grader === undefined ? undefined : await definingModule(suite.grader, file, graph);
   const workflow = reachable(graph, workflowRoot ? [workflowRoot] : []);
@@ -63,18 +63,19 @@ async function depsOf(suite: RolloutSuite<any, any>, file: string, graph: Import
   const grader = graderRoot && graderRoot !== file ? reachable(graph, [graderRoot]) : new Set<string>();
   const graderOnly = new Set([...grader].filter((m) => m !== file && !workflow.has(m)));
   // A scripted model (the suite's, else the config's) answers the workflow's calls: a change to it reruns the suite.
-  const named = modelScript(suite, file, config);
-  const script = named && refModule(named.spec, named.cwd);
-  const modules = new Set([...reachable(graph, [file]), ...workflow, ...grader, ...reachable(graph, script ? [script] : [])]);
+  const modules = new Set([...reachable(graph, [file]), ...workflow, ...grader, ...reachable(graph, refs)]);
   return { key: suiteKey(file, suite.name), file, name: suite.name, modules, graderOnly, data: dataOf(suite, file), complete: !isIncomplete(graph) };
 }
 
 /** The dependencies of each suite a rollout file declares, from one import graph of the file and its references (the config's model script included). */
 export async function suiteDepsOf(file: string, suites: RolloutSuite<any, any>[], config: ResolvedConfig): Promise<SuiteDeps[]> {
-  const refs = suites.flatMap((suite) => suiteCodeRefs(file, suite, config)).map(({ spec, dir }) => refModule(spec, dir));
-  const entries = new Set([file, ...refs.filter((m): m is string => m !== undefined)]);
-  const graph = await importGraph([...entries], config.root, 'skip');
-  return Promise.all(suites.map((suite) => depsOf(suite, file, graph, config)));
+  const refs = suites.map((suite) =>
+    suiteCodeRefs(file, suite, config)
+      .map(({ spec, dir }) => refModule(spec, dir))
+      .filter((m): m is string => m !== undefined),
+  );
+  const graph = await importGraph([...new Set([file, ...refs.flat()])], config.root, 'skip');
+  return Promise.all(suites.map((suite, i) => depsOf(suite, file, graph, refs[i]!)));
 }
 
 /** What a change to `changed` calls for in the suite: a run, a re-grade, or nothing (undefined). */

@@ -79,7 +79,6 @@ export async function runOnQueue(config: ResolvedConfig, reporters: Reporter[], 
   if (config.configFile && !insideCheckout(config.root, config.configFile)) {
     throw new UsageError(`--queue: the config file ${config.configFile} is outside the project root ${config.root}; workers load their checkout's files only`);
   }
-  startImportGraphs();
   const registry = await RunRegistry.connect(url);
   const previous = config.resume ? previousRunId(config.outputDir) : undefined;
   const resumed = previous !== undefined && (await registry.get(previous)) !== undefined;
@@ -90,8 +89,15 @@ export async function runOnQueue(config: ResolvedConfig, reporters: Reporter[], 
   let ended = false;
   let stopWatching = () => {};
   try {
-    await queues.ready();
+    // Workers load and hash the run's suites once it is announced: announced first, they do it while this process
+    // starts esbuild and its queue connections, not beside its discovery and planning of the run.
     await registry.announce(announcement);
+    startImportGraphs();
+    await queues.ready().catch(async (error: unknown) => {
+      // A new run that could not start leaves no announcement for workers to serve; a resumed one stays resumable.
+      if (!resumed) await registry.remove(announcement.id).catch(() => undefined);
+      throw error;
+    });
     queues.lookForWorkers();
     mkdirSync(config.outputDir, { recursive: true });
     writeFileSync(runFile(config.outputDir), `${JSON.stringify({ id: announcement.id, queue: redactUrlCredentials(url) })}\n`);

@@ -123,7 +123,7 @@ export async function importGraph(entries: string[], cwd: string, packages: Pack
 
 /**
  * Starts esbuild's service process, which the first importGraph would otherwise start: a caller that knows a
- * graph is coming (a queued run, while it connects to Redis) takes that off the graph's path.
+ * graph is coming (a queued run, while it connects its queues) takes that off the graph's path.
  */
 export function startImportGraphs(): void {
   transform('').catch(() => undefined);

@@ -122,3 +122,22 @@ describe('a queue worker holding jobs ahead of its slots', () => {
     }
   });
 });
+
+describe('a queue worker whose run was cancelled', () => {
+  it('starts no rollout of a job it takes after the cancel, as one the coordinator had not drained yet', { timeout: 60_000 }, async () => {
+    const { queue, worker, started, state, stop } = await serve(2, [['a1-held', 'a2-held']]);
+    try {
+      await waitUntil(() => started.length === 2, 30_000, 'the first job running');
+      worker.cancel();
+      await waitUntil(async () => (await state('a1-held+2')) === 'completed', 30_000, 'the cancelled job completed');
+      const later = job(['n1-50', 'n2-50']);
+      await queue.add(later.name, later.data, later.opts);
+      await waitUntil(async () => (await state('n1-50+2')) === 'completed', 30_000, 'the later job completed');
+      expect(started.sort()).toEqual(['a1-held', 'a2-held']);
+      const results = (await queue.getJob('n1-50+2'))!.returnvalue as ExecutionResult[];
+      expect(results.map((r) => [r.requestId, r.status])).toEqual([['n1-50', 'cancelled'], ['n2-50', 'cancelled']]);
+    } finally {
+      await stop();
+    }
+  });
+});

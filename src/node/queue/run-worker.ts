@@ -69,6 +69,11 @@ export class RunWorker {
   readonly #handedBack = new Set<string>();
   #closing = false;
   #handingBack = false;
+  /**
+   * The coordinator cancelled the run. BullMQ aborts only the jobs held when told, and may take one more before the
+   * coordinator has drained the queue: none of its rollouts starts.
+   */
+  #cancelled = false;
 
   constructor(private readonly options: RunWorkerOptions) {
     const base = { connection: options.connection, prefix: PREFIX };
@@ -151,7 +156,7 @@ export class RunWorker {
     const notStarted = (rollout: QueuedRollout) => cancelledInSetup(rollout.request.id, 'cancelled before it started');
     const inSlot = (rollout: QueuedRollout) => {
       this.#notStarted.delete(job.id!);
-      return stop.aborted ? Promise.resolve(notStarted(rollout)) : this.#run(job.data, rollout, stop);
+      return stop.aborted || this.#cancelled ? Promise.resolve(notStarted(rollout)) : this.#run(job.data, rollout, stop);
     };
     const finish = (result: ExecutionResult) => {
       held.unfinished--;
@@ -188,6 +193,7 @@ export class RunWorker {
 
   /** The coordinator cancelled the run: the active rollouts stop, and their (cancelled) results go back. */
   cancel(): void {
+    this.#cancelled = true;
     this.#worker.cancelAllJobs('cancelled by the coordinator');
   }
 

@@ -89,6 +89,9 @@ export async function runOnQueue(config: ResolvedConfig, reporters: Reporter[], 
   let ended = false;
   let stopWatching = () => {};
   try {
+    // Written before the announcement: a coordinator that dies once workers serve its run leaves what --resume needs.
+    mkdirSync(config.outputDir, { recursive: true });
+    writeFileSync(runFile(config.outputDir), `${JSON.stringify({ id: announcement.id, queue: redactUrlCredentials(url) })}\n`);
     // Workers load and hash the run's suites once it is announced: announced first, they do it while this process
     // starts esbuild and its queue connections, not beside its discovery and planning of the run.
     await registry.announce(announcement);
@@ -99,8 +102,6 @@ export async function runOnQueue(config: ResolvedConfig, reporters: Reporter[], 
       throw error;
     });
     queues.lookForWorkers();
-    mkdirSync(config.outputDir, { recursive: true });
-    writeFileSync(runFile(config.outputDir), `${JSON.stringify({ id: announcement.id, queue: redactUrlCredentials(url) })}\n`);
     const how = `rollout-test worker --queue ${redactUrlCredentials(url)} in a checkout of ${announcement.project}`;
     terminal.write(`queue: ${redactUrlCredentials(url)} · run ${announcement.id}${resumed ? ' (resumed)' : ''} · workers: ${how}\n`);
     const stopLoad = watchLoad(queues, told, terminal);

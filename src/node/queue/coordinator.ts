@@ -70,6 +70,28 @@ function watchRunEntry(registry: RunRegistry, id: string, queues: CoordinatorQue
 }
 
 /**
+ * Announces the run and connects its queues. queue-run.json is written first: a coordinator that dies once workers
+ * serve its run leaves what --resume needs. The workers load and hash the run's suites once it is announced, so
+ * they do it while this process starts esbuild and its queue connections, not beside its discovery and planning.
+ * A new run that cannot start leaves neither behind; a resumed one stays resumable.
+ */
+async function startRun(registry: RunRegistry, queues: CoordinatorQueues, announcement: RunAnnouncement, resumed: boolean, outputDir: string, url: string): Promise<void> {
+  mkdirSync(outputDir, { recursive: true });
+  writeFileSync(runFile(outputDir), `${JSON.stringify({ id: announcement.id, queue: redactUrlCredentials(url) })}\n`);
+  try {
+    await registry.announce(announcement);
+    startImportGraphs();
+    await queues.ready();
+  } catch (error) {
+    if (!resumed) {
+      await registry.remove(announcement.id).catch(() => undefined);
+      rmSync(runFile(outputDir), { force: true });
+    }
+    throw error;
+  }
+}
+
+/**
  * `run --queue`: plans the run as a local run does and hands its rollouts to the workers of the run's BullMQ
  * queue, then writes the same journal, reports and exit code from the results they send back. A run that ends
  * (finished, cancelled or stopped by `--bail`) deletes its queues; a coordinator that dies leaves them, and
@@ -89,18 +111,7 @@ export async function runOnQueue(config: ResolvedConfig, reporters: Reporter[], 
   let ended = false;
   let stopWatching = () => {};
   try {
-    // Written before the announcement: a coordinator that dies once workers serve its run leaves what --resume needs.
-    mkdirSync(config.outputDir, { recursive: true });
-    writeFileSync(runFile(config.outputDir), `${JSON.stringify({ id: announcement.id, queue: redactUrlCredentials(url) })}\n`);
-    // Workers load and hash the run's suites once it is announced: announced first, they do it while this process
-    // starts esbuild and its queue connections, not beside its discovery and planning of the run.
-    await registry.announce(announcement);
-    startImportGraphs();
-    await queues.ready().catch(async (error: unknown) => {
-      // A new run that could not start leaves no announcement for workers to serve; a resumed one stays resumable.
-      if (!resumed) await registry.remove(announcement.id).catch(() => undefined);
-      throw error;
-    });
+    await startRun(registry, queues, announcement, resumed, config.outputDir, url);
     queues.lookForWorkers();
     const how = `rollout-test worker --queue ${redactUrlCredentials(url)} in a checkout of ${announcement.project}`;
     terminal.write(`queue: ${redactUrlCredentials(url)} · run ${announcement.id}${resumed ? ' (resumed)' : ''} · workers: ${how}\n`);

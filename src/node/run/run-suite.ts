@@ -39,6 +39,8 @@ export interface RunContext {
   /** Aborts on Ctrl-C or `--bail`: no new rollouts start, running ones are cancelled. */
   signal: AbortSignal;
   onRecord(record: RolloutRecord): void;
+  /** Told once a suite's rollouts have all settled, before its report is built (the run's grace for late faults starts with the last). */
+  onRolloutsSettled?(): void;
   /** Where suites run elsewhere (a queue of workers): their backends, and how many rollouts each hands out ahead. */
   remote?: RemoteBackends | undefined;
 }
@@ -220,6 +222,7 @@ export async function runSuite(file: string, suite: RolloutSuite<any, any>, ctx:
     error = toRolloutError(caught, 'setup');
   } finally {
     await inFlight.settled();
+    ctx.onRolloutsSettled?.();
     await backend?.close();
   }
   const meta = {

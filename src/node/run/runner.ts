@@ -197,6 +197,12 @@ export async function runRollouts(config: ResolvedConfig, given: Reporter[], int
   const endWorkers = () => void (options.keepPool ? pool.recycle() : pool.close());
   control.signal.addEventListener('abort', () => (cancelGrace = setTimeout(endWorkers, CANCEL_GRACE_MS).unref()), { once: true });
   const models = new ModelEndpoints(config);
+  // The grace for late faults starts as the run's last rollout settles: the suites' reports and the run's statistics
+  // are built during it, unless the rollouts ran on this thread (--inline, see below).
+  const graceDuringReports = options.remote !== undefined || !config.inline;
+  let lateFaultGrace: Promise<void> | undefined;
+  const startGrace = () => void (lateFaultGrace ??= sleep(LATE_FAULT_GRACE_MS));
+  let unsettledSuites = files.reduce((sum, f) => sum + (f.loadError ? 0 : f.suites.length), 0);
   const lateFaults = new LateFaults();
   const stopHearing = hearLateFaults(pool, config.inline, (fault) => lateFaults.add(fault));
   const ctx: RunContext = {
@@ -214,6 +220,9 @@ export async function runRollouts(config: ResolvedConfig, given: Reporter[], int
       control.onRecord(record);
       reporters.onRolloutResult(record);
     },
+    onRolloutsSettled: () => {
+      if (--unsettledSuites === 0 && graceDuringReports) startGrace();
+    },
   };
   const finishSuite = (report: SuiteReport) => {
     reporters.onSuiteEnd(report);
@@ -222,7 +231,6 @@ export async function runRollouts(config: ResolvedConfig, given: Reporter[], int
   let suites: SuiteReport[];
   let totals: RunTotals;
   let closing: Promise<unknown> = Promise.resolve();
-  let lateFaultGrace: Promise<void> | undefined;
   try {
     // Suites run side by side (each within its own concurrency limit), as Vitest runs files; the report keeps
     // the order of the files and of the suites in them.
@@ -243,7 +251,7 @@ export async function runRollouts(config: ResolvedConfig, given: Reporter[], int
     // nor the run's statistics: those are computed during the grace, unless the rollouts ran on this thread
     // (--inline): computing them would hold back the event loop, and the grace could end before the I/O callbacks
     // and timers it is there to hear had a turn.
-    if (options.remote || !config.inline) lateFaultGrace = sleep(LATE_FAULT_GRACE_MS);
+    if (graceDuringReports) startGrace();
     totals = runTotals(suites, config, runDir, baseline);
   } finally {
     // Every rollout has settled: a kept pool's next run must not lose its workers to this run's cancel.

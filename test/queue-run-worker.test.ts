@@ -101,6 +101,18 @@ describe('a queue worker holding jobs ahead of its slots', () => {
     }
   });
 
+  it('takes trials one free slot at a time: none is handed back over and over while the slots are full', { timeout: 60_000 }, async () => {
+    const trials = ['t1-50', 't2-150', 't3-1500', 't4-1500', 't5-100', 't6-100'];
+    const { state, log, stop } = await serve(2, trials.map((id) => [id]));
+    try {
+      await waitUntil(async () => (await Promise.all(trials.map(state))).every((s) => s === 'completed'), 30_000, 'every trial run');
+      const handedBack = log.filter((line) => line.includes('handed back'));
+      expect(handedBack.length, handedBack.slice(0, 5).join('\n')).toBeLessThanOrEqual(2);
+    } finally {
+      await stop();
+    }
+  });
+
   it('sends a trial taken into full slots straight back, and runs it once a slot is free', { timeout: 60_000 }, async () => {
     const { started, log, state, release, stop } = await serve(2, [['a1-held', 'a2-held'], ['t1-100']]);
     try {

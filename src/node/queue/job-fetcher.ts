@@ -4,6 +4,10 @@ import type { RolloutJob } from './queue-names.ts';
 
 /** How often a worker holding jobs, with room for more, looks for jobs that came while nothing woke it. */
 const LOOK_MS = 500;
+/** How long the fetcher waits after Redis refused a command (as BullMQ's loop does: its `runRetryDelay`). */
+const ERROR_PAUSE_MS = 15_000;
+/** What the tokens of the jobs taken here have in them; BullMQ's loop names its own `<worker id>:<n>`. */
+const FETCHED = ':fetched:';
 
 type RolloutWorker = Worker<RolloutJob, ExecutionResult[]>;
 
@@ -19,13 +23,12 @@ type RolloutWorker = Worker<RolloutJob, ExecutionResult[]>;
  * looked at again every {@link LOOK_MS}: BullMQ's loop may not be waiting for jobs then.
  */
 export class JobFetcher {
-  /** Jobs taken here and not ended, by id: BullMQ's loop does not count them. */
-  readonly #taken = new Set<string>();
   readonly #serving = new Set<Promise<void>>();
   readonly #timer: NodeJS.Timeout;
-  #looking = false;
+  #looking: Promise<void> | undefined;
   #stopped = false;
   #tokens = 0;
+  #pausedUntil = 0;
 
   constructor(
     private readonly worker: RolloutWorker,
@@ -39,52 +42,52 @@ export class JobFetcher {
     this.#timer.unref();
   }
 
-  /** Whether a job being processed was taken here. */
-  took(jobId: string): boolean {
-    return this.#taken.has(jobId);
+  /** Whether a job being processed with this lock token was taken here (BullMQ's loop does not count it). */
+  static took(token: string | undefined): boolean {
+    return token?.includes(FETCHED) ?? false;
   }
 
   /** Takes jobs while there is room and the queue has them. */
-  async look(): Promise<void> {
-    if (this.#looking) return;
-    this.#looking = true;
+  look(): Promise<void> {
+    if (this.#stopped || Date.now() < this.#pausedUntil) return Promise.resolve();
+    this.#looking ??= this.#take().finally(() => (this.#looking = undefined));
+    return this.#looking;
+  }
+
+  async #take(): Promise<void> {
     try {
       while (!this.#stopped && this.room()) {
-        const token = `${this.worker.id}:fetched:${this.#tokens++}`;
+        const token = `${this.worker.id}${FETCHED}${this.#tokens++}`;
         const job = await this.worker.getNextJob(token, { block: false });
         if (!job) return;
         this.#serve(job, token);
       }
     } catch (error) {
-      this.onError(error as Error);
-    } finally {
-      this.#looking = false;
+      this.#failed(error as Error);
     }
   }
 
+  /** Processes a job taken here, and the next ones its completion takes while there is room. */
   #serve(first: Job<RolloutJob, ExecutionResult[]>, token: string): void {
     const serving = (async () => {
       for (let job: Job<RolloutJob, ExecutionResult[]> | undefined = first; job; ) {
-        const id = job.id!;
-        this.#taken.add(id);
-        try {
-          job = (await this.worker.processJob(job, token, () => !this.#stopped && this.room())) || undefined;
-        } catch (error) {
-          this.onError(error as Error);
-          job = undefined;
-        } finally {
-          this.#taken.delete(id);
-        }
+        job = (await this.worker.processJob(job, token, () => !this.#stopped && this.room())) || undefined;
       }
-    })();
+    })().catch((error: Error) => this.#failed(error));
     this.#serving.add(serving);
     void serving.finally(() => this.#serving.delete(serving));
   }
 
-  /** Takes no more jobs; resolves once those taken here have ended. */
+  #failed(error: Error): void {
+    this.#pausedUntil = Date.now() + ERROR_PAUSE_MS;
+    this.onError(error);
+  }
+
+  /** Takes no more jobs; resolves once those taken here (a fetch under way included) have ended. */
   async stop(): Promise<void> {
     this.#stopped = true;
     clearInterval(this.#timer);
-    await Promise.all(this.#serving);
+    await this.#looking;
+    while (this.#serving.size > 0) await Promise.all(this.#serving);
   }
 }

@@ -116,11 +116,14 @@ export class RunWorker {
     this.#worker.concurrency = Math.max(1, this.#jobs - this.#fetched + (this.#hasRoom() ? 1 : 0));
   }
 
-  /** A rollout of a job finished: its slot may take the next job's, which BullMQ's loop would take only once a job ends. */
+  /**
+   * A rollout of a job finished. While the job's others run, its slot may take the next job's, which BullMQ's loop
+   * would take only once a job ends; the job's end takes the next job itself.
+   */
   #finish(held: { unfinished: number }): void {
     held.unfinished--;
     this.#hold(-1);
-    if (this.#hasRoom()) void this.#fetcher.look();
+    if (held.unfinished > 0 && this.#hasRoom()) void this.#fetcher.look();
   }
 
   #hasRoom(): boolean {
@@ -133,13 +136,15 @@ export class RunWorker {
     this.#notStarted.add(jobId);
     this.#batch = rollouts.length > 1;
     const held = { unfinished: rollouts.length };
-    const fetched = this.#fetcher.took(jobId);
+    const fetched = JobFetcher.took(token);
     this.#hold(rollouts.length, 1, fetched);
     try {
       // Fetched as the worker began to close (the fetch was under way): it goes back at once.
       if (this.#closing) return await this.#handBackUnstarted(job, token, 'the worker is shutting down');
       // Taken after a batch, into full slots: a trial goes back for a worker with a free slot (this one included).
-      if (!this.#batch && this.#unfinished > this.options.concurrency) return await this.#handBackUnstarted(job, token, 'no slot is free');
+      // But the only job BullMQ's loop holds (the fetcher's fill the slots): the loop would take it again at once.
+      const loopAlone = !fetched && this.#jobs - this.#fetched === 1;
+      if (!this.#batch && this.#unfinished > this.options.concurrency && !loopAlone) return await this.#handBackUnstarted(job, token, 'no slot is free');
       const ids = rollouts.map((r) => r.request.id);
       if (ids.length > 1) this.options.log(`run ${this.options.runId} job ${job.id}: ${ids.length} rollouts of ${job.data.suite}`);
       const results = await this.#runAll(job, signal ?? new AbortController().signal, held);

@@ -3,7 +3,6 @@ import { setMaxListeners } from 'node:events';
 import type { ExecutionResult } from '../../model/result.ts';
 import { formatDuration } from '../reporters/format.ts';
 import { FinishedRollouts } from './finished-rollouts.ts';
-import { JobFetcher } from './job-fetcher.ts';
 import { LateFaultLog } from './late-fault-log.ts';
 import { PREFIX, type QueuedRollout, type RolloutJob, rolloutQueueName } from './queue-names.ts';
 import { RolloutSlots } from './rollout-slots.ts';
@@ -60,10 +59,8 @@ export class RunWorker {
   readonly #finished: FinishedRollouts;
   readonly #faults: RunFaults;
   readonly #lateFaults: LateFaultLog;
-  readonly #fetcher: JobFetcher;
-  /** The jobs this worker holds (those its JobFetcher took among them), and their rollouts that did not finish yet. */
+  /** The jobs this worker holds, and their rollouts that did not finish yet. */
   #jobs = 0;
-  #fetched = 0;
   #unfinished = 0;
   /** Whether the last job taken was a batch (see #hold). */
   #batch = false;
@@ -92,42 +89,26 @@ export class RunWorker {
     this.#finished = new FinishedRollouts(this.#worker.client, options.runId);
     this.#lateFaults = new LateFaultLog(this.#worker.client, options.runId);
     this.#faults = options.faults.open((fault) => this.#sendLate(fault));
-    const queueError = (error: Error) => options.log(`run ${options.runId}: queue error: ${error.message}`);
-    this.#worker.on('error', queueError);
-    this.#fetcher = new JobFetcher(this.#worker, () => this.#hasRoom(), () => this.#jobs > 0, queueError);
+    this.#worker.on('error', (error) => options.log(`run ${options.runId}: queue error: ${error.message}`));
   }
 
   /**
    * BullMQ counts concurrency in jobs; ours is in rollouts. BullMQ starts a job's processor in the turn it
    * fetched it, and looks for the next job right after, and again when a job it holds ends: each job taken or
-   * ended, and each rollout finished, sets how many jobs BullMQ's loop may hold then: one more than it holds while
-   * the rollouts not finished leave room, none more once they fill it. Room that a rollout leaves inside a job
-   * does not wake the loop: the JobFetcher takes the next job then (see #finish).
+   * ended, and each rollout finished, sets how many jobs BullMQ may hold then: one more than now while the
+   * rollouts not finished leave room, none more once they fill it.
    *
    * The room is the worker's concurrency, and twice that while it takes batches (jobs of many short rollouts):
    * the next batch then waits here, its rollouts starting in the slots the current one frees, instead of every
    * slot idling from a batch's end until the next is fetched (~8–15 ms of every 50 ms wave of Q1 in
-   * bench/RESULTS.md). A job of one rollout (a Harbor trial, minutes long) never waits here: see #process.
+   * bench/RESULTS.md), and rollouts that finished early leave room for a batch while theirs waits for its slowest
+   * (when a job ends). A job of one rollout (a Harbor trial, minutes long) never waits here: see #process.
    */
-  #hold(rollouts: number, jobs = 0, fetched = false): void {
+  #hold(rollouts: number, jobs = 0): void {
     this.#unfinished += rollouts;
     this.#jobs += jobs;
-    if (fetched) this.#fetched += jobs;
-    this.#worker.concurrency = Math.max(1, this.#jobs - this.#fetched + (this.#hasRoom() ? 1 : 0));
-  }
-
-  /**
-   * A rollout of a job finished. While the job's others run, its slot may take the next job's, which BullMQ's loop
-   * would take only once a job ends; the job's end takes the next job itself.
-   */
-  #finish(held: { unfinished: number }): void {
-    held.unfinished--;
-    this.#hold(-1);
-    if (held.unfinished > 0 && this.#hasRoom()) void this.#fetcher.look();
-  }
-
-  #hasRoom(): boolean {
-    return !this.#closing && !this.#cancelled && this.#unfinished < this.options.concurrency * (this.#batch ? 2 : 1);
+    const room = this.options.concurrency * (this.#batch ? 2 : 1);
+    this.#worker.concurrency = Math.max(1, this.#jobs + (this.#unfinished < room ? 1 : 0));
   }
 
   async #process(job: Job<RolloutJob>, token: string | undefined, signal: AbortSignal | undefined): Promise<ExecutionResult[]> {
@@ -136,15 +117,12 @@ export class RunWorker {
     this.#notStarted.add(jobId);
     this.#batch = rollouts.length > 1;
     const held = { unfinished: rollouts.length };
-    const fetched = JobFetcher.took(token);
-    this.#hold(rollouts.length, 1, fetched);
+    this.#hold(rollouts.length, 1);
     try {
       // Fetched as the worker began to close (the fetch was under way): it goes back at once.
       if (this.#closing) return await this.#handBackUnstarted(job, token, 'the worker is shutting down');
       // Taken after a batch, into full slots: a trial goes back for a worker with a free slot (this one included).
-      // But the only job BullMQ's loop holds (the fetcher's fill the slots): the loop would take it again at once.
-      const loopAlone = !fetched && this.#jobs - this.#fetched === 1;
-      if (!this.#batch && this.#unfinished > this.options.concurrency && !loopAlone) return await this.#handBackUnstarted(job, token, 'no slot is free');
+      if (!this.#batch && this.#unfinished > this.options.concurrency) return await this.#handBackUnstarted(job, token, 'no slot is free');
       const ids = rollouts.map((r) => r.request.id);
       if (ids.length > 1) this.options.log(`run ${this.options.runId} job ${job.id}: ${ids.length} rollouts of ${job.data.suite}`);
       const results = await this.#runAll(job, signal ?? new AbortController().signal, held);
@@ -161,7 +139,7 @@ export class RunWorker {
     } finally {
       this.#notStarted.delete(jobId);
       this.#handedBack.delete(jobId);
-      this.#hold(-held.unfinished, -1, fetched);
+      this.#hold(-held.unfinished, -1);
     }
   }
 
@@ -181,7 +159,8 @@ export class RunWorker {
       return stop.aborted || this.#cancelled ? Promise.resolve(notStarted(rollout)) : this.#run(job.data, rollout, stop);
     };
     const finish = (result: ExecutionResult) => {
-      this.#finish(held);
+      held.unfinished--;
+      this.#hold(-1);
       return result;
     };
     return Promise.all(rollouts.map((rollout) => recorded.get(rollout.request.id) ?? this.#slots.run(() => inSlot(rollout), stop, () => notStarted(rollout)).then(finish)));
@@ -224,16 +203,14 @@ export class RunWorker {
    */
   async close(handBack = false): Promise<void> {
     this.#closing = true;
-    const paused = this.#worker.pause(true);
+    const closing = this.#worker.close();
     if (handBack) this.handBack();
     for (const jobId of this.#notStarted) {
       this.#handedBack.add(jobId);
       this.options.log(`run ${this.options.runId} ↩ job ${jobId} handed back: none of its rollouts started`);
       this.#worker.cancelJob(jobId, 'the worker is shutting down');
     }
-    // The jobs the fetcher took end while the BullMQ worker still renews their locks and can complete them.
-    await Promise.all([paused, this.#fetcher.stop()]);
-    await this.#worker.close();
+    await closing;
     // Faults of this run's rollouts that come from now on can reach its coordinator no more: the worker logs them.
     this.#faults.close();
     await this.options.suites.close();

@@ -86,6 +86,21 @@ describe('a queue worker holding jobs ahead of its slots', () => {
     }
   });
 
+  it('takes the next job as rollouts of the jobs it holds free their slots, not once one of those jobs ends', { timeout: 60_000 }, async () => {
+    // Each held job keeps a rollout running till the test releases it: BullMQ's loop, woken only when a job ends,
+    // would leave the third job waiting beside two free slots until then.
+    const { state, ended, release, stop } = await serve(3, [['a1-held', 'a2-10', 'a3-10'], ['b1-held', 'b2-10', 'b3-10'], ['c1-10', 'c2-10', 'c3-10']]);
+    try {
+      await waitUntil(async () => (await state('c1-10+3')) === 'completed', 30_000, 'the third job run beside the held rollouts');
+      expect(await state('a1-held+3')).toBe('active');
+      expect(await state('b1-held+3')).toBe('active');
+      expect(ended).not.toContain('a1-held');
+    } finally {
+      release();
+      await stop();
+    }
+  });
+
   it('takes trials one free slot at a time: none is handed back over and over while the slots are full', { timeout: 60_000 }, async () => {
     const trials = ['t1-50', 't2-150', 't3-1500', 't4-1500', 't5-100', 't6-100'];
     const { state, log, stop } = await serve(2, trials.map((id) => [id]));

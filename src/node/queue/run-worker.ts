@@ -1,8 +1,9 @@
-import { type Job, Queue, WaitingError, Worker } from 'bullmq';
+import { type Job, Queue, WaitingError } from 'bullmq';
 import { setMaxListeners } from 'node:events';
 import type { ExecutionResult } from '../../model/result.ts';
 import { formatDuration } from '../reporters/format.ts';
 import { FinishedRollouts } from './finished-rollouts.ts';
+import { JobTaker } from './job-taker.ts';
 import { LateFaultLog } from './late-fault-log.ts';
 import { PREFIX, type QueuedRollout, type RolloutJob, rolloutQueueName } from './queue-names.ts';
 import { RolloutSlots } from './rollout-slots.ts';
@@ -54,13 +55,12 @@ const ranBefore = (job: Job<RolloutJob>) => !(job.attemptsStarted === 1 && job.s
  * once (see FinishedRollouts): a job that runs again skips it.
  */
 export class RunWorker {
-  readonly #worker: Worker<RolloutJob, ExecutionResult[]>;
+  readonly #worker: JobTaker;
   readonly #slots: RolloutSlots;
   readonly #finished: FinishedRollouts;
   readonly #faults: RunFaults;
   readonly #lateFaults: LateFaultLog;
-  /** The jobs this worker holds, and their rollouts that did not finish yet. */
-  #jobs = 0;
+  /** The rollouts of the jobs this worker holds that did not finish yet. */
   #unfinished = 0;
   /** Whether the last job taken was a batch (see #hold). */
   #batch = false;
@@ -78,37 +78,32 @@ export class RunWorker {
   constructor(private readonly options: RunWorkerOptions) {
     const base = { connection: options.connection, prefix: PREFIX };
     this.#slots = new RolloutSlots(options.concurrency);
-    this.#worker = new Worker(rolloutQueueName(options.runId), (job, token, signal) => this.#process(job, token, signal), {
-      ...base,
-      name: options.name,
-      concurrency: 1,
-      lockDuration: LOCK_MS,
-      stalledInterval: STALLED_CHECK_MS,
-      maxStalledCount: MAX_STALLED,
-    });
+    const queueError = (error: Error) => options.log(`run ${options.runId}: queue error: ${error.message}`);
+    const settings = { ...base, name: options.name, lockDuration: LOCK_MS, stalledInterval: STALLED_CHECK_MS, maxStalledCount: MAX_STALLED };
+    this.#worker = new JobTaker(rolloutQueueName(options.runId), (job, token, signal) => this.#process(job, token, signal), settings, () => this.#hasRoom(), queueError);
     this.#finished = new FinishedRollouts(this.#worker.client, options.runId);
     this.#lateFaults = new LateFaultLog(this.#worker.client, options.runId);
     this.#faults = options.faults.open((fault) => this.#sendLate(fault));
-    this.#worker.on('error', (error) => options.log(`run ${options.runId}: queue error: ${error.message}`));
+    this.#worker.on('error', queueError);
   }
 
   /**
-   * BullMQ counts concurrency in jobs; ours is in rollouts. BullMQ starts a job's processor in the turn it
-   * fetched it, and looks for the next job right after, and again when a job it holds ends: each job taken or
-   * ended, and each rollout finished, sets how many jobs BullMQ may hold then: one more than now while the
-   * rollouts not finished leave room, none more once they fill it.
+   * BullMQ counts concurrency in jobs; ours is in rollouts. The JobTaker takes a job whenever the rollouts not
+   * finished leave room: each job taken or ended, and each rollout finished, tells it how much there is.
    *
    * The room is the worker's concurrency, and twice that while it takes batches (jobs of many short rollouts):
    * the next batch then waits here, its rollouts starting in the slots the current one frees, instead of every
    * slot idling from a batch's end until the next is fetched (~8–15 ms of every 50 ms wave of Q1 in
-   * bench/RESULTS.md), and rollouts that finished early leave room for a batch while theirs waits for its slowest
-   * (when a job ends). A job of one rollout (a Harbor trial, minutes long) never waits here: see #process.
+   * bench/RESULTS.md), and rollouts that finished early leave room for the next batch while theirs waits for its
+   * slowest. A job of one rollout (a Harbor trial, minutes long) never waits here: see #process.
    */
-  #hold(rollouts: number, jobs = 0): void {
+  #hold(rollouts: number): void {
     this.#unfinished += rollouts;
-    this.#jobs += jobs;
-    const room = this.options.concurrency * (this.#batch ? 2 : 1);
-    this.#worker.concurrency = Math.max(1, this.#jobs + (this.#unfinished < room ? 1 : 0));
+    if (this.#hasRoom()) this.#worker.roomChanged();
+  }
+
+  #hasRoom(): boolean {
+    return !this.#closing && this.#unfinished < this.options.concurrency * (this.#batch ? 2 : 1);
   }
 
   async #process(job: Job<RolloutJob>, token: string | undefined, signal: AbortSignal | undefined): Promise<ExecutionResult[]> {
@@ -117,7 +112,7 @@ export class RunWorker {
     this.#notStarted.add(jobId);
     this.#batch = rollouts.length > 1;
     const held = { unfinished: rollouts.length };
-    this.#hold(rollouts.length, 1);
+    this.#hold(rollouts.length);
     try {
       // Fetched as the worker began to close (the fetch was under way): it goes back at once.
       if (this.#closing) return await this.#handBackUnstarted(job, token, 'the worker is shutting down');
@@ -139,7 +134,7 @@ export class RunWorker {
     } finally {
       this.#notStarted.delete(jobId);
       this.#handedBack.delete(jobId);
-      this.#hold(-held.unfinished, -1);
+      this.#hold(-held.unfinished);
     }
   }
 

@@ -19,6 +19,8 @@ type RolloutJobOf = Job<RolloutJob, ExecutionResult[]>;
  */
 export class JobTaker extends Worker<RolloutJob, ExecutionResult[]> {
   readonly #serving = new Set<Promise<unknown>>();
+  /** Aborted by close(): a pause after an error ends with it. */
+  readonly #closed = new AbortController();
   #roomFreed: (() => void) | undefined;
   #tokens = 0;
 
@@ -32,7 +34,7 @@ export class JobTaker extends Worker<RolloutJob, ExecutionResult[]> {
   ) {
     super(queue, processor, { ...options, autorun: false });
     this.lockManager.start();
-    void this.startStalledCheckTimer();
+    this.startStalledCheckTimer().catch(onError);
     // BullMQ's close() ends a blocking wait for a job, then waits for this, and only then stops renewing locks:
     // every job taken here has ended by then.
     this.mainLoopRunning = this.#take();
@@ -47,6 +49,7 @@ export class JobTaker extends Worker<RolloutJob, ExecutionResult[]> {
 
   override close(force = false): Promise<void> {
     const closing = super.close(force);
+    this.#closed.abort();
     this.roomChanged();
     return closing;
   }
@@ -64,7 +67,7 @@ export class JobTaker extends Worker<RolloutJob, ExecutionResult[]> {
       } catch (error) {
         if (this.closing) break;
         this.onError(error as Error);
-        await sleep(ERROR_PAUSE_MS, undefined, { ref: false });
+        await sleep(ERROR_PAUSE_MS, undefined, { ref: false, signal: this.#closed.signal }).catch(() => undefined);
       }
     }
     while (this.#serving.size > 0) await Promise.all(this.#serving);

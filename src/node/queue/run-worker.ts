@@ -222,7 +222,9 @@ export class RunWorker {
     await queue.close();
   }
 
+  /** Cancels the active jobs and returns them to the queue; takes no more (a second SIGTERM, or close(true)). */
   handBack(): void {
+    this.#closing = true;
     this.#handingBack = true;
     this.#worker.cancelAllJobs('the worker is shutting down');
   }

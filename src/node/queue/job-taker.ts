@@ -3,9 +3,6 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { ExecutionResult } from '../../model/result.ts';
 import type { RolloutJob } from './queue-names.ts';
 
-/** How long the taker waits after Redis refused a command, as BullMQ's own loop does (its `runRetryDelay`). */
-const ERROR_PAUSE_MS = 15_000;
-
 type RolloutJobOf = Job<RolloutJob, ExecutionResult[]>;
 
 /**
@@ -67,7 +64,8 @@ export class JobTaker extends Worker<RolloutJob, ExecutionResult[]> {
       } catch (error) {
         if (this.closing) break;
         this.onError(error as Error);
-        await sleep(ERROR_PAUSE_MS, undefined, { ref: false, signal: this.#closed.signal }).catch(() => undefined);
+        // As long as BullMQ's own loop waits after an error (its runRetryDelay, which it defaults to 15 s).
+        await sleep(this.opts.runRetryDelay, undefined, { ref: false, signal: this.#closed.signal }).catch(() => undefined);
       }
     }
     while (this.#serving.size > 0) await Promise.all(this.#serving);

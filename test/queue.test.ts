@@ -619,21 +619,72 @@ describe('cancelling', () => {
   });
 });
 
+/** The run's report holds `count` records, each with `status` and an error that says `message`. */
+function expectEveryRecord(outputDir: string, count: number, status: string, message: string): void {
+  const records = readReport(path.join(outputDir, 'report.json')).suites[0]!.records;
+  expect(records).toHaveLength(count);
+  for (const record of records) {
+    expect(record.status).toBe(status);
+    expect(record.error.message).toContain(message);
+  }
+}
+
+/** A run of 6 slow rollouts on one worker at concurrency 2, once two of them run. */
+async function twoOfSixRunning(name: string) {
+  const project = slowProject(6, 120_000);
+  await readyWorkers(project, 1, 2);
+  const outputDir = tmp(name);
+  const run = coordinator(project, outputDir);
+  await waitUntil(() => ranLog(project).starts.length === 2, 60_000, 'two running rollouts');
+  return { outputDir, run };
+}
+
 describe('Redis losing the run', () => {
   it('ends the rollouts still waiting as errored, and writes the reports, when the run is flushed from Redis mid-run', { timeout: 180_000 }, async () => {
-    const project = slowProject(6, 120_000);
-    await readyWorkers(project, 1, 2);
-    const outputDir = tmp('flushed');
-    const run = coordinator(project, outputDir);
-    await waitUntil(() => ranLog(project).starts.length === 2, 60_000, 'two running rollouts');
+    const { outputDir, run } = await twoOfSixRunning('flushed');
     await redis.cli('-n', String(db), 'FLUSHDB');
     const result = await run;
     expect(result.exitCode, String(result.all)).toBe(1);
-    const records = readReport(path.join(outputDir, 'report.json')).suites[0]!.records;
-    expect(records).toHaveLength(6);
-    for (const record of records) {
-      expect(record.status).toBe('errored');
-      expect(record.error.message).toContain('the run is gone from Redis');
-    }
+    expectEveryRecord(outputDir, 6, 'errored', 'the run is gone from Redis');
+  });
+});
+
+describe('a Redis that stops answering', () => {
+  let silent: TestRedis;
+
+  beforeEach(async () => {
+    silent = await startRedis();
+    url = silent.url;
+  });
+
+  afterEach(async () => {
+    await silent.stop();
+  });
+
+  it('a worker sent SIGTERM while Redis hangs cancels its rollouts and exits 1 once their jobs\' locks ran out', { timeout: 120_000 }, async () => {
+    const project = slowProject(4, 120_000);
+    const [one] = await readyWorkers(project, 1, 2);
+    const run = coordinator(project, tmp('hung'));
+    await waitUntil(() => ranLog(project).starts.length === 2, 60_000, 'two running rollouts');
+    silent.signal('SIGSTOP');
+    one!.process.kill('SIGTERM');
+    const result = await one!.process;
+    expect(result.exitCode, one!.output()).toBe(1);
+    expect(one!.output()).toMatch(/Redis has not answered for 10 s: stopping without sending the results of the active jobs/);
+    expect(one!.output().match(/cancelled: Redis does not answer/g)).toHaveLength(2);
+    expect(ranLog(project).ends).toEqual([]);
+    run.kill('SIGKILL');
+    await run;
+  });
+
+  it('Ctrl-C on a coordinator whose Redis is gone still writes the reports, and keeps the run for --resume', { timeout: 120_000 }, async () => {
+    const { outputDir, run } = await twoOfSixRunning('redis-gone');
+    silent.signal('SIGKILL');
+    run.kill('SIGINT');
+    const result = await run;
+    expect(result.exitCode, String(result.all)).toBe(130);
+    expectEveryRecord(outputDir, 6, 'skipped', 'Redis did not answer for 5 s, so its worker could not be told to stop it');
+    expect(String(result.all)).toContain('--resume takes the run up again');
+    expect(existsSync(path.join(outputDir, 'queue-run.json'))).toBe(true);
   });
 });

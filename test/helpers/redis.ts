@@ -26,6 +26,8 @@ export interface TestRedis {
   port: number;
   /** Runs redis-cli against this server and returns its output. */
   cli(...args: string[]): Promise<string>;
+  /** Sends redis-server a signal: SIGSTOP hangs it (its connections stay open, nothing answers), SIGKILL ends it. */
+  signal(name: NodeJS.Signals): void;
   stop(): Promise<void>;
 }
 
@@ -53,10 +55,15 @@ export async function startRedis(): Promise<TestRedis> {
     password,
     port,
     cli,
+    signal: (name) => void server.kill(name),
     async stop() {
-      const exited = new Promise((resolve) => server.once('exit', resolve));
-      server.kill('SIGTERM');
-      await exited;
+      if (server.exitCode === null && server.signalCode === null) {
+        const exited = new Promise((resolve) => server.once('exit', resolve));
+        // A stopped server must go on to hear the SIGTERM.
+        server.kill('SIGCONT');
+        server.kill('SIGTERM');
+        await exited;
+      }
       rmSync(dir, { recursive: true, force: true });
     },
   };

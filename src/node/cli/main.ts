@@ -65,7 +65,13 @@ async function worker(rawOptions: Record<string, unknown>): Promise<number> {
   // Two lines per rollout: one write per turn of the event loop, not one each (a pipe's write is synchronous).
   const out = new TurnBuffer((text) => void process.stdout.write(text));
   const log = (line: string) => out.write(`${line}\n`);
-  return runWorkerCommand({ url: cli.queue, root, concurrency: cli.concurrency ?? DEFAULT_WORKER_CONCURRENCY, log });
+  const code = await runWorkerCommand({ url: cli.queue, root, concurrency: cli.concurrency ?? DEFAULT_WORKER_CONCURRENCY, log });
+  // A worker that gave up on Redis leaves BullMQ's connections waiting for it: they would keep the process alive.
+  if (code !== 0) {
+    await out.flushed();
+    process.exit(code);
+  }
+  return code;
 }
 
 function buildCli(early: WorkerPool | undefined): { cli: CAC; exit: Promise<number> } {

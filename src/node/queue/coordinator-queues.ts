@@ -95,8 +95,11 @@ export class CoordinatorQueues {
   #addedAny = false;
   #lastLoad: WorkerLoad = { workers: 0, slots: 0, smallest: 0, active: 0 };
   #cancelling: Promise<void> | undefined;
-  /** Why the run's jobs are gone from Redis (see {@link lost}): every rollout without a result ends with it. */
-  #lostBecause: string | undefined;
+  /**
+   * Once set, how every rollout without a result ends, and each submitted from then on: its jobs are gone from
+   * Redis (see {@link lost}), or Redis does not answer a cancelled run (see {@link abandon}).
+   */
+  #endWith: ((id: string) => ExecutionResult) | undefined;
   #firstWorker: Promise<void> | undefined;
 
   constructor(
@@ -139,8 +142,8 @@ export class CoordinatorQueues {
       return;
     }
     this.#pending.set(id, settle);
-    if (this.#lostBecause) {
-      this.#deliver(id, gaveUp(id, this.#lostBecause));
+    if (this.#endWith) {
+      this.#deliver(id, this.#endWith(id));
       return;
     }
     if (this.#cancelling) {
@@ -305,8 +308,20 @@ export class CoordinatorQueues {
    * results of the rollouts still waiting, so each ends now as given up, and so does each submitted from now on.
    */
   lost(reason: string): void {
-    this.#lostBecause ??= reason;
-    for (const id of [...this.#pending.keys()]) this.#deliver(id, gaveUp(id, reason));
+    this.#endAll((id) => gaveUp(id, reason));
+  }
+
+  /**
+   * The run was cancelled, and Redis does not answer: neither the workers nor the queue can be told. Every rollout
+   * without a result ends now as cancelled, saying why, and so does each submitted from now on.
+   */
+  abandon(why: string): void {
+    this.#endAll((id) => cancelledInSetup(id, why));
+  }
+
+  #endAll(result: (id: string) => ExecutionResult): void {
+    this.#endWith ??= result;
+    for (const id of [...this.#pending.keys()]) this.#deliver(id, this.#endWith(id));
   }
 
   /**
@@ -365,6 +380,13 @@ export class CoordinatorQueues {
       await Promise.all([this.#finished.clear(), this.#lateFaults.clear()]).catch(() => undefined);
     }
     await this.rollouts.close();
+  }
+
+  /** Drops the connections at once, for a Redis that does not answer: close() would wait for it. */
+  disconnect(): void {
+    clearInterval(this.#sweeper);
+    void this.#events.close().catch(() => undefined);
+    void this.rollouts.disconnect().catch(() => undefined);
   }
 }
 

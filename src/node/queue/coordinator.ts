@@ -12,11 +12,12 @@ import type { RemoteBackends } from '../run/run-suite.ts';
 import { type ImportGraph, importGraph, startImportGraphs } from '../watch/import-graph.ts';
 import { insideCheckout } from './checkout-paths.ts';
 import { fileEntries, suiteCodeHash } from './content-hash.ts';
-import { CoordinatorQueues, type WorkerLoad } from './coordinator-queues.ts';
+import { CANCEL_GRACE_MS, CoordinatorQueues, type WorkerLoad } from './coordinator-queues.ts';
 import { QUEUE_WINDOW } from './job-size.ts';
 import { QueueBackend } from './queue-backend.ts';
 import { newRunId, projectName, type RunAnnouncement } from './queue-names.ts';
 import { parseRedisUrl } from './redis-url.ts';
+import { RedisHealth } from './redis-health.ts';
 import { RunRegistry } from './run-registry.ts';
 
 const LOAD_POLL_MS = 1_000;
@@ -38,11 +39,18 @@ function previousRunId(outputDir: string): string | undefined {
 const loadText = (load: WorkerLoad) =>
   load.workers === 0 ? 'waiting for workers' : `${load.workers} worker${load.workers === 1 ? '' : 's'} · ${Math.min(load.active, load.slots)}/${load.slots} busy`;
 
-/** Tells the reporters who serves the run, every second; prints a line when the number of workers changes. */
-function watchLoad(queues: CoordinatorQueues, reporters: ReporterSet, terminal: Terminal): () => void {
+/**
+ * Tells the reporters who serves the run, every second; prints a line when the number of workers changes. A
+ * look waits for a Redis that does not answer: one at a time.
+ */
+function watchLoad(queues: CoordinatorQueues, reporters: ReporterSet, terminal: Terminal, health: RedisHealth): () => void {
   let lastWorkers = -1;
+  let looking = false;
   const poll = async () => {
+    if (looking) return health.silent && reporters.onStatus(`Redis does not answer (${Math.round(health.silentMs() / 1000)} s): waiting for it`);
+    looking = true;
     const load = await queues.load().catch(() => undefined);
+    looking = false;
     if (!load) return;
     reporters.onStatus(loadText(load));
     if (!terminal.interactive && load.workers !== lastWorkers) terminal.write(`queue: ${loadText(load)}\n`);
@@ -106,6 +114,9 @@ export async function runOnQueue(config: ResolvedConfig, reporters: Reporter[], 
   const resumed = previous !== undefined && (await registry.get(previous)) !== undefined;
   const announcement: RunAnnouncement = { id: resumed ? previous : newRunId(), project: projectName(config.root), cli: config.workerFlags, state: 'running', startedAt: new Date().toISOString() };
   const queues = new CoordinatorQueues(parseRedisUrl(url), announcement.id, resumed);
+  const health = new RedisHealth(parseRedisUrl(url), (silent) => terminal.write(`queue: ${silent ? 'Redis does not answer; waiting for it (finished results wait there)' : 'Redis answers again'}\n`));
+  /** Aborted as the run ends: no more waiting for Redis to go silent. */
+  const ending = new AbortController();
   // One set hears every event, the queue's status included: a reporter that throws fails the run, never ends it.
   const told = new ReporterSet(reporters);
   let ended = false;
@@ -115,19 +126,27 @@ export async function runOnQueue(config: ResolvedConfig, reporters: Reporter[], 
     queues.lookForWorkers();
     const how = `rollout-test worker --queue ${redactUrlCredentials(url)} in a checkout of ${announcement.project}`;
     terminal.write(`queue: ${redactUrlCredentials(url)} · run ${announcement.id}${resumed ? ' (resumed)' : ''} · workers: ${how}\n`);
-    const stopLoad = watchLoad(queues, told, terminal);
+    const stopLoad = watchLoad(queues, told, terminal, health);
     const stopEntry = watchRunEntry(registry, announcement.id, queues);
     stopWatching = () => (stopLoad(), stopEntry());
     const cancel = () => {
       if (announcement.state === 'cancelled') return;
       announcement.state = 'cancelled';
-      void registry.announce(announcement).then(() => queues.cancel());
+      // Neither reaches a Redis that does not answer, or fails: the rollouts still out then end here, and the
+      // reports are written.
+      registry
+        .announce(announcement)
+        .then(() => queues.cancel())
+        .catch((error: Error) => queues.abandon(`cancelled; the workers could not be told to stop it: ${error.message}`));
+      void health.silentFor(CANCEL_GRACE_MS, ending.signal).then((silent) => {
+        if (silent) queues.abandon(`cancelled; Redis did not answer for ${CANCEL_GRACE_MS / 1000} s, so its worker could not be told to stop it`);
+      });
     };
     // Each file's import graph (for its code hash) is built by esbuild's process while this one loads the file.
     const graphs = new Map<string, Promise<ImportGraph>>();
     const remote: RemoteBackends = {
       window: QUEUE_WINDOW,
-      lateFaults: () => queues.lateFaults(),
+      lateFaults: () => (health.silent ? Promise.reject(new Error('Redis does not answer')) : queues.lateFaults()),
       found: (paths) => {
         for (const file of paths) graphs.set(file, importGraph(fileEntries(file, config), config.root));
       },
@@ -143,9 +162,21 @@ export async function runOnQueue(config: ResolvedConfig, reporters: Reporter[], 
     return told.verdict(report);
   } finally {
     stopWatching();
-    if (ended) await registry.remove(announcement.id);
-    await queues.close(ended);
-    await registry.close();
-    if (ended) rmSync(runFile(config.outputDir), { force: true });
+    const closed = (async () => {
+      if (ended) await registry.remove(announcement.id);
+      await queues.close(ended);
+      await registry.close();
+    })();
+    const silent = await Promise.race([closed.then(() => false), health.silentFor(CANCEL_GRACE_MS, ending.signal)]).finally(() => {
+      ending.abort();
+      health.close();
+    });
+    if (silent) {
+      // What still waits for Redis fails as its connection drops: nothing is left to do about it.
+      closed.catch(() => undefined);
+      queues.disconnect();
+      registry.disconnect();
+      terminal.write(`queue: Redis does not answer: run ${announcement.id} stays in it, and its workers may go on with it once it is back; --resume takes the run up again\n`);
+    } else if (ended) rmSync(runFile(config.outputDir), { force: true });
   }
 }

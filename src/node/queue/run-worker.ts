@@ -69,11 +69,15 @@ export class RunWorker {
   readonly #handedBack = new Set<string>();
   #closing = false;
   #handingBack = false;
+  /** Redis is gone (see abandon): what is cancelled here goes back to no queue. */
+  #abandoned = false;
   /**
    * The coordinator cancelled the run. BullMQ aborts only the jobs held when told, and may take one more before the
    * coordinator has drained the queue: none of its rollouts starts.
    */
   #cancelled = false;
+  /** The rollouts running here, to wait for when Redis is gone (see abandon). */
+  readonly #running = new Set<Promise<ExecutionResult>>();
 
   constructor(private readonly options: RunWorkerOptions) {
     const base = { connection: options.connection, prefix: PREFIX };
@@ -173,9 +177,12 @@ export class RunWorker {
     const id = rollout.request.id;
     log(`run ${runId} ▶ ${job.suite} › ${id}`);
     // One rollout the worker could not run fails alone, not its whole job (the others go on).
-    const result = await this.options.suites.run(job, rollout, signal, this.#faults).catch((error: unknown) => failedInSetup(id, error));
+    const running = this.options.suites.run(job, rollout, signal, this.#faults).catch((error: unknown) => failedInSetup(id, error));
+    this.#running.add(running);
+    const result = await running.finally(() => this.#running.delete(running));
     if (result.status !== 'cancelled') this.#finished.record(result);
-    log(this.#handingBack && result.status === 'cancelled' ? `run ${runId} ↩ ${id} handed back` : `run ${runId} ${outcome(result)} ${id}`);
+    const stopped = this.#abandoned ? 'cancelled: Redis does not answer' : 'handed back';
+    log(this.#handingBack && result.status === 'cancelled' ? `run ${runId} ↩ ${id} ${stopped}` : `run ${runId} ${outcome(result)} ${id}`);
     return result;
   }
 
@@ -220,6 +227,20 @@ export class RunWorker {
     await queue.obliterate({ force: true }).catch(() => undefined);
     await new LateFaultLog(queue.client, this.options.runId).clear().catch(() => undefined);
     await queue.close();
+  }
+
+  /**
+   * Redis has not answered for longer than a job's lock: the jobs held here are no longer this worker's, and
+   * neither results nor a hand-back can reach Redis. The rollouts running here are cancelled and waited for (a
+   * thread that ignores the cancel ends with the pool), and their backends closed. BullMQ's connections are left
+   * to the process's exit: dropped, they would fail the completions in flight, which BullMQ retries without pause.
+   */
+  async abandon(): Promise<void> {
+    this.#abandoned = true;
+    this.handBack();
+    await Promise.all(this.#running);
+    this.#faults.close();
+    await this.options.suites.close();
   }
 
   /** Cancels the active jobs and returns them to the queue; takes no more (a second SIGTERM, or close(true)). */

@@ -5,12 +5,15 @@ import { WorkerPool } from '../../backends/local/worker-pool.ts';
 import { projectName, type RunAnnouncement, workerName } from './queue-names.ts';
 import { parseRedisUrl, redactCredentials } from './redis-url.ts';
 import { RunRegistry } from './run-registry.ts';
-import { RunWorker } from './run-worker.ts';
+import { RedisHealth } from './redis-health.ts';
+import { LOCK_MS, RunWorker } from './run-worker.ts';
 import { WorkerFaults } from './worker-faults.ts';
 import { WorkerSuites } from './worker-suites.ts';
 
 /** How often a worker looks for new, cancelled and ended runs. */
 const POLL_MS = 500;
+/** How long the rollouts of a worker that lost Redis get to stop when cancelled, before their threads end. */
+const ABANDON_GRACE_MS = 5_000;
 export const DEFAULT_WORKER_CONCURRENCY = 8;
 
 export interface WorkerCommandOptions {
@@ -34,9 +37,12 @@ export async function runWorkerCommand(options: WorkerCommandOptions): Promise<n
   const name = workerName(os.hostname(), process.pid, concurrency);
   const project = projectName(root);
   const runs = new Map<string, Promise<RunWorker | undefined>>();
+  /** Every run this worker serves or still closes its part of. */
+  const served = new Set<RunWorker>();
   /** Runs that ended, while this worker closes its part of them. */
   const ending = new Set<Promise<void>>();
   const stopped = new AbortController();
+  const health = new RedisHealth(connection, (silent) => log(`worker ${name}: ${silent ? 'Redis does not answer; waiting for it' : 'Redis answers again'}`));
   let signals = 0;
   const onSignal = () => {
     if (++signals === 1) {
@@ -54,7 +60,9 @@ export async function runWorkerCommand(options: WorkerCommandOptions): Promise<n
     try {
       const suites = await WorkerSuites.open(run.cli, root, concurrency, pool, name);
       log(`run ${run.id}: serving (started ${run.startedAt})`);
-      return new RunWorker({ connection, runId: run.id, suites, concurrency, faults, name, log });
+      const worker = new RunWorker({ connection, runId: run.id, suites, concurrency, faults, name, log });
+      served.add(worker);
+      return worker;
     } catch (error) {
       log(`run ${run.id}: cannot serve it: ${(error as Error).message}`);
       return undefined;
@@ -74,6 +82,7 @@ export async function runWorkerCommand(options: WorkerCommandOptions): Promise<n
         worker?.cancel();
         await worker?.close();
         await worker?.forget();
+        if (worker) served.delete(worker);
       });
       ending.add(ended);
     }
@@ -87,9 +96,11 @@ export async function runWorkerCommand(options: WorkerCommandOptions): Promise<n
     nudge?.abort();
   });
   log(`worker ${name}: serving runs of ${project} on ${redactUrlCredentials(url)} · root ${root} · concurrency ${concurrency}`);
+  // A look at the registry waits for a silent Redis: a signal must end the loop anyway.
+  const stopping = new Promise<void>((resolve) => stopped.signal.addEventListener('abort', () => resolve(), { once: true }));
   while (!stopped.signal.aborted) {
     nudged = false;
-    await poll().catch((error: Error) => log(`worker ${name}: ${error.message}`));
+    await Promise.race([poll().catch((error: Error) => log(`worker ${name}: ${error.message}`)), stopping]);
     if (nudged) continue;
     nudge = new AbortController();
     await sleep(POLL_MS, undefined, { signal: AbortSignal.any([stopped.signal, nudge.signal]) }).catch(() => undefined);
@@ -101,9 +112,27 @@ export async function runWorkerCommand(options: WorkerCommandOptions): Promise<n
       if (worker && !(await registry.get(id))) await worker.forget();
     }),
   );
-  await Promise.all([...ending, ...closing]);
+  // However long the active jobs take while Redis answers; silent past a job's lock, the jobs are not ours anymore.
+  const closed = new AbortController();
+  const lost = await Promise.race([Promise.all([...ending, ...closing]).then(() => false), health.silentFor(LOCK_MS, closed.signal)]);
+  closed.abort();
+  health.close();
   faults.close();
+  // Given up on Redis, the process exits with BullMQ's connections still waiting for it (see RunWorker.abandon).
+  if (lost) {
+    log(`worker ${name}: Redis has not answered for ${LOCK_MS / 1000} s: stopping without sending the results of the active jobs; once Redis is back, its stalled-job check gives them to another worker`);
+    await abandon([...served], pool);
+    return 1;
+  }
   await Promise.all([pool.close(), registry.close()]);
   log(`worker ${name}: stopped`);
   return 0;
+}
+
+/** Cancels the rollouts of every run served; one that ignores its cancel ends with its thread. */
+async function abandon(served: RunWorker[], pool: WorkerPool): Promise<void> {
+  const abandoned = Promise.all(served.map((worker) => worker.abandon()));
+  await Promise.race([abandoned, sleep(ABANDON_GRACE_MS)]);
+  await pool.close();
+  await abandoned;
 }

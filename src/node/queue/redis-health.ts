@@ -1,0 +1,76 @@
+import { Redis } from 'ioredis';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { RedisConnection } from './redis-url.ts';
+
+/** How often Redis is asked whether it answers, and how long an answer may take. */
+const PING_EVERY_MS = 1_000;
+/** Silent this long, Redis is said to be gone (and back once it answers again). */
+const NOTICE_AFTER_MS = 3_000;
+
+/**
+ * Whether the queue's Redis answers, from a PING every second on a connection of its own. The queue's own
+ * commands wait for a lost Redis forever (BullMQ's connections must: `maxRetriesPerRequest: null`), and so does
+ * anything that awaits them: a shutdown that needs Redis asks this how long it has been silent, and stops waiting.
+ * A Redis that is down and one that hangs (stopped, or swapping) both count as silent.
+ */
+export class RedisHealth {
+  readonly #client: Redis;
+  readonly #timer: NodeJS.Timeout;
+  #lastAnswer = Date.now();
+  #pinging = false;
+  #noticed = false;
+
+  /** `onSilence(true)` once Redis has been silent for 3 s, `onSilence(false)` when it answers again. */
+  constructor(
+    connection: RedisConnection,
+    private readonly onSilence: (silent: boolean) => void = () => {},
+  ) {
+    // Fails fast, unlike the queue's connections: a PING must not wait for a reconnect to count as unanswered.
+    this.#client = new Redis({ ...connection, maxRetriesPerRequest: 0, enableOfflineQueue: false, commandTimeout: PING_EVERY_MS });
+    this.#client.on('error', () => undefined);
+    this.#timer = setInterval(() => void this.#ping(), PING_EVERY_MS);
+    this.#timer.unref();
+  }
+
+  /** Whether Redis has been silent long enough to be said so (see onSilence). */
+  get silent(): boolean {
+    return this.#noticed;
+  }
+
+  /** Milliseconds since Redis last answered a PING (under a second or two while it answers). */
+  silentMs(): number {
+    return Date.now() - this.#lastAnswer;
+  }
+
+  /**
+   * Resolves with true once Redis has not answered for `ms` (at once if that is already so), and with false when
+   * `signal` aborts first: never while Redis answers.
+   */
+  async silentFor(ms: number, signal?: AbortSignal): Promise<boolean> {
+    while (this.silentMs() < ms) {
+      const waited = await sleep(Math.min(PING_EVERY_MS, ms - this.silentMs()), true, { ref: false, signal }).catch(() => false);
+      if (!waited) return false;
+    }
+    return true;
+  }
+
+  /** Stops asking; the connection closes at once (a QUIT would wait for a silent Redis). */
+  close(): void {
+    clearInterval(this.#timer);
+    this.#client.disconnect();
+  }
+
+  async #ping(): Promise<void> {
+    if (this.#pinging) return;
+    this.#pinging = true;
+    try {
+      await this.#client.ping();
+      this.#lastAnswer = Date.now();
+      if (this.#noticed) this.onSilence((this.#noticed = false));
+    } catch {
+      if (!this.#noticed && this.silentMs() >= NOTICE_AFTER_MS) this.onSilence((this.#noticed = true));
+    } finally {
+      this.#pinging = false;
+    }
+  }
+}

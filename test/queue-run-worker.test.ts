@@ -1,8 +1,10 @@
 import { Queue } from 'bullmq';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildResult } from '../src/backends/results.ts';
 import type { ExecutionResult } from '../src/model/result.ts';
-import { PREFIX, rolloutQueueName } from '../src/node/queue/queue-names.ts';
+import { CoordinatorQueues } from '../src/node/queue/coordinator-queues.ts';
+import { PREFIX, type QueuedRollout, rolloutQueueName } from '../src/node/queue/queue-names.ts';
 import { parseRedisUrl } from '../src/node/queue/redis-url.ts';
 import { RunWorker } from '../src/node/queue/run-worker.ts';
 import type { WorkerSuites } from '../src/node/queue/worker-suites.ts';
@@ -12,7 +14,8 @@ import { startRedis, type TestRedis, waitUntil } from './helpers/redis.ts';
 /**
  * A RunWorker on a real Redis, its suites replaced by rollouts that wait as long as their id says (`x-300`:
  * 300 ms), or until the test releases them (`a1-held`: what must still run when the test looks does not race a
- * timer), or throw (`throw-50`): how it holds jobs ahead of its slots, and gives them back.
+ * timer), or throw (`throw-50`): how it holds jobs ahead of its slots, and gives them back; and how the
+ * coordinator's side cuts what it submits into the jobs such workers take.
  */
 let redis: TestRedis;
 let db = 0;
@@ -165,6 +168,32 @@ describe('a queue worker whose run was cancelled', () => {
       expect(results.map((r) => [r.requestId, r.status])).toEqual([['n1-50', 'cancelled'], ['n2-50', 'cancelled']]);
     } finally {
       await stop();
+    }
+  });
+});
+
+describe('the coordinator cutting a run into jobs', () => {
+  it('cuts a window submitted in one turn into full jobs, its first ones too: half ones leave a worker a wave more', { timeout: 60_000 }, async () => {
+    const runId = `r${++db}`;
+    const connection = parseRedisUrl(redis.url.replace(/\/0$/, `/${db}`));
+    const faults = new WorkerFaults({ onLateFault: () => () => undefined }, () => undefined);
+    const workers = [1, 2, 3].map((pid) => new RunWorker({ connection, runId, suites: scriptedSuites([], [], new Promise(() => {})), concurrency: 50, faults, name: `h/${pid}/c50`, log: () => undefined }));
+    const queues = new CoordinatorQueues(connection, runId, false);
+    try {
+      await queues.ready();
+      queues.lookForWorkers();
+      await waitUntil(async () => (await queues.load()).workers === 3, 30_000, 'three workers attached');
+      // As the runner does after its discovery: a window of the run in one turn, once the workers are known.
+      await sleep(200);
+      const suite = { file: 'f', suite: 's', code: 'c', single: false };
+      for (let i = 0; i < 1_000; i++) queues.submit(suite, { request: { id: `r${i}-60000` }, row: 'r' } as QueuedRollout, () => undefined);
+      const sizes = async () => (await queues.rollouts.getJobs(['waiting', 'active'])).map((j) => j.data.rollouts.length);
+      await waitUntil(async () => (await sizes()).reduce((sum, n) => sum + n, 0) === 1_000, 30_000, 'the window queued');
+      expect(await sizes()).toEqual(Array(20).fill(50));
+    } finally {
+      await Promise.all(workers.map((worker) => worker.close(true)));
+      await queues.close(true);
+      faults.close();
     }
   });
 });

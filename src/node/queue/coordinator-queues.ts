@@ -156,7 +156,7 @@ export class CoordinatorQueues {
     buffer.rollouts.push(rollout);
     if (this.#toAdd.size === 0) setImmediate(() => void this.#flushAdds());
     this.#toAdd.set(key, buffer);
-    if (++this.#buffered >= this.#addAt) this.#addBuffered();
+    if (++this.#buffered >= this.#addAt) this.#addBuffered(true);
   }
 
   /** The run was announced: workers attach from now on, and the first jobs wait for them (see #waitForFirstWorker). */
@@ -198,8 +198,8 @@ export class CoordinatorQueues {
     this.#addBuffered();
   }
 
-  /** Cuts the buffered rollouts into jobs, and adds them. */
-  #addBuffered(): void {
+  /** Cuts the buffered rollouts into jobs, and adds them; `early`, before the turn's submissions ended (see #addAt). */
+  #addBuffered(early = false): void {
     const buffers = [...this.#toAdd.values()];
     this.#toAdd = new Map();
     this.#buffered = 0;
@@ -207,7 +207,10 @@ export class CoordinatorQueues {
       for (const { rollouts } of buffers) for (const { request } of rollouts) this.#settleCancelled(request.id, 'cancelled before it was queued');
       return;
     }
-    const size = rolloutsPerJob(this.#pending.size, this.#lastLoad);
+    // Early, the runner is still submitting a window in this turn: cut for the rollouts submitted so far, a run's
+    // first jobs would come out half the size of the rest, and a worker that ends with an odd half job's worth
+    // runs one wave of rollouts more than the others (Q1 in bench/RESULTS.md).
+    const size = rolloutsPerJob(early ? Math.max(this.#pending.size, QUEUE_WINDOW) : this.#pending.size, this.#lastLoad);
     const jobs = buffers.flatMap(({ suite, rollouts }) => chunks(rollouts, suite.single ? 1 : size).map((part) => this.#job(suite, part)));
     if (jobs.length === 0) return;
     this.#addedAny = true;

@@ -1,5 +1,6 @@
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
+import { setTimeout as sleep } from 'node:timers/promises';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, onTestFinished } from 'vitest';
 import { COMMON, makeProject, REPO, runCli } from './helpers/project.ts';
@@ -629,19 +630,19 @@ function expectEveryRecord(outputDir: string, count: number, status: string, mes
   }
 }
 
-/** A run of 6 slow rollouts on one worker at concurrency 2, once two of them run. */
-async function twoOfSixRunning(name: string) {
-  const project = slowProject(6, 120_000);
-  await readyWorkers(project, 1, 2);
+/** A run of `count` rollouts of `ms` on one worker at concurrency 2, once two of them run. */
+async function twoRunning(name: string, count = 6, ms = 120_000) {
+  const project = slowProject(count, ms);
+  const [one] = await readyWorkers(project, 1, 2);
   const outputDir = tmp(name);
   const run = coordinator(project, outputDir);
   await waitUntil(() => ranLog(project).starts.length === 2, 60_000, 'two running rollouts');
-  return { outputDir, run };
+  return { project, one: one!, outputDir, run };
 }
 
 describe('Redis losing the run', () => {
   it('ends the rollouts still waiting as errored, and writes the reports, when the run is flushed from Redis mid-run', { timeout: 180_000 }, async () => {
-    const { outputDir, run } = await twoOfSixRunning('flushed');
+    const { outputDir, run } = await twoRunning('flushed');
     await redis.cli('-n', String(db), 'FLUSHDB');
     const result = await run;
     expect(result.exitCode, String(result.all)).toBe(1);
@@ -662,23 +663,58 @@ describe('a Redis that stops answering', () => {
   });
 
   it('a worker sent SIGTERM while Redis hangs cancels its rollouts and exits 1 once their jobs\' locks ran out', { timeout: 120_000 }, async () => {
-    const project = slowProject(4, 120_000);
-    const [one] = await readyWorkers(project, 1, 2);
-    const run = coordinator(project, tmp('hung'));
-    await waitUntil(() => ranLog(project).starts.length === 2, 60_000, 'two running rollouts');
+    const { project, one, run } = await twoRunning('hung', 4);
     silent.signal('SIGSTOP');
-    one!.process.kill('SIGTERM');
-    const result = await one!.process;
-    expect(result.exitCode, one!.output()).toBe(1);
-    expect(one!.output()).toMatch(/Redis has not answered for 10 s: stopping without sending the results of the active jobs/);
-    expect(one!.output().match(/cancelled: Redis does not answer/g)).toHaveLength(2);
+    one.process.kill('SIGTERM');
+    const result = await one.process;
+    expect(result.exitCode, one.output()).toBe(1);
+    expect(one.output()).toMatch(/Redis has not answered for 10 s: stopping without sending the results of its jobs/);
+    expect(one.output().match(/cancelled: Redis does not answer/g)).toHaveLength(2);
     expect(ranLog(project).ends).toEqual([]);
     run.kill('SIGKILL');
     await run;
   });
 
+  it('an idle worker sent SIGTERM while Redis hangs exits 1 once Redis has been silent for a lock time', { timeout: 120_000 }, async () => {
+    const project = slowProject(2, 100);
+    const [one] = await readyWorkers(project, 1, 2);
+    silent.signal('SIGSTOP');
+    one!.process.kill('SIGTERM');
+    const result = await one!.process;
+    expect(result.exitCode, one!.output()).toBe(1);
+    expect(one!.output()).toMatch(/Redis has not answered for 10 s: stopping\n/);
+  });
+
+  it('a worker sent SIGTERM while Redis restarts without its data finishes its rollouts and exits 0', { timeout: 120_000 }, async () => {
+    const { project, one, run } = await twoRunning('restarted', 2, 4_000);
+    silent.signal('SIGKILL');
+    one.process.kill('SIGTERM');
+    await silent.restart();
+    const result = await one.process;
+    expect(result.exitCode, one.output()).toBe(0);
+    expect(ranLog(project).ends).toHaveLength(2);
+    run.kill('SIGKILL');
+    await run;
+  });
+
+  it('a Redis whose ACL refuses PING is not taken for one that does not answer', { timeout: 120_000 }, async () => {
+    await silent.cli('ACL', 'SETUSER', 'noping', 'on', '>pw', '~*', '&*', '+@all', '-ping');
+    url = `redis://noping:pw@127.0.0.1:${silent.port}/0`;
+    const project = slowProject(2, 100);
+    const [one] = await readyWorkers(project, 1, 2);
+    const outputDir = tmp('noping');
+    // Longer than the 3 s after which a Redis that does not answer is said to be silent.
+    await sleep(4_000);
+    const result = await coordinator(project, outputDir);
+    expect(result.exitCode, String(result.all)).toBe(0);
+    expect(existsSync(path.join(outputDir, 'queue-run.json'))).toBe(false);
+    one!.process.kill('SIGTERM');
+    expect((await one!.process).exitCode).toBe(0);
+    expect(`${result.all}\n${one!.output()}`).not.toContain('does not answer');
+  });
+
   it('Ctrl-C on a coordinator whose Redis is gone still writes the reports, and keeps the run for --resume', { timeout: 120_000 }, async () => {
-    const { outputDir, run } = await twoOfSixRunning('redis-gone');
+    const { outputDir, run } = await twoRunning('redis-gone');
     silent.signal('SIGKILL');
     run.kill('SIGINT');
     const result = await run;

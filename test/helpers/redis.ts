@@ -28,6 +28,8 @@ export interface TestRedis {
   cli(...args: string[]): Promise<string>;
   /** Sends redis-server a signal: SIGSTOP hangs it (its connections stay open, nothing answers), SIGKILL ends it. */
   signal(name: NodeJS.Signals): void;
+  /** Starts it again on its port, without its data: a Redis that restarted. */
+  restart(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -37,17 +39,7 @@ export async function startRedis(): Promise<TestRedis> {
   const password = `pw-${Math.random().toString(36).slice(2, 12)}`;
   // Each test of a file takes a database of its own; Redis has 16 by default.
   const args = ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no', '--requirepass', password, '--databases', '256'];
-  const server: ChildProcess = spawn('redis-server', args, { stdio: ['ignore', 'pipe', 'pipe'] });
-  await new Promise<void>((resolve, reject) => {
-    let output = '';
-    const onData = (chunk: Buffer) => {
-      output += chunk;
-      if (output.includes('Ready to accept connections')) resolve();
-    };
-    server.stdout?.on('data', onData);
-    server.once('exit', (code) => reject(new Error(`redis-server exited with ${code}: ${output}`)));
-    server.once('error', reject);
-  });
+  let server = await spawnRedis(args);
   const cli = async (...command: string[]) =>
     (await execa('redis-cli', ['-p', String(port), '--no-auth-warning', '-a', password, ...command])).stdout;
   return {
@@ -56,6 +48,11 @@ export async function startRedis(): Promise<TestRedis> {
     port,
     cli,
     signal: (name) => void server.kill(name),
+    async restart() {
+      // After a kill: its exit may not have been heard yet.
+      if (server.exitCode === null && server.signalCode === null) await new Promise((resolve) => server.once('exit', resolve));
+      server = await spawnRedis(args);
+    },
     async stop() {
       if (server.exitCode === null && server.signalCode === null) {
         const exited = new Promise((resolve) => server.once('exit', resolve));
@@ -67,6 +64,22 @@ export async function startRedis(): Promise<TestRedis> {
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** Starts redis-server and resolves once it accepts connections. */
+async function spawnRedis(args: string[]): Promise<ChildProcess> {
+  const server = spawn('redis-server', args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  await new Promise<void>((resolve, reject) => {
+    let output = '';
+    const onData = (chunk: Buffer) => {
+      output += chunk;
+      if (output.includes('Ready to accept connections')) resolve();
+    };
+    server.stdout?.on('data', onData);
+    server.once('exit', (code) => reject(new Error(`redis-server exited with ${code}: ${output}`)));
+    server.once('error', reject);
+  });
+  return server;
 }
 
 /** A `rollout-test worker` process, its output gathered line by line. */

@@ -66,12 +66,10 @@ async function worker(rawOptions: Record<string, unknown>): Promise<number> {
   const out = new TurnBuffer((text) => void process.stdout.write(text));
   const log = (line: string) => out.write(`${line}\n`);
   const code = await runWorkerCommand({ url: cli.queue, root, concurrency: cli.concurrency ?? DEFAULT_WORKER_CONCURRENCY, log });
-  // A worker that gave up on Redis leaves BullMQ's connections waiting for it: they would keep the process alive.
-  if (code !== 0) {
-    await out.flushed();
-    process.exit(code);
-  }
-  return code;
+  // Its jobs have ended or are given up: a connection that a lost Redis left waiting (see JobTaker.close,
+  // RunWorker.abandon) must not keep the process alive.
+  await out.flushed();
+  process.exit(code);
 }
 
 function buildCli(early: WorkerPool | undefined): { cli: CAC; exit: Promise<number> } {

@@ -167,7 +167,8 @@ export async function runOnQueue(config: ResolvedConfig, reporters: Reporter[], 
       await queues.close(ended);
       await registry.close();
     })();
-    const silent = await Promise.race([closed.then(() => false), health.silentFor(CANCEL_GRACE_MS, ending.signal)]).finally(() => {
+    // As long as Redis answers; silent from now (a Redis just back may not have answered a PING yet), no longer.
+    const silent = await Promise.race([closed.then(() => false), health.silentFor(CANCEL_GRACE_MS, ending.signal, Date.now())]).finally(() => {
       ending.abort();
       health.close();
     });

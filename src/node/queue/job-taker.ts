@@ -5,6 +5,9 @@ import type { RolloutJob } from './queue-names.ts';
 
 type RolloutJobOf = Job<RolloutJob, ExecutionResult[]>;
 
+/** How long BullMQ's close gets to close its connections once every job taken has ended (see close). */
+const TEARDOWN_MS = 5_000;
+
 /**
  * A BullMQ worker that takes a job only when its owner has room for one. BullMQ's own loop counts concurrency in
  * jobs, and looks for a job only when one it fetched arrives or one it holds ends: room that a rollout leaves
@@ -19,6 +22,7 @@ export class JobTaker extends Worker<RolloutJob, ExecutionResult[]> {
   /** Aborted by close(): a pause after an error ends with it. */
   readonly #closed = new AbortController();
   #roomFreed: (() => void) | undefined;
+  readonly #taking: Promise<void>;
   #tokens = 0;
 
   constructor(
@@ -34,7 +38,13 @@ export class JobTaker extends Worker<RolloutJob, ExecutionResult[]> {
     this.startStalledCheckTimer().catch(onError);
     // BullMQ's close() ends a blocking wait for a job, then waits for this, and only then stops renewing locks:
     // every job taken here has ended by then.
-    this.mainLoopRunning = this.#take();
+    this.#taking = this.#take();
+    this.mainLoopRunning = this.#taking;
+  }
+
+  /** The jobs taken whose processing, completion included, has not ended. */
+  get serving(): number {
+    return this.#serving.size;
   }
 
   /** The owner's room may have grown: a taker waiting for room looks again. */
@@ -44,11 +54,16 @@ export class JobTaker extends Worker<RolloutJob, ExecutionResult[]> {
     freed?.();
   }
 
+  /**
+   * Resolves once every job taken has ended, and BullMQ has closed its connections, or failed to within
+   * TEARDOWN_MS. It first waits for the blocking connection to end, and one that a lost Redis left reconnecting
+   * never does: ioredis emits no 'end' once a disconnect cancelled its next attempt. The process's exit then ends it.
+   */
   override close(force = false): Promise<void> {
     const closing = super.close(force);
     this.#closed.abort();
     this.roomChanged();
-    return closing;
+    return Promise.race([closing, this.#taking.then(() => sleep(TEARDOWN_MS, undefined, { ref: false }))]);
   }
 
   async #take(): Promise<void> {

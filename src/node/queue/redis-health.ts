@@ -1,4 +1,4 @@
-import { Redis } from 'ioredis';
+import { Redis, ReplyError } from 'ioredis';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { RedisConnection } from './redis-url.ts';
 
@@ -6,6 +6,8 @@ import type { RedisConnection } from './redis-url.ts';
 const PING_EVERY_MS = 1_000;
 /** Silent this long, Redis is said to be gone (and back once it answers again). */
 const NOTICE_AFTER_MS = 3_000;
+/** How often the PING's connection tries again once lost: a Redis that is back is heard within about a second. */
+const RECONNECT_MS = 250;
 
 /**
  * Whether the queue's Redis answers, from a PING every second on a connection of its own. The queue's own
@@ -26,7 +28,7 @@ export class RedisHealth {
     private readonly onSilence: (silent: boolean) => void = () => {},
   ) {
     // Fails fast, unlike the queue's connections: a PING must not wait for a reconnect to count as unanswered.
-    this.#client = new Redis({ ...connection, maxRetriesPerRequest: 0, enableOfflineQueue: false, commandTimeout: PING_EVERY_MS });
+    this.#client = new Redis({ ...connection, maxRetriesPerRequest: 0, enableOfflineQueue: false, commandTimeout: PING_EVERY_MS, retryStrategy: () => RECONNECT_MS });
     this.#client.on('error', () => undefined);
     this.#timer = setInterval(() => void this.#ping(), PING_EVERY_MS);
     this.#timer.unref();
@@ -43,12 +45,13 @@ export class RedisHealth {
   }
 
   /**
-   * Resolves with true once Redis has not answered for `ms` (at once if that is already so), and with false when
-   * `signal` aborts first: never while Redis answers.
+   * Resolves with true once Redis has not answered for `ms`, counted from its last answer or from `since` (a
+   * timestamp) if later, and with false when `signal` aborts first: never while Redis answers.
    */
-  async silentFor(ms: number, signal?: AbortSignal): Promise<boolean> {
-    while (this.silentMs() < ms) {
-      const waited = await sleep(Math.min(PING_EVERY_MS, ms - this.silentMs()), true, { ref: false, signal }).catch(() => false);
+  async silentFor(ms: number, signal?: AbortSignal, since = 0): Promise<boolean> {
+    const silence = () => Date.now() - Math.max(this.#lastAnswer, since);
+    while (silence() < ms) {
+      const waited = await sleep(Math.min(PING_EVERY_MS, ms - silence()), true, { ref: false, signal }).catch(() => false);
       if (!waited) return false;
     }
     return true;
@@ -64,7 +67,10 @@ export class RedisHealth {
     if (this.#pinging) return;
     this.#pinging = true;
     try {
-      await this.#client.ping();
+      // An error reply is an answer: a Redis whose ACL refuses PING, or that is loading its data, is there.
+      await this.#client.ping().catch((error: Error) => {
+        if (!(error instanceof ReplyError)) throw error;
+      });
       this.#lastAnswer = Date.now();
       if (this.#noticed) this.onSilence((this.#noticed = false));
     } catch {

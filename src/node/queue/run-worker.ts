@@ -229,6 +229,11 @@ export class RunWorker {
     await queue.close();
   }
 
+  /** Whether it holds jobs: their results, or their hand-back, are still to reach Redis. */
+  get holdsJobs(): boolean {
+    return this.#worker.serving > 0;
+  }
+
   /**
    * Redis has not answered for longer than a job's lock: the jobs held here are no longer this worker's, and
    * neither results nor a hand-back can reach Redis. The rollouts running here are cancelled and waited for (a

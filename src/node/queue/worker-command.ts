@@ -70,6 +70,8 @@ export async function runWorkerCommand(options: WorkerCommandOptions): Promise<n
   };
   const poll = async () => {
     const announced = new Map((await registry.list()).filter((run) => run.project === project).map((run) => [run.id, run]));
+    // A look that a silent Redis held up past the signal: the runs to close are listed by now.
+    if (stopped.signal.aborted) return;
     for (const run of announced.values()) {
       if (!runs.has(run.id)) runs.set(run.id, start(run));
       if (run.state === 'cancelled') void runs.get(run.id)?.then((worker) => worker?.cancel());
@@ -114,17 +116,19 @@ export async function runWorkerCommand(options: WorkerCommandOptions): Promise<n
   );
   // However long the active jobs take while Redis answers; silent past a job's lock, the jobs are not ours anymore.
   const closed = new AbortController();
-  const lost = await Promise.race([Promise.all([...ending, ...closing]).then(() => false), health.silentFor(LOCK_MS, closed.signal)]);
+  const shutDown = Promise.all([...ending, ...closing]).then(() => registry.close());
+  const lost = await Promise.race([shutDown.then(() => false), health.silentFor(LOCK_MS, closed.signal)]);
   closed.abort();
   health.close();
   faults.close();
   // Given up on Redis, the process exits with BullMQ's connections still waiting for it (see RunWorker.abandon).
   if (lost) {
-    log(`worker ${name}: Redis has not answered for ${LOCK_MS / 1000} s: stopping without sending the results of the active jobs; once Redis is back, its stalled-job check gives them to another worker`);
+    const unsent = [...served].some((worker) => worker.holdsJobs) ? ' without sending the results of its jobs; once Redis is back, its stalled-job check gives them to another worker' : '';
+    log(`worker ${name}: Redis has not answered for ${LOCK_MS / 1000} s: stopping${unsent}`);
     await abandon([...served], pool);
     return 1;
   }
-  await Promise.all([pool.close(), registry.close()]);
+  await pool.close();
   log(`worker ${name}: stopped`);
   return 0;
 }

@@ -29,6 +29,9 @@ export function runCli(cwd: string, args: string[], options: Options = {}) {
     cwd,
     reject: false,
     all: true,
+    // execa would follow a SIGTERM with a SIGKILL 5 s later: a hidden time limit on a graceful stop, which a loaded
+    // machine misses (a prewarmed Docker run removing its containers did, in CI).
+    forceKillAfterDelay: false,
     ...options,
     env: { CI: 'true', NO_COLOR: '1', ...options.env },
   });

@@ -1,9 +1,10 @@
+import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, onTestFinished } from 'vitest';
-import { COMMON, makeProject, REPO, runCli } from './helpers/project.ts';
+import { BIN, COMMON, makeProject, REPO, runCli } from './helpers/project.ts';
 import { startRedis, startWorker, type TestRedis, waitUntil, type WorkerProcess } from './helpers/redis.ts';
 
 // Distributed runs (issue #19): a real redis-server, real `rollout-test worker` processes, the real CLI.
@@ -514,6 +515,26 @@ async function finishOnAnotherWorker(project: string, outputDir: string, run: Re
 }
 
 describe('stopping', () => {
+  it('a worker whose stdout is a pipe read late writes every line before it exits', { timeout: 180_000 }, async () => {
+    const project = slowProject(3_000, 1);
+    // Its stdout a pipe that this test stops reading once the worker serves: the pipe fills, and its writes wait.
+    const child = spawn(process.execPath, [BIN, 'worker', '--queue', url, '--concurrency', '50'], { cwd: project, stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, CI: 'true', NO_COLOR: '1' } });
+    onTestFinished(() => void child.kill('SIGKILL'));
+    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    let text = '';
+    child.stdout.on('data', (chunk: Buffer) => (text += chunk));
+    await waitUntil(() => text.includes('serving runs of'), 60_000, 'the worker to serve');
+    child.stdout.pause();
+    const result = await coordinator(project, tmp('piped'));
+    expect(result.exitCode, String(result.all)).toBe(1);
+    child.kill('SIGTERM');
+    await sleep(1_000);
+    child.stdout.resume();
+    expect(await exited).toBe(0);
+    expect(text.match(/ [✓✗] /g)).toHaveLength(3_000);
+    expect(text).toMatch(/: stopped\n$/);
+  });
+
   it('a worker sent SIGTERM finishes its jobs; sent it twice, hands back what did not finish; either way it exits 0', { timeout: 180_000 }, async () => {
     // Jobs of 2 rollouts (6 over 2 workers at 2), a short and a long one. A worker may hold a job ahead of its
     // slots, which starts in the slot the short rollout frees: which worker holds which job varies. Till the short one

@@ -67,8 +67,10 @@ async function worker(rawOptions: Record<string, unknown>): Promise<number> {
   const log = (line: string) => out.write(`${line}\n`);
   const code = await runWorkerCommand({ url: cli.queue, root, concurrency: cli.concurrency ?? DEFAULT_WORKER_CONCURRENCY, log });
   // Its jobs have ended or are given up: a connection that a lost Redis left waiting (see JobTaker.close,
-  // RunWorker.abandon) must not keep the process alive.
+  // RunWorker.abandon) must not keep the process alive. It exits once stdout has taken every line: a pipe to a
+  // slow reader is written asynchronously, and an exit would drop what waits.
   await out.flushed();
+  await new Promise((written) => process.stdout.write('', written));
   process.exit(code);
 }
 

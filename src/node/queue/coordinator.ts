@@ -146,7 +146,8 @@ export async function runOnQueue(config: ResolvedConfig, reporters: Reporter[], 
     const graphs = new Map<string, Promise<ImportGraph>>();
     const remote: RemoteBackends = {
       window: QUEUE_WINDOW,
-      lateFaults: () => (health.silent ? Promise.reject(new Error('Redis does not answer')) : queues.lateFaults()),
+      // A Redis that does not answer for 2 s from now is not waited for (a read of its own waits 5 s at most).
+      lateFaults: () => Promise.race([queues.lateFaults(), health.silentFor(2_000, ending.signal, Date.now()).then(() => Promise.reject(new Error('Redis does not answer')))]),
       found: (paths) => {
         for (const file of paths) graphs.set(file, importGraph(fileEntries(file, config), config.root));
       },

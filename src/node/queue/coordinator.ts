@@ -113,9 +113,10 @@ export async function runOnQueue(config: ResolvedConfig, reporters: Reporter[], 
   const previous = config.resume ? previousRunId(config.outputDir) : undefined;
   const resumed = previous !== undefined && (await registry.get(previous)) !== undefined;
   const announcement: RunAnnouncement = { id: resumed ? previous : newRunId(), project: projectName(config.root), cli: config.workerFlags, state: 'running', startedAt: new Date().toISOString() };
-  const queues = new CoordinatorQueues(parseRedisUrl(url), announcement.id, resumed);
-  const health = new RedisHealth(parseRedisUrl(url), (silent) => terminal.write(`queue: ${silent ? 'Redis does not answer; waiting for it (finished results wait there)' : 'Redis answers again'}\n`));
-  /** Aborted as the run ends: no more waiting for Redis to go silent. */
+  const connection = parseRedisUrl(url);
+  const queues = new CoordinatorQueues(connection, announcement.id, resumed);
+  const health = new RedisHealth(connection, (silent) => terminal.write(`queue: ${silent ? 'Redis does not answer; waiting for it (finished results wait there)' : 'Redis answers again'}\n`));
+  /** Aborted as the run ends: a cancel no longer waits for Redis to go silent. */
   const ending = new AbortController();
   // One set hears every event, the queue's status included: a reporter that throws fails the run, never ends it.
   const told = new ReporterSet(reporters);
@@ -147,7 +148,11 @@ export async function runOnQueue(config: ResolvedConfig, reporters: Reporter[], 
     const remote: RemoteBackends = {
       window: QUEUE_WINDOW,
       // A Redis that does not answer for 2 s from now is not waited for (a read of its own waits 5 s at most).
-      lateFaults: () => Promise.race([queues.lateFaults(), health.silentFor(2_000, ending.signal, Date.now()).then(() => Promise.reject(new Error('Redis does not answer')))]),
+      lateFaults: async () => {
+        const read = await health.whileAnswering(queues.lateFaults(), 2_000, Date.now());
+        if (!read) throw new Error('Redis does not answer');
+        return read.value;
+      },
       found: (paths) => {
         for (const file of paths) graphs.set(file, importGraph(fileEntries(file, config), config.root));
       },
@@ -169,13 +174,11 @@ export async function runOnQueue(config: ResolvedConfig, reporters: Reporter[], 
       await registry.close();
     })();
     // As long as Redis answers; silent from now (a Redis just back may not have answered a PING yet), no longer.
-    const silent = await Promise.race([closed.then(() => false), health.silentFor(CANCEL_GRACE_MS, ending.signal, Date.now())]).finally(() => {
+    const done = await health.whileAnswering(closed, CANCEL_GRACE_MS, Date.now()).finally(() => {
       ending.abort();
       health.close();
     });
-    if (silent) {
-      // What still waits for Redis fails as its connection drops: nothing is left to do about it.
-      closed.catch(() => undefined);
+    if (!done) {
       queues.disconnect();
       registry.disconnect();
       terminal.write(`queue: Redis does not answer: run ${announcement.id} stays in it, and its workers may go on with it once it is back; --resume takes the run up again\n`);

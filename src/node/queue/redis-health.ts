@@ -57,6 +57,19 @@ export class RedisHealth {
     return true;
   }
 
+  /**
+   * Waits for `work` while Redis answers: resolves with its value once it settles, or with undefined once Redis
+   * has not answered for `ms` before that (counted as {@link silentFor} counts). A rejection of `work` rejects.
+   */
+  async whileAnswering<T>(work: Promise<T>, ms: number, since = 0): Promise<{ value: T } | undefined> {
+    const settled = new AbortController();
+    try {
+      return await Promise.race([work.then((value) => ({ value })), this.silentFor(ms, settled.signal, since).then(() => undefined)]);
+    } finally {
+      settled.abort();
+    }
+  }
+
   /** Stops asking; the connection closes at once (a QUIT would wait for a silent Redis). */
   close(): void {
     clearInterval(this.#timer);

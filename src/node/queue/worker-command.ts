@@ -115,14 +115,12 @@ export async function runWorkerCommand(options: WorkerCommandOptions): Promise<n
     }),
   );
   // However long the active jobs take while Redis answers; silent past a job's lock, the jobs are not ours anymore.
-  const closed = new AbortController();
   const shutDown = Promise.all([...ending, ...closing]).then(() => registry.close());
-  const lost = await Promise.race([shutDown.then(() => false), health.silentFor(LOCK_MS, closed.signal)]);
-  closed.abort();
+  const done = await health.whileAnswering(shutDown, LOCK_MS);
   health.close();
   faults.close();
   // Given up on Redis, the process exits with BullMQ's connections still waiting for it (see RunWorker.abandon).
-  if (lost) {
+  if (!done) {
     const unsent = [...served].some((worker) => worker.holdsJobs) ? ' without sending the results of its jobs; once Redis is back, its stalled-job check gives them to another worker' : '';
     log(`worker ${name}: Redis has not answered for ${LOCK_MS / 1000} s: stopping${unsent}`);
     await abandon([...served], pool);

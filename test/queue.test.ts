@@ -520,7 +520,8 @@ describe('stopping', () => {
     // Its stdout a pipe that this test stops reading once the worker serves: the pipe fills, and its writes wait.
     const child = spawn(process.execPath, [BIN, 'worker', '--queue', url, '--concurrency', '50'], { cwd: project, stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, CI: 'true', NO_COLOR: '1' } });
     onTestFinished(() => void child.kill('SIGKILL'));
-    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    // 'close', not 'exit': the pipe may still hold the last lines when the process has exited.
+    const exited = new Promise<number | null>((resolve) => child.once('close', resolve));
     let text = '';
     child.stdout.on('data', (chunk: Buffer) => (text += chunk));
     await waitUntil(() => text.includes('serving runs of'), 60_000, 'the worker to serve');

@@ -299,6 +299,24 @@ describe('workers and their checkouts', () => {
     await stopWorkers([stale]);
   });
 
+  it('a worker on another Node refuses the jobs, saying which Node each side runs', { timeout: 180_000 }, async () => {
+    const project = makeProject({ 'a.rollout.ts': `${COMMON}\ndefineRollout({ name: 'a', dataset: [{ prompt: 'x', label: 'x' }], workflow: Echo, grader: Exact });\n` });
+    // The same checkout, on a node that reports another version (the machine has one Node).
+    const preload = path.join(tmp('node'), 'other-node.cjs');
+    writeFileSync(preload, "Object.defineProperty(process, 'version', { value: 'v99.0.0' });\n");
+    const other = startWorker(project, url, ['--concurrency', '2'], ['--require', preload]);
+    workers.push(other);
+    await other.waitFor(/serving runs of/);
+    const outputDir = tmp('other-node');
+    const run = await coordinator(project, outputDir);
+    expect(run.exitCode, String(run.all)).toBe(1);
+    const [record] = readReport(path.join(outputDir, 'report.json')).suites[0]!.records;
+    expect(record).toMatchObject({ status: 'errored', error: { category: 'AGENT_ERROR', phase: 'setup' } });
+    expect(record!.error.message).toMatch(new RegExp(`refused rollout a-\\w+\\.r1\\.n1: it runs Node v99\\.0\\.0, the coordinator Node ${process.version.replaceAll('.', '\\.')}`));
+    expect(other.output()).not.toMatch(/✓ /);
+    await stopWorkers([other]);
+  });
+
   /**
    * A coordinator's checkout of `files` and a worker's with `workerFiles` over them, where the worker's code passes
    * what the coordinator's fails: the worker must refuse every rollout, never run its own code.

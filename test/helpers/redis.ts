@@ -91,11 +91,12 @@ export interface WorkerProcess {
   waitFor(pattern: RegExp, timeoutMs?: number): Promise<void>;
 }
 
-const spawnWorker = (cwd: string, url: string, args: string[]) =>
-  execa(process.execPath, [BIN, 'worker', '--queue', url, ...args], { cwd, reject: false, all: true, forceKillAfterDelay: false, env: { CI: 'true', NO_COLOR: '1' } });
+const spawnWorker = (cwd: string, url: string, args: string[], nodeArgs: string[]) =>
+  execa(process.execPath, [...nodeArgs, BIN, 'worker', '--queue', url, ...args], { cwd, reject: false, all: true, forceKillAfterDelay: false, env: { CI: 'true', NO_COLOR: '1' } });
 
-export function startWorker(cwd: string, url: string, args: string[] = []): WorkerProcess {
-  const child = spawnWorker(cwd, url, args);
+/** A worker of the checkout `cwd`; `nodeArgs` go to its node (e.g. a `--require` that changes what it reports). */
+export function startWorker(cwd: string, url: string, args: string[] = [], nodeArgs: string[] = []): WorkerProcess {
+  const child = spawnWorker(cwd, url, args, nodeArgs);
   let text = '';
   child.all?.on('data', (chunk: Buffer) => (text += chunk));
   return {

@@ -247,7 +247,7 @@ export class CoordinatorQueues {
     const ids = rollouts.map((r) => r.request.id);
     const jobId = ids.length === 1 ? ids[0]! : `${ids[0]}+${ids.length}`;
     this.#jobs.set(jobId, ids);
-    return { name: suite, data: { file, suite, code, rollouts }, opts: { jobId } };
+    return { name: suite, data: { file, suite, code, node: process.version, rollouts }, opts: { jobId } };
   }
 
   /**

@@ -46,6 +46,8 @@ export interface RolloutJob {
   suite: string;
   /** Hash of the rollout file, the local modules it reaches, the config file and a harbor suite's task. */
   code: string;
+  /** The coordinator's Node (`process.version`): the runtime is part of what runs, so a worker on another refuses the job. */
+  node: string;
   rollouts: QueuedRollout[];
 }
 

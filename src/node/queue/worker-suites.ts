@@ -124,6 +124,10 @@ export class WorkerSuites {
   async run(job: RolloutJob, rollout: QueuedRollout, signal: AbortSignal, faults: LateFaults): Promise<ExecutionResult> {
     let local: LocalSuite;
     try {
+      // Checked first: a suite may not even load on another Node, and its error would hide why.
+      if (job.node !== process.version) {
+        throw new Refusal(`worker ${this.worker} refused rollout ${rollout.request.id}: it runs Node ${process.version}, the coordinator Node ${job.node}: run the workers on the coordinator's Node`);
+      }
       local = await this.#suite(job.file, job.suite);
       await this.#check(job, rollout, local);
     } catch (error) {

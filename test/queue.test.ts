@@ -74,6 +74,9 @@ function outcomes(report: Report) {
     .sort((a, b) => a.name.localeCompare(b.name));
 }
 
+/** A process's command line, as `ps` shows it. */
+const cmdlineOf = (pid: number) => readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ');
+
 /** Every file under a directory, as text: where a password must not be. */
 function allText(dir: string): string {
   return readdirSync(dir, { recursive: true, withFileTypes: true })
@@ -93,7 +96,14 @@ describe('rollout-test run --queue with 3 workers', () => {
     const three = await readyWorkers(REPO, 3, 2);
     const queueDir = tmp('queued');
     const args = ['run', ...examples, '--queue', url, '--reporter', 'default', '--reporter', 'json'];
-    const queued = await runCli(REPO, [...args, '--outputFile.json', path.join(queueDir, 'report.json'), '--outputDir', queueDir], { env });
+    const running = runCli(REPO, [...args, '--outputFile.json', path.join(queueDir, 'report.json'), '--outputDir', queueDir], { env });
+    // Nor does `ps`: each process shows its command line with the password redacted, while it runs.
+    await waitUntil(() => cmdlineOf(running.pid!).includes('***@'), 30_000, 'the coordinator to redact its command line');
+    for (const pid of [running.pid!, ...three.map((w) => w.process.pid!)]) {
+      expect(cmdlineOf(pid)).toMatch(/--queue redis:\/\/\*\*\*@127\.0\.0\.1:\d+\/\d+/);
+      expect(cmdlineOf(pid)).not.toContain(redis.password);
+    }
+    const queued = await running;
     expect(queued.exitCode, String(queued.all)).toBe(1);
 
     const report = readReport(path.join(queueDir, 'report.json'));

@@ -9,6 +9,9 @@ const NOTICE_AFTER_MS = 3_000;
 /** How often the PING's connection tries again once lost: a Redis that is back is heard within about a second. */
 const RECONNECT_MS = 250;
 
+/** How long a silence of Redis is borne, in milliseconds: fixed, or asked again as the wait goes on. */
+export type Patience = number | (() => number);
+
 /**
  * Whether the queue's Redis answers, from a PING every second on a connection of its own. The queue's own
  * commands wait for a lost Redis forever (BullMQ's connections must: `maxRetriesPerRequest: null`), and so does
@@ -46,12 +49,14 @@ export class RedisHealth {
 
   /**
    * Resolves with true once Redis has not answered for `ms`, counted from its last answer or from `since` (a
-   * timestamp) if later, and with false when `signal` aborts first: never while Redis answers.
+   * timestamp) if later, and with false when `signal` aborts first: never while Redis answers. A function for
+   * `ms` is asked again every second, for a patience that changes as the wait goes on.
    */
-  async silentFor(ms: number, signal?: AbortSignal, since = 0): Promise<boolean> {
+  async silentFor(ms: Patience, signal?: AbortSignal, since = 0): Promise<boolean> {
     const silence = () => Date.now() - Math.max(this.#lastAnswer, since);
-    while (silence() < ms) {
-      const waited = await sleep(Math.min(PING_EVERY_MS, ms - silence()), true, { ref: false, signal }).catch(() => false);
+    const limit = typeof ms === 'number' ? () => ms : ms;
+    while (silence() < limit()) {
+      const waited = await sleep(Math.min(PING_EVERY_MS, limit() - silence()), true, { ref: false, signal }).catch(() => false);
       if (!waited) return false;
     }
     return true;
@@ -61,7 +66,7 @@ export class RedisHealth {
    * Waits for `work` while Redis answers: resolves with its value once it settles, or with undefined once Redis
    * has not answered for `ms` before that (counted as {@link silentFor} counts). A rejection of `work` rejects.
    */
-  async whileAnswering<T>(work: Promise<T>, ms: number, since = 0): Promise<{ value: T } | undefined> {
+  async whileAnswering<T>(work: Promise<T>, ms: Patience, since = 0): Promise<{ value: T } | undefined> {
     const settled = new AbortController();
     try {
       return await Promise.race([work.then((value) => ({ value })), this.silentFor(ms, settled.signal, since).then(() => undefined)]);

@@ -14,6 +14,8 @@ import { WorkerSuites } from './worker-suites.ts';
 const POLL_MS = 500;
 /** How long the rollouts of a worker that lost Redis get to stop when cancelled, before their threads end. */
 const ABANDON_GRACE_MS = 5_000;
+/** How long a stopping worker that holds no job waits for a silent Redis: it has nothing to send or hand back. */
+const IDLE_PATIENCE_MS = 3_000;
 export const DEFAULT_WORKER_CONCURRENCY = 8;
 
 export interface WorkerCommandOptions {
@@ -116,13 +118,15 @@ export async function runWorkerCommand(options: WorkerCommandOptions): Promise<n
   );
   // However long the active jobs take while Redis answers; silent past a job's lock, the jobs are not ours anymore.
   const shutDown = Promise.all([...ending, ...closing]).then(() => registry.close());
-  const done = await health.whileAnswering(shutDown, LOCK_MS);
+  const holding = () => [...served].some((worker) => worker.holdsJobs);
+  const patience = () => (holding() ? LOCK_MS : IDLE_PATIENCE_MS);
+  const done = await health.whileAnswering(shutDown, patience);
   health.close();
   faults.close();
   // Given up on Redis, the process exits with BullMQ's connections still waiting for it (see RunWorker.abandon).
   if (!done) {
-    const unsent = [...served].some((worker) => worker.holdsJobs) ? ' without sending the results of its jobs; once Redis is back, its stalled-job check gives them to another worker' : '';
-    log(`worker ${name}: Redis has not answered for ${LOCK_MS / 1000} s: stopping${unsent}`);
+    const unsent = holding() ? ' without sending the results of its jobs; once Redis is back, its stalled-job check gives them to another worker' : '';
+    log(`worker ${name}: Redis has not answered for ${patience() / 1000} s: stopping${unsent}`);
     await abandon([...served], pool);
     return 1;
   }

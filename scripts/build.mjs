@@ -26,6 +26,7 @@ const ENTRIES = [
   'public/agents.ts',
   'node/cli/main.ts',
   'node/cli/early-pool.ts',
+  'node/cli/process-title.ts',
   'runtime/worker-entry.js',
   'runtime/worker.ts',
   'runtime/module-versions-hooks.ts',

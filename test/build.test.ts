@@ -24,7 +24,7 @@ describe('the built dist/', () => {
   it('has every file loaded by its path: package exports, bin targets, worker, loader hooks, trial runner', () => {
     const bin = readFileSync(path.join(REPO, 'bin/rollout-test.js'), 'utf8');
     const binTargets = [...bin.matchAll(/'\.\.\/(dist\/[^']+)'/g)].map((match) => match[1]!);
-    expect(binTargets).toEqual(['dist/node/cli/early-pool.js', 'dist/node/cli/main.js']);
+    expect(binTargets).toEqual(['dist/node/cli/process-title.js', 'dist/node/cli/early-pool.js', 'dist/node/cli/main.js']);
     const exported = Object.values(pkg.exports).flatMap((target) => (typeof target === 'string' ? [] : [target.default]));
     const runtime = ['dist/runtime/worker-entry.js', 'dist/runtime/worker.js', 'dist/runtime/module-versions-hooks.js', 'dist/runtime/trial-runner.js'];
     for (const file of [...binTargets, ...exported, ...runtime]) expect(existsSync(path.join(REPO, file)), file).toBe(true);

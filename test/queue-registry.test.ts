@@ -16,7 +16,7 @@ describe('RunRegistry', () => {
     const worker = await RunRegistry.connect(redis.url);
     let heard = 0;
     await worker.subscribe(() => heard++);
-    const run: RunAnnouncement = { id: 'r1', project: 'p', cli: {}, state: 'running', startedAt: new Date().toISOString() };
+    const run: RunAnnouncement = { id: 'r1', project: 'p', cli: {}, state: 'running', startedAt: new Date().toISOString(), node: process.version };
     try {
       await coordinator.announce(run);
       await waitUntil(() => heard === 1, 30_000, 'the announcement');

@@ -41,6 +41,8 @@ describe('queue URLs', () => {
     expect(redactUrlCredentials('see http://u:p@h/a@b and https://t@x')).toBe('see http://***@h/a@b and https://***@x');
     const url = 'redis://admin:hunter22@db:6379/0';
     expect(redactCredentials(`connect to ${url} failed: auth hunter22 refused`, url)).toBe('connect to redis://***@db:6379/0 failed: auth *** refused');
+    // A short password is hidden where it stands alone, not inside the words of a line.
+    expect(redactCredentials('coordinator a · run ba5 · auth a', 'redis://:a@db:6379/0')).toBe('coordinator *** · run ba5 · auth ***');
   });
 });
 

@@ -196,6 +196,35 @@ function coordinator(project: string, outputDir: string, extra: string[] = []) {
   return runCli(project, args);
 }
 
+describe('the Redis password', () => {
+  const oneRollout = () => makeProject({ 'a.rollout.ts': `${COMMON}\ndefineRollout({ name: 'a', dataset: [{ prompt: 'x', label: 'x' }], workflow: Echo, grader: Exact });\n` });
+
+  it('may come from REDISCLI_AUTH, as redis-cli takes it, so that no command line holds it', { timeout: 120_000 }, async () => {
+    const project = oneRollout();
+    const bare = url.replace(`:${redis.password}@`, '');
+    const env = { REDISCLI_AUTH: redis.password };
+    const one = startWorker(project, bare, ['--concurrency', '1'], { env });
+    workers.push(one);
+    await one.waitFor(/serving runs of/);
+    const outputDir = tmp('cli-auth');
+    const run = await runCli(project, ['run', '--queue', bare, '--reporter', 'json', '--outputFile', path.join(outputDir, 'report.json'), '--outputDir', outputDir], { env });
+    expect(run.exitCode, String(run.all)).toBe(0);
+    expect(readReport(path.join(outputDir, 'report.json')).suites[0]!.records.map((r) => r.status)).toEqual(['passed']);
+    await stopWorkers([one]);
+  });
+
+  it('is hidden from ps whatever it holds: a space, a quote', { timeout: 120_000 }, async () => {
+    const password = `it's ${redis.password}`;
+    await redis.cli('ACL', 'SETUSER', 'quoted', 'on', `>${password}`, '~*', '&*', '+@all');
+    const one = startWorker(oneRollout(), url.replace(`:${redis.password}@`, `quoted:${password}@`), ['--concurrency', '1']);
+    workers.push(one);
+    await one.waitFor(/serving runs of/);
+    expect(cmdlineOf(one.process.pid!)).toMatch(/--queue redis:\/\/\*\*\*@127\.0\.0\.1:\d+\/\d+ --concurrency 1/);
+    expect(one.output()).not.toContain(redis.password);
+    await stopWorkers([one]);
+  });
+});
+
 describe('exactly one result per rollout', () => {
   it('re-runs what a worker killed with kill -9 mid-batch did not finish elsewhere, and reports each rollout once, right', { timeout: 240_000 }, async () => {
     // Jobs of 4 rollouts (16 in flight over 2 workers at 4), each a short and a long one in turn.
@@ -309,12 +338,14 @@ describe('workers and their checkouts', () => {
     await stopWorkers([stale]);
   });
 
-  it('a worker on another Node refuses the jobs, saying which Node each side runs', { timeout: 180_000 }, async () => {
-    const project = makeProject({ 'a.rollout.ts': `${COMMON}\ndefineRollout({ name: 'a', dataset: [{ prompt: 'x', label: 'x' }], workflow: Echo, grader: Exact });\n` });
+  it('a worker on another Node refuses the jobs, saying which Node each side runs, and never imports the run\'s code', { timeout: 180_000 }, async () => {
+    // Each process that imports the rollout file adds its pid to imported.log (in the project, their cwd).
+    const imported = "import { appendFileSync as logImport } from 'node:fs';\nlogImport('imported.log', `${process.pid}\\n`);\n";
+    const project = makeProject({ 'a.rollout.ts': `${COMMON}\n${imported}defineRollout({ name: 'a', dataset: [{ prompt: 'x', label: 'x' }], workflow: Echo, grader: Exact });\n` });
     // The same checkout, on a node that reports another version (the machine has one Node).
     const preload = path.join(tmp('node'), 'other-node.cjs');
     writeFileSync(preload, "Object.defineProperty(process, 'version', { value: 'v99.0.0' });\n");
-    const other = startWorker(project, url, ['--concurrency', '2'], ['--require', preload]);
+    const other = startWorker(project, url, ['--concurrency', '2'], { nodeArgs: ['--require', preload] });
     workers.push(other);
     await other.waitFor(/serving runs of/);
     const outputDir = tmp('other-node');
@@ -324,7 +355,9 @@ describe('workers and their checkouts', () => {
     expect(record).toMatchObject({ status: 'errored', error: { category: 'AGENT_ERROR', phase: 'setup' } });
     expect(record!.error.message).toMatch(new RegExp(`refused rollout a-\\w+\\.r1\\.n1: it runs Node v99\\.0\\.0, the coordinator Node ${process.version.replaceAll('.', '\\.')}`));
     expect(other.output()).not.toMatch(/✓ /);
+    expect(other.output()).toMatch(/serving \(started [^)]+\); the coordinator runs Node v\d+\.\d+\.\d+, this worker v99\.0\.0: its rollouts are refused/);
     await stopWorkers([other]);
+    expect(readFileSync(path.join(project, 'imported.log'), 'utf8').split('\n')).not.toContain(String(other.process.pid));
   });
 
   /**
@@ -725,14 +758,14 @@ describe('a Redis that stops answering', () => {
     await run;
   });
 
-  it('an idle worker sent SIGTERM while Redis hangs exits 1 once Redis has been silent for 3 s: it holds nothing to wait a lock time for', { timeout: 120_000 }, async () => {
+  it('an idle worker sent SIGTERM while Redis hangs exits 1 once Redis has been silent for 5 s: it holds nothing to wait a lock time for', { timeout: 120_000 }, async () => {
     const project = slowProject(2, 100);
     const [one] = await readyWorkers(project, 1, 2);
     silent.signal('SIGSTOP');
     one!.process.kill('SIGTERM');
     const result = await one!.process;
     expect(result.exitCode, one!.output()).toBe(1);
-    expect(one!.output()).toMatch(/Redis has not answered for 3 s: stopping\n/);
+    expect(one!.output()).toMatch(/Redis has not answered for 5 s: stopping\n/);
   });
 
   it('a worker sent SIGTERM while Redis restarts without its data finishes its rollouts and exits 0', { timeout: 120_000 }, async () => {

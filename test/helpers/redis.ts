@@ -91,12 +91,18 @@ export interface WorkerProcess {
   waitFor(pattern: RegExp, timeoutMs?: number): Promise<void>;
 }
 
-const spawnWorker = (cwd: string, url: string, args: string[], nodeArgs: string[]) =>
-  execa(process.execPath, [...nodeArgs, BIN, 'worker', '--queue', url, ...args], { cwd, reject: false, all: true, forceKillAfterDelay: false, env: { CI: 'true', NO_COLOR: '1' } });
+/** How a worker's process starts: `nodeArgs` go to its node (e.g. a `--require` that changes what it reports). */
+interface WorkerStart {
+  nodeArgs?: string[];
+  env?: Record<string, string>;
+}
 
-/** A worker of the checkout `cwd`; `nodeArgs` go to its node (e.g. a `--require` that changes what it reports). */
-export function startWorker(cwd: string, url: string, args: string[] = [], nodeArgs: string[] = []): WorkerProcess {
-  const child = spawnWorker(cwd, url, args, nodeArgs);
+const spawnWorker = (cwd: string, url: string, args: string[], { nodeArgs = [], env = {} }: WorkerStart) =>
+  execa(process.execPath, [...nodeArgs, BIN, 'worker', '--queue', url, ...args], { cwd, reject: false, all: true, forceKillAfterDelay: false, env: { CI: 'true', NO_COLOR: '1', ...env } });
+
+/** A `rollout-test worker` of the checkout `cwd`. */
+export function startWorker(cwd: string, url: string, args: string[] = [], start: WorkerStart = {}): WorkerProcess {
+  const child = spawnWorker(cwd, url, args, start);
   let text = '';
   child.all?.on('data', (chunk: Buffer) => (text += chunk));
   return {

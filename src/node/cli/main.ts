@@ -131,20 +131,10 @@ function parseArgv(cli: CAC, argv: string[]) {
 }
 
 /**
- * A password in a URL (`--queue redis://:pw@…`) must not show in `ps` or /proc/PID/cmdline for as long as the
- * command runs: the process's title (what both show, on Linux) becomes its command line with it redacted.
- */
-function hideUrlCredentials(argv: string[]): void {
-  const shown = argv.map(redactUrlCredentials);
-  if (shown.some((arg, i) => arg !== argv[i])) process.title = shown.join(' ');
-}
-
-/**
  * Runs the CLI and resolves with its exit code. `early` is the pool `earlyRunPool` started for `run` before this
  * module loaded: the run takes it over if it fits the config, and it is closed otherwise.
  */
 export async function main(argv: string[], early?: WorkerPool): Promise<number> {
-  hideUrlCredentials(argv);
   try {
     const { cli, exit } = buildCli(early);
     const parsed = parseArgv(cli, argv);

@@ -112,7 +112,7 @@ export async function runOnQueue(config: ResolvedConfig, reporters: Reporter[], 
   const registry = await RunRegistry.connect(url);
   const previous = config.resume ? previousRunId(config.outputDir) : undefined;
   const resumed = previous !== undefined && (await registry.get(previous)) !== undefined;
-  const announcement: RunAnnouncement = { id: resumed ? previous : newRunId(), project: projectName(config.root), cli: config.workerFlags, state: 'running', startedAt: new Date().toISOString() };
+  const announcement: RunAnnouncement = { id: resumed ? previous : newRunId(), project: projectName(config.root), cli: config.workerFlags, state: 'running', startedAt: new Date().toISOString(), node: process.version };
   const connection = parseRedisUrl(url);
   const queues = new CoordinatorQueues(connection, announcement.id, resumed);
   const health = new RedisHealth(connection, (silent) => terminal.write(`queue: ${silent ? 'Redis does not answer; waiting for it (finished results wait there)' : 'Redis answers again'}\n`));

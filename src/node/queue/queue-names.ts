@@ -28,6 +28,8 @@ export interface RunAnnouncement {
   /** `running`, or `cancelled`: workers then cancel the run's active jobs. */
   state: 'running' | 'cancelled';
   startedAt: string;
+  /** The coordinator's Node (`process.version`): a worker on another does not load the run's suites ahead of its jobs. */
+  node: string;
 }
 
 /** A rollout of a job: its request, and the hash of the dataset row it was made from. */

@@ -15,7 +15,9 @@ export interface RedisConnection {
 
 /**
  * Reads `redis://[user:pass@]host:port/db` (or `rediss://` for TLS). A bad URL is a usage error, and the
- * message shows it redacted: a password given on the command line never reaches a log.
+ * message shows it redacted: a password given on the command line never reaches a log. A URL without a password
+ * takes the one in `REDISCLI_AUTH`, as redis-cli does: a shell that starts the command (npx's) keeps its command
+ * line, password included, in `ps`.
  */
 export function parseRedisUrl(text: string): RedisConnection {
   let url: URL;
@@ -37,7 +39,7 @@ export function parseRedisUrl(text: string): RedisConnection {
     port: url.port ? Number(url.port) : 6379,
     db,
     ...(url.username ? { username: decodeURIComponent(url.username) } : {}),
-    ...(url.password ? { password: decodeURIComponent(url.password) } : {}),
+    ...(url.password ? { password: decodeURIComponent(url.password) } : process.env.REDISCLI_AUTH ? { password: process.env.REDISCLI_AUTH } : {}),
     ...(url.protocol === 'rediss:' ? { tls: {} } : {}),
     maxRetriesPerRequest: null,
   };
@@ -45,8 +47,11 @@ export function parseRedisUrl(text: string): RedisConnection {
 
 const ENCODE = "write a password's @ # / ? as %40 %23 %2F %3F";
 
-/** A URL the queue cannot use, with everything up to its last `@` hidden: what is its password is not known. */
-function unparsedRedacted(text: string): string {
+/**
+ * A Redis URL as typed, with everything between `://` and its last `@` hidden: unlike {@link redactUrlCredentials},
+ * whatever the password holds (a space, a quote), and whether or not it parses.
+ */
+export function unparsedRedacted(text: string): string {
   const at = text.lastIndexOf('@');
   return at < 0 ? text : `${text.slice(0, text.indexOf('://') + 3)}***${text.slice(at)}`;
 }
@@ -58,12 +63,17 @@ function unparsedRedacted(text: string): string {
 export function redactCredentials(text: string, url: string): string {
   const out = redactUrlCredentials(text);
   const password = passwordOf(url);
-  return password ? out.split(password).join('***') : out;
+  if (!password) return out;
+  // Not inside a word: a password `a` must not turn `coordinator` into `coordin***tor`.
+  const inWord = (before: string, after: string) => WORD_CHAR.test(before.at(-1) ?? '') || WORD_CHAR.test(after[0] ?? '');
+  return out.split(password).reduce((shown, part) => shown + (inWord(shown, part) ? password : '***') + part);
 }
+
+const WORD_CHAR = /[A-Za-z0-9]/;
 
 function passwordOf(url: string): string | undefined {
   try {
-    return decodeURIComponent(new URL(url).password) || undefined;
+    return decodeURIComponent(new URL(url).password) || process.env.REDISCLI_AUTH || undefined;
   } catch {
     return undefined;
   }

@@ -14,8 +14,11 @@ import { WorkerSuites } from './worker-suites.ts';
 const POLL_MS = 500;
 /** How long the rollouts of a worker that lost Redis get to stop when cancelled, before their threads end. */
 const ABANDON_GRACE_MS = 5_000;
-/** How long a stopping worker that holds no job waits for a silent Redis: it has nothing to send or hand back. */
-const IDLE_PATIENCE_MS = 3_000;
+/**
+ * How long a stopping worker that holds no job waits for a silent Redis: it has nothing to send or hand back. Above
+ * the 3 s after which Redis is said to be silent, and a PING's second on top: silence counts from the last answer.
+ */
+const IDLE_PATIENCE_MS = 5_000;
 export const DEFAULT_WORKER_CONCURRENCY = 8;
 
 export interface WorkerCommandOptions {
@@ -60,8 +63,11 @@ export async function runWorkerCommand(options: WorkerCommandOptions): Promise<n
 
   const start = async (run: RunAnnouncement): Promise<RunWorker | undefined> => {
     try {
-      const suites = await WorkerSuites.open(run.cli, root, concurrency, pool, name);
-      log(`run ${run.id}: serving (started ${run.startedAt})`);
+      // On another Node, the jobs are refused (see WorkerSuites.run): the run's code is not imported ahead of them.
+      const sameNode = run.node === process.version;
+      const suites = await WorkerSuites.open(run.cli, root, concurrency, pool, name, sameNode);
+      const refusing = sameNode ? '' : `; the coordinator runs Node ${run.node}, this worker ${process.version}: its rollouts are refused`;
+      log(`run ${run.id}: serving (started ${run.startedAt})${refusing}`);
       const worker = new RunWorker({ connection, runId: run.id, suites, concurrency, faults, name, log });
       served.add(worker);
       return worker;

@@ -100,21 +100,23 @@ export class WorkerSuites {
     private readonly config: ResolvedConfig,
     private readonly pool: WorkerPool,
     private readonly worker: string,
+    preload: boolean,
   ) {
     this.#models = new ModelEndpoints(config);
-    this.#prepared = this.#prepare().catch(() => undefined);
+    this.#prepared = preload ? this.#prepare().catch(() => undefined) : Promise.resolve();
   }
 
   /**
    * The run's flags resolved against this root. The worker's `--concurrency` stands in for a suite
-   * concurrency nobody set (a suite's own limit holds on each worker).
+   * concurrency nobody set (a suite's own limit holds on each worker). With `preload`, the suites the run selects
+   * load at once (see #prepare); without, only as a job names them.
    */
-  static async open(cli: CliOptions, root: string, concurrency: number, pool: WorkerPool, worker: string): Promise<WorkerSuites> {
+  static async open(cli: CliOptions, root: string, concurrency: number, pool: WorkerPool, worker: string, preload = true): Promise<WorkerSuites> {
     const flags = checkoutFlags(cli, root);
     const configFile = findConfigFile(root, flags.config);
     const user = await loadUserConfig(configFile);
     const config = resolveConfig(flags, { ...user, concurrency: user.concurrency ?? concurrency }, root, configFile, []);
-    return new WorkerSuites(config, pool, worker);
+    return new WorkerSuites(config, pool, worker, preload);
   }
 
   /**

@@ -87,6 +87,8 @@ export async function measureWatchLatency({ saves = 50, tool = 'rollout-test' } 
   const dir = makeProject(root, `w1-${tool}`, { 'rollouts/agent.ts': AGENT, ...files }, links);
   const child = spawn(process.execPath, command, { cwd: dir, env: { ...process.env, CI: 'true', NO_COLOR: '1' } });
   const output = { text: '', listeners: new Set(), onExit: () => {} };
+  // Decoded across chunks: a character split between two would hide a pattern.
+  child.stdout.setEncoding('utf8');
   child.stdout.on('data', (chunk) => {
     output.text += chunk;
     for (const listener of [...output.listeners]) listener();

@@ -584,7 +584,9 @@ describe('stopping', () => {
     // 'close', not 'exit': the pipe may still hold the last lines when the process has exited.
     const exited = new Promise<number | null>((resolve) => child.once('close', resolve));
     let text = '';
-    child.stdout.on('data', (chunk: Buffer) => (text += chunk));
+    // Decoded across chunks: a '✓' split between two would not count.
+    child.stdout.setEncoding('utf8');
+    child.stdout.on('data', (chunk: string) => (text += chunk));
     await waitUntil(() => text.includes('serving runs of'), 60_000, 'the worker to serve');
     child.stdout.pause();
     const result = await coordinator(project, tmp('piped'));

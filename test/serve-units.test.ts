@@ -67,6 +67,7 @@ describe('CallbackSender', () => {
     const seen: string[] = [];
     server = http.createServer((req, res) => {
       let body = '';
+      req.setEncoding('utf8');
       req.on('data', (c) => (body += c));
       req.on('end', () => {
         seen.push(`${req.headers.authorization} ${body}`);

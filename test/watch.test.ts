@@ -132,8 +132,9 @@ describe('the bare command on a terminal', () => {
     // `script` gives the CLI a pseudo-terminal; the key is sent once the first run is over.
     const child = execa('script', ['-qfec', command, '/dev/null'], { cwd: dir, reject: false, stdin: 'pipe', env: { CI: '', TERM: 'xterm' } });
     let out = '';
-    child.stdout!.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
+    child.stdout!.setEncoding('utf8');
+    child.stdout!.on('data', (chunk: string) => {
+      out += chunk;
       if (/Waiting for file changes/.test(out)) child.stdin!.write('q');
     });
     const run = await child;

@@ -104,7 +104,9 @@ const spawnWorker = (cwd: string, url: string, args: string[], { nodeArgs = [], 
 export function startWorker(cwd: string, url: string, args: string[] = [], start: WorkerStart = {}): WorkerProcess {
   const child = spawnWorker(cwd, url, args, start);
   let text = '';
-  child.all?.on('data', (chunk: Buffer) => (text += chunk));
+  // Decoded across chunks: a character split between two would not match.
+  child.all?.setEncoding('utf8');
+  child.all?.on('data', (chunk: string) => (text += chunk));
   return {
     process: child,
     output: () => text,

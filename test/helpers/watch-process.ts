@@ -21,7 +21,9 @@ const spawnWatch = (cwd: string, args: string[], env: Record<string, string>) =>
 export function startWatch(cwd: string, args: string[] = [], env: Record<string, string> = {}): WatchProcess {
   const child = spawnWatch(cwd, args, env);
   let text = '';
-  child.all!.on('data', (chunk: Buffer) => (text += chunk.toString()));
+  // Decoded across chunks: a character split between two would not match.
+  child.all!.setEncoding('utf8');
+  child.all!.on('data', (chunk: string) => (text += chunk));
   const waitFor = (pattern: RegExp, from = 0, timeoutMs = 60_000) =>
     new Promise<string>((resolve, reject) => {
       const started = Date.now();

@@ -107,7 +107,7 @@ describe('the sandbox on the task image', () => {
       expect(await trialLog(run)).toMatch(/sandbox on the host's root filesystem \(sandbox: \{root: 'host'\}\): the task's image is not applied/);
       // On the image's root, the host's home is not there either.
       const inImage = await runRollout(backend(await task('image-secret', `[ ! -e ${secret} ] && echo 1 > "$V/reward.txt"`)), request('r2'));
-      expect(inImage.final.rewards).toEqual({ reward: 1 });
+      expect(inImage.final.rewards, JSON.stringify(inImage.final.error)).toEqual({ reward: 1 });
     } finally {
       await rm(secret, { force: true });
     }
@@ -121,7 +121,7 @@ describe('the sandbox on the task image', () => {
     const full = await runRollout(backend(dir, { workflow: 'oracle' }), request('r1'));
     expect(full.final.error).toMatchObject({ category: 'AGENT_ERROR', phase: 'workflow', message: expect.stringContaining('storage_mb = 50') });
     const fine = await runRollout(backend(await task('after-storage', 'echo 1 > "$V/reward.txt"')), request('r2'));
-    expect(fine.final.status).toBe('success');
+    expect(fine.final.status, JSON.stringify(fine.final.error)).toBe('success');
   });
 
   it("puts the trial in a cgroup of its own with task.toml's cpus and memory_mb and the pids limit", async () => {
@@ -141,7 +141,7 @@ describe('the sandbox on the task image', () => {
     const dir = await task('cgroup', 'echo 1 > "$V/reward.txt"', 'cat /proc/self/cgroup > /logs/artifacts/cgroup');
     await writeFile(path.join(dir, 'task.toml'), 'version = "1.0"\n[environment]\ncpus = 0.5\nmemory_mb = 300\n');
     const run = await runRollout(backend(dir, { workflow: 'oracle', pidsLimit: 100, hooks: { 'agent-ended': readLimits } }), request('r1'));
-    expect(run.final.status).toBe('success');
+    expect(run.final.status, JSON.stringify(run.final.error)).toBe('success');
     const v2 = 'cpu.max' in limits;
     expect(limits).toMatchObject(
       v2
@@ -155,7 +155,7 @@ describe('the sandbox on the task image', () => {
     const dir = await task('cache', 'echo 1 > "$V/reward.txt"');
     for (const id of ['r1', 'r2']) {
       const run = await runRollout(backend(dir, { sandbox: { rootfsCache: cache } }), request(id));
-      expect(run.final.status).toBe('success');
+      expect(run.final.status, JSON.stringify(run.final.error)).toBe('success');
     }
     const entries = await readdir(cache);
     expect(entries).toHaveLength(1);

@@ -43,7 +43,7 @@ describe('the sandbox environment', () => {
       expect(isolated.workflow.error).toMatchObject({ category: 'AGENT_ERROR', message: expect.stringContaining('ECONNREFUSED') });
       expect(connections).toHaveLength(0);
       const online = await runRollout(backend(await task('online', '[environment]\nallow_internet = true')), request('r2', { mode: 'network', port }));
-      expect(online.final.status).toBe('success');
+      expect(online.final.status, JSON.stringify(online.final.error)).toBe('success');
       expect(connections).toHaveLength(1);
     } finally {
       server.close();

@@ -137,7 +137,7 @@ describe.each([
     const marker = `harbor-setsid-${environment}-${process.pid}`;
     const solve = `setsid sh -c 'sleep 300' ${marker} > /dev/null 2>&1 < /dev/null & sleep 1`;
     const run = await runRollout(backend(await task('setsid', solve, 'echo 1 > "$V/reward.txt"')), request('r1'));
-    expect(run.final.status).toBe('success');
+    expect(run.final.status, JSON.stringify(run.final.error)).toBe('success');
     expect(await processesLeft(marker)).toEqual([]);
   });
 });

@@ -74,6 +74,9 @@ function outcomes(report: Report) {
     .sort((a, b) => a.name.localeCompare(b.name));
 }
 
+/** A rollout file of one passing suite `a` of one row; `prelude` runs as the file is imported. */
+const oneRowSuite = (prelude = '') => `${COMMON}\n${prelude}defineRollout({ name: 'a', dataset: [{ prompt: 'x', label: 'x' }], workflow: Echo, grader: Exact });\n`;
+
 /** A process's command line, as `ps` shows it. */
 const cmdlineOf = (pid: number) => readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ');
 
@@ -197,7 +200,7 @@ function coordinator(project: string, outputDir: string, extra: string[] = []) {
 }
 
 describe('the Redis password', () => {
-  const oneRollout = () => makeProject({ 'a.rollout.ts': `${COMMON}\ndefineRollout({ name: 'a', dataset: [{ prompt: 'x', label: 'x' }], workflow: Echo, grader: Exact });\n` });
+  const oneRollout = () => makeProject({ 'a.rollout.ts': oneRowSuite() });
 
   it('may come from REDISCLI_AUTH, as redis-cli takes it, so that no command line holds it', { timeout: 120_000 }, async () => {
     const project = oneRollout();
@@ -341,7 +344,7 @@ describe('workers and their checkouts', () => {
   it('a worker on another Node refuses the jobs, saying which Node each side runs, and never imports the run\'s code', { timeout: 180_000 }, async () => {
     // Each process that imports the rollout file adds its pid to imported.log (in the project, their cwd).
     const imported = "import { appendFileSync as logImport } from 'node:fs';\nlogImport('imported.log', `${process.pid}\\n`);\n";
-    const project = makeProject({ 'a.rollout.ts': `${COMMON}\n${imported}defineRollout({ name: 'a', dataset: [{ prompt: 'x', label: 'x' }], workflow: Echo, grader: Exact });\n` });
+    const project = makeProject({ 'a.rollout.ts': oneRowSuite(imported) });
     // The same checkout, on a node that reports another version (the machine has one Node).
     const preload = path.join(tmp('node'), 'other-node.cjs');
     writeFileSync(preload, "Object.defineProperty(process, 'version', { value: 'v99.0.0' });\n");
@@ -525,7 +528,7 @@ describe('workers and their checkouts', () => {
   });
 
   it('a worker whose rollout file fails to import refuses its jobs with the error, and says to restart it once fixed', { timeout: 180_000 }, async () => {
-    const files = { 'a.rollout.ts': `${COMMON}\ndefineRollout({ name: 'a', dataset: [{ prompt: 'x', label: 'x' }], workflow: Echo, grader: Exact });\n` };
+    const files = { 'a.rollout.ts': oneRowSuite() };
     const coordinatorCheckout = makeProject(files);
     const workerCheckout = makeProject({ 'a.rollout.ts': `${files['a.rollout.ts']}throw new Error('half-saved');\n` });
     const [broken] = await readyWorkers(workerCheckout, 1, 1);

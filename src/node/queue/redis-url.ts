@@ -73,7 +73,7 @@ const WORD_CHAR = /[A-Za-z0-9]/;
 
 function passwordOf(url: string): string | undefined {
   try {
-    return decodeURIComponent(new URL(url).password) || process.env.REDISCLI_AUTH || undefined;
+    return parseRedisUrl(url).password;
   } catch {
     return undefined;
   }

@@ -111,7 +111,7 @@ export class WorkerSuites {
    * concurrency nobody set (a suite's own limit holds on each worker). With `preload`, the suites the run selects
    * load at once (see #prepare); without, only as a job names them.
    */
-  static async open(cli: CliOptions, root: string, concurrency: number, pool: WorkerPool, worker: string, preload = true): Promise<WorkerSuites> {
+  static async open(cli: CliOptions, root: string, concurrency: number, pool: WorkerPool, worker: string, preload: boolean): Promise<WorkerSuites> {
     const flags = checkoutFlags(cli, root);
     const configFile = findConfigFile(root, flags.config);
     const user = await loadUserConfig(configFile);

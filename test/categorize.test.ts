@@ -12,6 +12,11 @@ function thrown(fn: () => unknown): unknown {
   throw new Error('did not throw');
 }
 
+/** An error shaped like the OpenAI and AI SDKs' own classes: a name ending in Error and a numeric status. */
+function sdkError(name: string, status: number, key: 'status' | 'statusCode' = 'status'): Error {
+  return Object.assign(Object.defineProperty(new Error('x'), 'name', { value: name }), { [key]: status });
+}
+
 describe('categorizeError', () => {
   it.each([
     ['a TimeoutError', new TimeoutError('late'), 'TIMEOUT'],
@@ -23,6 +28,9 @@ describe('categorizeError', () => {
     ['a ZodError', thrown(() => z.number().parse('x')), 'VALIDATION_ERROR'],
     ['the project ValidationError', new ValidationError('x'), 'VALIDATION_ERROR'],
     ['an HttpError', new HttpError('bad gateway', 502), 'HTTP_ERROR'],
+    ['an SDK error with status 400, the lowest error status', sdkError('BadRequestAPIError', 400), 'HTTP_ERROR'],
+    ['an SDK error with status 399, no error status', sdkError('BadRequestAPIError', 399), 'AGENT_ERROR'],
+    ['an SDK error with statusCode 503', sdkError('APICallError', 503, 'statusCode'), 'HTTP_ERROR'],
     ['a plain Error', new Error('x'), 'AGENT_ERROR'],
     ['a string', 'oops', 'AGENT_ERROR'],
     ['undefined', undefined, 'AGENT_ERROR'],

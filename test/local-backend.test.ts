@@ -8,6 +8,7 @@ import { LocalBackend, type ExecutionBackend, type LocalBackendOptions } from '.
 import { ConfigurableGrader, ContainsGrader, EchoWorkflow, FaultyWorkflow, SourceWorkflow } from './fixtures/workflows.ts';
 import { WorkerPool } from '../src/backends/local/worker-pool.ts';
 import { ref, request, runOne } from './helpers/backend.ts';
+import { waitUntil } from './helpers/redis.ts';
 
 const backends: ExecutionBackend[] = [];
 function backend(options: LocalBackendOptions<any, any>): LocalBackend<any, any> {
@@ -261,7 +262,7 @@ describe('concurrency in the worker pool (threads hold rollouts back to the limi
     const busy = runOne(b, request('busy', { metadata: { delayMs: 5000 } })).finally(() => (busyDone = true));
     const waiting = Array.from({ length: 5 }, (_, i) => runOne(b, request(`w${i}`), cancel.signal));
     // All six are on the thread (the limit is 1, but up to 33 are handed out): one runs, five wait there.
-    await new Promise((r) => setTimeout(r, 300));
+    await waitUntil(() => (b.health() as { concurrency?: { queued?: number } }).concurrency?.queued === 5, 30_000, 'five rollouts queued behind the running one');
     expect(b.health()).toMatchObject({ concurrency: { running: 1, queued: 5 } });
     cancel.abort();
     for (const r of await Promise.all(waiting)) {

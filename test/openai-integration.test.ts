@@ -138,6 +138,7 @@ describe('recording OpenAI client in a LocalBackend rollout', () => {
 
 describe('recording OpenAI client on its own', () => {
   it.each([
+    [400, OpenAI.BadRequestError],
     [429, OpenAI.RateLimitError],
     [500, OpenAI.InternalServerError],
   ])('throws openai\'s own error for HTTP %d, carrying the status and categorized as HTTP_ERROR', async (status, ErrorClass) => {

@@ -330,6 +330,7 @@ describe('workers and their checkouts', () => {
     expect(run.exitCode, String(run.all)).toBe(1);
     const report = readReport(path.join(outputDir, 'report.json'));
     const byId = (suite: string) => report.suites.find((s) => s.name === suite)!.records.sort((x, y) => x.row - y.row);
+    expect(byId('a')).toHaveLength(2);
     for (const r of byId('a')) {
       expect(r.status).toBe('errored');
       expect(r.error.message).toMatch(/refused rollout a-\w+\.r\d\.n1: its checkout differs from the coordinator's: rollouts\/a\.rollout\.ts/);
@@ -375,7 +376,10 @@ describe('workers and their checkouts', () => {
     const outputDir = tmp('other-code');
     const run = await coordinator(coordinatorCheckout, outputDir);
     expect(run.exitCode, String(run.all)).toBe(1);
-    for (const record of readReport(path.join(outputDir, 'report.json')).suites.flatMap((s) => s.records)) {
+    // Every caller's suite has one row: its one rollout must be there, refused, for the check below to mean anything.
+    const records = readReport(path.join(outputDir, 'report.json')).suites.flatMap((s) => s.records);
+    expect(records).toHaveLength(1);
+    for (const record of records) {
       expect(record).toMatchObject({ status: 'errored', error: { category: 'AGENT_ERROR' } });
       expect(record.error.message).toMatch(/refused rollout \S+: its checkout differs from the coordinator's: a\.rollout\.ts, the modules it imports/);
     }

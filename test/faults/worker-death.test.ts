@@ -7,13 +7,33 @@ import { MemoryCgroup } from './memory-cgroup.ts';
 
 // Row 1 is the fault; rows 2-5 run at the same time in the same worker, and must all pass.
 const ROLLOUT = `
+import { existsSync, writeFileSync } from 'node:fs';
 import { AgentWorkflow, Grader, defineRollout } from 'rollout-test';
+
+// Rollouts running now in this worker: on globalThis, which a worker's rollouts share whatever module instance
+// each of them was given.
+globalThis.running ??= 0;
 
 export class Faulty extends AgentWorkflow {
   async run(ctx) {
+    globalThis.running++;
+    try {
+      return await this.runRow(ctx);
+    } finally {
+      globalThis.running--;
+    }
+  }
+
+  async runRow(ctx) {
     const fault = ctx.metadata.fault;
-    // Give the bystanders time to start in the same worker first.
-    await new Promise((r) => setTimeout(r, 300));
+    // The fault's first run waits for bystanders beside it in its worker: they are what the test is about. Its
+    // second, alone in an isolation worker after the first worker died, has none to wait for.
+    if (fault && fault !== 'none' && !existsSync('fault-started')) {
+      writeFileSync('fault-started', '');
+      for (const started = Date.now(); globalThis.running < 3; await new Promise((r) => setTimeout(r, 5))) {
+        if (Date.now() - started > 30_000) throw new Error('no bystanders ran beside the fault in its worker');
+      }
+    }
     if (fault === 'sigkill') process.kill(process.pid, 'SIGKILL');
     if (fault === 'heap') {
       const kept = [];

@@ -2,9 +2,11 @@ import path from 'node:path';
 import type { RolloutRecord } from '../types/rollout-record.ts';
 
 export function formatDuration(ms: number): string {
-  if (ms < 1000) return `${Math.round(ms)}ms`;
-  if (ms < 60_000) return `${(ms / 1000).toFixed(2)}s`;
-  return `${Math.floor(ms / 60_000)}m ${Math.round((ms % 60_000) / 1000)}s`;
+  // Each unit is chosen after rounding, so that 999.7 ms never reads `1000ms`, nor 359.6 s `5m 60s`.
+  if (Math.round(ms) < 1000) return `${Math.round(ms)}ms`;
+  if (Math.round(ms / 10) < 6000) return `${(ms / 1000).toFixed(2)}s`;
+  const seconds = Math.round(ms / 1000);
+  return `${Math.floor(seconds / 60)}m ${seconds % 60}s`;
 }
 
 /** A statistic to 3 decimals; `n/a` when there is none (no scored rollouts, e.g. an ungraded suite). */

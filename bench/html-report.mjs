@@ -15,7 +15,7 @@ const source = (file) => tsImport(pathToFileURL(path.join(REPO, 'src', file)).hr
 /** A report as a run of `count` rollouts over 10 suites (4 runs per row) would give, a mix of outcomes. */
 async function syntheticReport(count) {
   const { buildSuiteReport } = await source('node/run/suite-report.ts');
-  const { SuiteRecords } = await source('node/run/suite-records.ts');
+  const { SuiteRecords } = await source('node/output/suite-records.ts');
   const { summarizeOutcomes } = await source('node/stats/summary.ts');
   const perSuite = count / 10;
   const suites = Array.from({ length: 10 }, (_, s) => {

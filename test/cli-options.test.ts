@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { describe, expect, it } from 'vitest';
-import { CLI_OPTIONS, option, parseCliOptions, parseOptions } from '../src/node/cli/cli-config.ts';
+import { CLI_OPTIONS, option, parseCliOptions, parseOptions } from '../src/node/config/cli-options.ts';
 import { parseServeOptions } from '../src/node/serve/serve-options.ts';
 
 describe('CLI option tables', () => {

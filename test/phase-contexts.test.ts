@@ -6,7 +6,8 @@ import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
 import type { AgentWorkflowContext, GraderContext } from '../src/public/index.ts';
 import type { Deadline } from '../src/runtime/guard.ts';
-import { runGraderPhase, runWorkflowPhase, type WorkflowPhaseInput } from '../src/runtime/phases.ts';
+import type { WorkflowPhaseInput } from '../src/runtime/phase-inputs.ts';
+import { runGraderPhase, runWorkflowPhase } from '../src/runtime/phases.ts';
 import { TaskCancel } from '../src/runtime/task-cancel.ts';
 
 const REPO = fileURLToPath(new URL('..', import.meta.url));

@@ -9,8 +9,8 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { RunOutputs } from '../src/node/output/run-outputs.ts';
 import { LineFile } from '../src/node/output/line-file.ts';
-import { outcomesOf } from '../src/node/run/suite-report.ts';
-import { SuiteRecords } from '../src/node/run/suite-records.ts';
+import { outcomesOf } from '../src/node/stats/index.ts';
+import { SuiteRecords } from '../src/node/output/suite-records.ts';
 import type { RolloutRecord } from '../src/node/types/rollout-record.ts';
 
 const STATUSES = ['passed', 'failed', 'errored', 'skipped', 'completed'] as const;

@@ -12,7 +12,8 @@ export {
   EXECUTION_STATUSES,
   ERROR_CATEGORIES,
 } from '../model/index.ts';
-export { runRollouts, type RunRolloutsOptions } from '../node/api/run-rollouts.ts';
+export { runRollouts } from '../node/api/run-rollouts.ts';
+export type { RunRolloutsOptions } from '../node/api/run-rollouts-options.ts';
 export type { ExecutionBackend, ResultCallback, ExecuteOptions, ModelEndpoint } from '../backends/backend.ts';
 export { LocalBackend, type LocalBackendOptions } from '../backends/local/local-backend.ts';
 export { DEFAULT_MAX_CONCURRENT } from '../backends/local/limits.ts';
@@ -28,7 +29,7 @@ export type { DockerOptions } from '../backends/harbor/environments/docker/docke
 export type { EnvironmentType, TrialEnvironment } from '../backends/harbor/environments/environment.ts';
 export type { Reporter, RunStartEvent, SuiteStartEvent } from '../node/types/reporter.ts';
 export type { RunReport, SuiteReport } from '../node/types/run-report.ts';
-export type { SuiteRecords } from '../node/run/suite-records.ts';
+export type { SuiteRecords } from '../node/output/suite-records.ts';
 export type { RolloutRecord, RolloutStatus } from '../node/types/rollout-record.ts';
 export type { RolloutDetails, TextExcerpt } from '../node/types/rollout-details.ts';
 export type { SourceLocation } from '../node/stack/user-frame.ts';

@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import type { JsonObject } from '../model/json.ts';
 import type { Message } from '../model/message.ts';
 import type { RolloutSample } from '../model/sample.ts';
-import type { GraderPhaseInput, WorkflowPhaseInput } from './phases.ts';
+import type { GraderPhaseInput, WorkflowPhaseInput } from './phase-inputs.ts';
 import type { RewardBook } from './rewards.ts';
 import type { RolloutContext } from './rollout-context.ts';
 import type { AgentWorkflowContext, GraderContext, RolloutLogger, SetRewardOptions } from './workflow.ts';

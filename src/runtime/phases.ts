@@ -1,35 +1,15 @@
-import type { ExecutionRequest } from '../model/request.ts';
 import type { RolloutError } from '../model/result.ts';
 import type { RolloutSample } from '../model/sample.ts';
 import { toRolloutError } from './errors.ts';
-import { type CancelSignal, type Deadline, type GuardedOutcome, runGuarded } from './guard.ts';
+import { type CancelSignal, type GuardedOutcome, runGuarded } from './guard.ts';
 import type { Invoke } from './implementation.ts';
 import { createCapturingLogger } from './logger.ts';
 import { GradingContext, WorkflowContext } from './phase-contexts.ts';
+import type { GraderPhaseInput, WorkflowPhaseInput } from './phase-inputs.ts';
 import { RewardBook } from './rewards.ts';
-import { type ModelCacheSettings, RolloutContext } from './rollout-context.ts';
+import { RolloutContext } from './rollout-context.ts';
 import { samplesOf } from './samples.ts';
 import type { AgentWorkflowContext, GradeResult, GraderContext, WorkflowResult } from './workflow.ts';
-
-/** The serializable part of a workflow phase: what crosses into a worker or a trial. */
-export interface WorkflowPhaseInput {
-  request: ExecutionRequest;
-  config: unknown;
-  artifactsDir: string;
-  deadline: Deadline | null;
-  chatCompletionsUrl?: string | undefined;
-  apiKey?: string | undefined;
-  modelCache?: ModelCacheSettings | undefined;
-}
-
-/** The serializable part of a grader phase. */
-export interface GraderPhaseInput {
-  request: ExecutionRequest;
-  config: unknown;
-  samples: RolloutSample[];
-  artifactsDir: string;
-  deadline: Deadline | null;
-}
 
 interface PhaseReport {
   logs: string[];

@@ -3,7 +3,8 @@
  * user code. Everything here is structured-clone safe.
  */
 import type { LateFault } from './faults.ts';
-import type { GraderPhaseInput, GraderPhaseOutcome, WorkflowPhaseInput, WorkflowPhaseOutcome } from './phases.ts';
+import type { GraderPhaseInput, WorkflowPhaseInput } from './phase-inputs.ts';
+import type { GraderPhaseOutcome, WorkflowPhaseOutcome } from './phases.ts';
 
 /**
  * Names the code to run in a worker: a `"module:export"` string, or the workflow/grader of a suite that a

@@ -3,7 +3,7 @@
  * with which code and input, and where to write the outcome. Secrets never go here: the model endpoint's key
  * reaches the runner through its environment only.
  */
-import type { GraderPhaseInput, WorkflowPhaseInput } from './phases.ts';
+import type { GraderPhaseInput, WorkflowPhaseInput } from './phase-inputs.ts';
 import type { ImplementationRef } from './protocol.ts';
 
 /** Environment variables the runner reads. */

@@ -2,7 +2,7 @@ import path from 'node:path';
 import type { DatasetRow } from '../../runtime/suite.ts';
 import type { BackendConfig } from '../../model/suite-options.ts';
 import type { ExecutionBackend } from '../backend.ts';
-import type { BackendInput } from '../registry.ts';
+import type { BackendInput } from '../backend-input.ts';
 import { createHarborBackend } from './create-harbor-backend.ts';
 import { checkEnvironment } from './environments/environment-check.ts';
 import { ORACLE_AGENT } from './harbor-backend.ts';

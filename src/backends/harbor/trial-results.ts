@@ -2,7 +2,7 @@ import type { ExecutionRequest } from '../../model/request.ts';
 import type { ExecutionResult, Timings } from '../../model/result.ts';
 import { buildResult, reasonNotGraded } from '../results.ts';
 import type { AgentOutcome } from './trial/agent.ts';
-import type { TrialOutcome, TrialTimings } from './trial/run-trial.ts';
+import type { TrialOutcome, TrialTimings } from './trial/trial-outcome.ts';
 
 /** Where a rollout's trial is, for reporters and for reading its logs. */
 function trialFields(outcome: TrialOutcome): ExecutionResult['extraFields'] {

@@ -1,6 +1,7 @@
 import { installFaultHandlers } from '../../runtime/faults.ts';
 import { toInvoke, resolveSpec, type Invoke } from '../../runtime/implementation.ts';
-import { runGraderPhase, runWorkflowPhase, setupFailure, type GraderPhaseInput, type WorkflowPhaseInput } from '../../runtime/phases.ts';
+import type { GraderPhaseInput, WorkflowPhaseInput } from '../../runtime/phase-inputs.ts';
+import { runGraderPhase, runWorkflowPhase, setupFailure } from '../../runtime/phases.ts';
 import type { GraderSpec, WorkflowSpec } from '../../runtime/workflow.ts';
 import type { PhaseExecutor } from './phase-executor.ts';
 

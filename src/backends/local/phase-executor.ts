@@ -1,5 +1,6 @@
 import type { Lane } from '../../runtime/protocol.ts';
-import type { GraderPhaseInput, GraderPhaseOutcome, WorkflowPhaseInput, WorkflowPhaseOutcome } from '../../runtime/phases.ts';
+import type { GraderPhaseInput, WorkflowPhaseInput } from '../../runtime/phase-inputs.ts';
+import type { GraderPhaseOutcome, WorkflowPhaseOutcome } from '../../runtime/phases.ts';
 
 /** Runs the phases of rollouts somewhere: on the calling thread, or in a worker pool. */
 export interface PhaseExecutor {

@@ -1,4 +1,4 @@
-import type { GraderPhaseInput, WorkflowPhaseInput } from '../../runtime/phases.ts';
+import type { GraderPhaseInput, WorkflowPhaseInput } from '../../runtime/phase-inputs.ts';
 import type { ImplementationRef, Lane } from '../../runtime/protocol.ts';
 import type { PhaseExecutor } from './phase-executor.ts';
 import type { WorkerPool } from './worker-pool.ts';

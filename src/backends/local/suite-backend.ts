@@ -2,7 +2,7 @@ import path from 'node:path';
 import type { ExecutionRequest } from '../../model/request.ts';
 import type { RolloutSample } from '../../model/sample.ts';
 import type { ExecuteOptions, ExecutionBackend, ResultCallback } from '../backend.ts';
-import type { BackendInput } from '../registry.ts';
+import type { BackendInput } from '../backend-input.ts';
 import type { BackendConfig } from '../../model/suite-options.ts';
 import { LocalBackend } from './local-backend.ts';
 

@@ -4,7 +4,8 @@ import type { CacheEntry } from './model-cache.ts';
 import { type ParsedCompletion, parseCompletion } from './parse.ts';
 import { type AttemptsFailed, withConnectionRetries } from './retry.ts';
 import { redactUrlCredentials } from '../../runtime/redact.ts';
-import type { CallRecorder, ChatRequest } from './recorder.ts';
+import type { ChatRequest } from './recorded-call.ts';
+import type { CallRecorder } from './recorder.ts';
 import { type Answer, fromResponse } from './transport.ts';
 
 const EXCERPT = 80;

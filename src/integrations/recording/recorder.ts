@@ -1,22 +1,7 @@
 import type { RolloutSample } from '../../model/sample.ts';
 import type { RolloutContext } from '../../runtime/rollout-context.ts';
-import type { ParsedCompletion } from './parse.ts';
+import type { RecordedCall } from './recorded-call.ts';
 import { buildSamples } from './sample.ts';
-
-/** A chat completions request body as sent. */
-export type ChatRequest = Record<string, unknown> & { model?: unknown; messages: unknown[] };
-
-/** One model call as recorded. */
-export interface RecordedCall {
-  /** Position among all model calls of the rollout, from 0. */
-  ordinal: number;
-  request: ChatRequest;
-  latencyMs: number;
-  /** The answer, when the call succeeded. */
-  completion?: ParsedCompletion;
-  /** Why the call failed, when it did. */
-  error?: string;
-}
 
 /** The calls of one integration in one rollout; it is the rollout's sample source under its name. */
 export class CallRecorder {

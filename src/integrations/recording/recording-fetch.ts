@@ -2,8 +2,10 @@ import type { HttpError } from '../../runtime/errors.ts';
 import { getRolloutContext, type RolloutContext } from '../../runtime/rollout-context.ts';
 import { toCurrentEndpoint } from './endpoint.ts';
 import { ModelCall } from './model-call.ts';
-import { type ChatRequest, recorderFor } from './recorder.ts';
-import { type Answer, fetchTransport, poolTransport } from './transport.ts';
+import type { ChatRequest } from './recorded-call.ts';
+import { recorderFor } from './recorder.ts';
+import { poolTransport } from './pool-transport.ts';
+import { type Answer, fetchTransport } from './transport.ts';
 
 /** Options shared by every integration's recording transport. */
 export interface RecordingFetchOptions {

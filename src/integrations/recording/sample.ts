@@ -2,7 +2,7 @@ import type { FiniteJson, JsonObject } from '../../model/json.ts';
 import type { Message } from '../../model/message.ts';
 import type { RolloutSample } from '../../model/sample.ts';
 import { ownSample } from '../../runtime/samples.ts';
-import type { RecordedCall } from './recorder.ts';
+import type { RecordedCall } from './recorded-call.ts';
 
 /** Drops undefined values: the sample schema accepts JSON only. */
 function compact(object: Record<string, FiniteJson | undefined>): JsonObject {

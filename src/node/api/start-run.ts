@@ -3,7 +3,7 @@ import { createReporters } from '../reporters/create-reporters.ts';
 import { stdoutTerminal } from '../reporters/terminal.ts';
 import type { RunReport } from '../types/run-report.ts';
 import { runRollouts } from '../run/runner.ts';
-import type { RunRolloutsOptions } from './run-rollouts.ts';
+import type { RunRolloutsOptions } from './run-rollouts-options.ts';
 
 /** {@link runRollouts}'s work: the CLI's run, with the given reporters (none by default) and signal. */
 export async function startRun(options: RunRolloutsOptions): Promise<RunReport> {

@@ -6,7 +6,7 @@ import { stdoutTerminal } from '../reporters/terminal.ts';
 import { SERVE_OPTIONS } from '../serve/serve-options.ts';
 import { poolFits, runPool } from '../run/run-pool.ts';
 import type { WorkerPool } from '../../backends/local/worker-pool.ts';
-import { CLI_OPTIONS, parseCliOptions } from './cli-config.ts';
+import { CLI_OPTIONS, parseCliOptions } from '../config/cli-options.ts';
 import { UsageError } from '../errors.ts';
 import { redactUrlCredentials } from '../../runtime/redact.ts';
 import { TurnBuffer } from '../output/turn-buffer.ts';

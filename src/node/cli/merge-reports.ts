@@ -12,7 +12,7 @@ import { finishRun, type RunFacts } from '../run/finish-run.ts';
 import type { RolloutRecord } from '../types/rollout-record.ts';
 import type { SuiteReport } from '../types/run-report.ts';
 import { buildSuiteReport } from '../run/suite-report.ts';
-import { SuiteRecords } from '../run/suite-records.ts';
+import { SuiteRecords } from '../output/suite-records.ts';
 import { UsageError } from '../errors.ts';
 
 interface MergedSuite {

@@ -6,7 +6,7 @@ import { findRun } from '../output/run-history.ts';
 import { HtmlReporter } from '../reporters/html/html-reporter.ts';
 import type { Terminal } from '../reporters/terminal.ts';
 import type { RunReport } from '../types/run-report.ts';
-import { SuiteRecords } from '../run/suite-records.ts';
+import { SuiteRecords } from '../output/suite-records.ts';
 import { UsageError } from '../errors.ts';
 
 /** A stored run's report: its `summary.json` with each suite's rollouts from its journal, in the run's order. */

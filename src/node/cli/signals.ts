@@ -1,8 +1,5 @@
 import type { Terminal } from '../reporters/terminal.ts';
-
-/** The signals that end a run cleanly, and the exit code of each (128 + the signal's number). */
-export const STOP_SIGNALS = { sigint: 130, sigterm: 143, sighup: 129 } as const;
-export type StopSignal = keyof typeof STOP_SIGNALS;
+import { STOP_SIGNALS, type StopSignal } from '../types/stop-signals.ts';
 
 const NOTICE: Record<StopSignal, string> = {
   sigint: 'Cancelling: finishing reports of the rollouts that ended. Press Ctrl-C again to exit at once.',

@@ -1,7 +1,13 @@
 import * as z from 'zod';
 import { BackendSchema, ModelSchema, PassThresholdSchema, RunsSchema, ThresholdSchema, TimeoutsSchema } from '../../model/suite-options.ts';
+import { ModelPriceSchema } from '../cost/price-schema.ts';
 import type { Reporter } from '../types/reporter.ts';
-import type { ReporterName } from './define-config.ts';
+
+/**
+ * The built-in reporters' names: the config's vocabulary, which `reporters/built-in.ts` gives a factory each (the
+ * compiler checks it gives one for every name and no other), so the config never imports the reporters.
+ */
+export type ReporterName = 'default' | 'verbose' | 'json' | 'junit' | 'github-actions' | 'html';
 
 const reporterName = z.custom<ReporterName | (string & {})>((value) => typeof value === 'string', 'a reporter name or module');
 const reporterObject = z.custom<Reporter>((value) => typeof value === 'object' && value !== null && !Array.isArray(value), 'a reporter object');
@@ -11,9 +17,6 @@ const ReporterOptionsSchema = z.looseObject({
   outputFile: z.string().optional(),
 });
 export type ReporterOptions = z.input<typeof ReporterOptionsSchema>;
-
-/** Prices of a model, in your currency per million tokens; cached prompt tokens at their own price when given. */
-export const ModelPriceSchema = z.strictObject({ prompt: z.number().nonnegative(), completion: z.number().nonnegative(), cached: z.number().nonnegative().optional() });
 
 /** `rollout.config.ts`, checked so that a typo is an error that names the key; every field can be overridden by a CLI flag. */
 export const UserConfigSchema = z.strictObject({

@@ -1,8 +1,6 @@
-import type { ReporterOptions, ReporterSpec, UserConfig } from './config-schema.ts';
+import type { ReporterName, ReporterOptions, ReporterSpec, UserConfig } from './config-schema.ts';
 
-export type { ReporterOptions, ReporterSpec, UserConfig };
-
-export type { ReporterName } from '../reporters/built-in.ts';
+export type { ReporterName, ReporterOptions, ReporterSpec, UserConfig };
 
 /** Typed identity helper for `rollout.config.ts`. */
 export function defineConfig(config: UserConfig): UserConfig {

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { parseCliOptions } from '../cli/cli-config.ts';
+import { parseCliOptions } from './cli-options.ts';
 import type { UserConfig } from './define-config.ts';
 import { findConfigFile, loadUserConfig } from './load-config.ts';
 import { type ResolvedConfig, resolveConfig } from './resolve-config.ts';

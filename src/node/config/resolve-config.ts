@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { isWithin } from '../../runtime/paths.ts';
 import type { BackendConfig, ThresholdConfig, TimeoutsConfig } from '../../model/suite-options.ts';
-import type { CliOptions } from '../cli/cli-config.ts';
+import type { CliOptions } from './cli-options.ts';
 import { UsageError } from '../errors.ts';
 import { parseRowSelection, type RowSelection } from '../dataset/row-selection.ts';
 import { DEFAULT_KEEP_RUNS } from '../output/run-history.ts';

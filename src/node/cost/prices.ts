@@ -1,5 +1,5 @@
 import type * as z from 'zod';
-import type { ModelPriceSchema } from '../config/config-schema.ts';
+import type { ModelPriceSchema } from './price-schema.ts';
 import type { TokenUsage } from './usage.ts';
 
 /** Prices of a model, in your currency per million tokens; cached prompt tokens at their own price when given. */

@@ -5,7 +5,7 @@ import type { RolloutRecord } from '../types/rollout-record.ts';
 import type { RunReport } from '../types/run-report.ts';
 import { journalPath } from './journal-reader.ts';
 import { LineFile } from './line-file.ts';
-import { ROLLOUT_LINE_PREFIX, SuiteRecords } from '../run/suite-records.ts';
+import { ROLLOUT_LINE_PREFIX, SuiteRecords } from './suite-records.ts';
 
 /** A file of the run that could not be written (a full disk): the run stops and says which. */
 export type OutputErrorHandler = (error: NodeJS.ErrnoException, file: string) => void;

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { isWithin } from '../../runtime/paths.ts';
-import type { CliOptions } from '../cli/cli-config.ts';
+import type { CliOptions } from '../config/cli-options.ts';
 
 /**
  * Whether `file` (absolute, or relative to `root`) is in the checkout at `root`. Whoever can write to the queue's

@@ -2,7 +2,7 @@ import { type Job, Queue, QueueEvents } from 'bullmq';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type ExecutionResult, ExecutionResultSchema } from '../../model/result.ts';
 import { isPlainValidResult } from '../../model/result-check.ts';
-import { MAX_ROLLOUTS_PER_JOB, QUEUE_WINDOW, rolloutsPerJob } from './job-size.ts';
+import { MAX_ROLLOUTS_PER_JOB, QUEUE_WINDOW, rolloutsPerJob, type WorkerLoad } from './job-size.ts';
 import { FinishedRollouts } from './finished-rollouts.ts';
 import { LateFaultLog } from './late-fault-log.ts';
 import type { LateFault } from '../../runtime/faults.ts';
@@ -45,17 +45,6 @@ interface QueuedJob {
   name: string;
   data: RolloutJob;
   opts: { jobId: string };
-}
-
-/** Who serves a run: connected workers and how busy they are. */
-export interface WorkerLoad {
-  workers: number;
-  /** Rollouts the workers may run at once, summed over them. */
-  slots: number;
-  /** The smallest concurrency among them (0 when none is connected). */
-  smallest: number;
-  /** Rollouts in the jobs the workers hold. */
-  active: number;
 }
 
 const gaveUp = (id: string, reason: string) => setupError(id, `the queue gave up on this rollout: ${reason}`);

@@ -1,4 +1,13 @@
-import type { WorkerLoad } from './coordinator-queues.ts';
+/** Who serves a run: connected workers and how busy they are. */
+export interface WorkerLoad {
+  workers: number;
+  /** Rollouts the workers may run at once, summed over them. */
+  slots: number;
+  /** The smallest concurrency among them (0 when none is connected). */
+  smallest: number;
+  /** Rollouts in the jobs the workers hold. */
+  active: number;
+}
 
 /** Rollouts of a suite queued ahead of their results: enough to keep many workers busy, few enough to keep memory flat. */
 export const QUEUE_WINDOW = 1_000;

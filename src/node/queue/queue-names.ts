@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { ExecutionRequest } from '../../model/request.ts';
-import type { CliOptions } from '../cli/cli-config.ts';
+import type { CliOptions } from '../config/cli-options.ts';
 
 /** Every key rollout-test keeps in Redis starts with this (BullMQ's `prefix`). */
 export const PREFIX = 'rollout-test';

@@ -5,7 +5,7 @@ import type { WorkerPool } from '../../backends/local/worker-pool.ts';
 import { resolveModelCache } from '../../integrations/recording/model-cache-settings.ts';
 import type { ExecutionResult } from '../../model/result.ts';
 import type { RolloutSuite } from '../../runtime/suite.ts';
-import type { CliOptions } from '../cli/cli-config.ts';
+import type { CliOptions } from '../config/cli-options.ts';
 import { findConfigFile, loadUserConfig } from '../config/load-config.ts';
 import { checkoutFlags, insideCheckout } from './checkout-paths.ts';
 import { type ResolvedConfig, resolveConfig } from '../config/resolve-config.ts';

@@ -1,3 +1,4 @@
+import type { ReporterName } from '../config/config-schema.ts';
 import type { ReporterChoice } from '../config/resolve-config.ts';
 import type { Reporter } from '../types/reporter.ts';
 import type { RunReport } from '../types/run-report.ts';
@@ -12,7 +13,7 @@ async function documentReporter(outputFile: string | undefined, terminal: Termin
 }
 
 /**
- * The built-in reporters by name: the one place that lists them. Each module is loaded only when a run asks for
+ * The built-in reporters, one for each name the config knows (`ReporterName`). Each module is loaded only when a run asks for
  * its reporter: a run with the JSON reporter never loads the terminal tables, the diff of the failure details or
  * the HTML page's bundler.
  */
@@ -23,9 +24,6 @@ export const BUILT_IN_REPORTERS = {
   junit: ({ outputFile }, terminal) => documentReporter(outputFile, terminal, import('./junit/junit-reporter.ts').then((m) => m.junitXml)),
   'github-actions': async (_, terminal) => new (await import('./github-actions/github-actions-reporter.ts')).GithubActionsReporter(terminal),
   html: async ({ outputFile }, terminal) => new (await import('./html/html-reporter.ts')).HtmlReporter(terminal, outputFile),
-} satisfies Record<string, ReporterFactory>;
-
-/** The built-in reporters' names. */
-export type ReporterName = keyof typeof BUILT_IN_REPORTERS;
+} satisfies Record<ReporterName, ReporterFactory>;
 
 export const isBuiltInReporter = (name: string): name is ReporterName => Object.hasOwn(BUILT_IN_REPORTERS, name);

@@ -1,4 +1,4 @@
-import { STOP_SIGNALS, type StopSignal } from '../cli/signals.ts';
+import { STOP_SIGNALS, type StopSignal } from '../types/stop-signals.ts';
 import type { RunReport, SuiteReport } from '../types/run-report.ts';
 import { hasGate } from './thresholds.ts';
 

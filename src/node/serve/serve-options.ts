@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { type OptionValues, option, parseOptions } from '../cli/cli-config.ts';
+import { type OptionValues, option, parseOptions } from '../config/cli-options.ts';
 
 const seconds = (name: string) => z.coerce.number({ error: `${name} must be a number` }).nonnegative(`${name} must be at least 0`).refine(Number.isFinite, `${name} must be finite`);
 

@@ -1,5 +1,5 @@
 import type { Phase } from '../../model/index.ts';
-import type { RolloutStatus } from '../types/rollout-record.ts';
+import type { RolloutRecord, RolloutStatus } from '../types/rollout-record.ts';
 
 /** How one rollout ended, as the statistics see it. */
 export interface RolloutOutcome {
@@ -15,6 +15,11 @@ export interface RolloutOutcome {
   category?: string | undefined;
   /** Where an errored rollout failed. */
   phase?: Phase | undefined;
+}
+
+/** Records as the stats module sees them; `rowKey` groups the runs of one row. */
+export function outcomesOf(records: RolloutRecord[], rowKey = (r: RolloutRecord) => String(r.row)): RolloutOutcome[] {
+  return records.map((r) => ({ rowKey: rowKey(r), run: r.run, reward: r.reward, status: r.status, category: r.error?.category, phase: r.error?.phase }));
 }
 
 /** A run that counts in rewards and pass rates. */

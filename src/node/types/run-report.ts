@@ -1,4 +1,4 @@
-import type { STOP_SIGNALS, StopSignal } from '../cli/signals.ts';
+import type { STOP_SIGNALS, StopSignal } from './stop-signals.ts';
 import type { RolloutError } from '../../model/result.ts';
 import type { LateFault } from '../../runtime/faults.ts';
 import type { ThresholdConfig } from '../../model/suite-options.ts';
@@ -6,7 +6,7 @@ import type { Cost } from '../cost/prices.ts';
 import type { TokenUsage } from '../cost/usage.ts';
 import type { SourceLocation } from '../stack/user-frame.ts';
 import type { BaselineComparison, SuiteStatistics } from '../stats/index.ts';
-import type { SuiteRecords } from '../run/suite-records.ts';
+import type { SuiteRecords } from '../output/suite-records.ts';
 
 /** One suite's outcome: its rollouts and their statistics, or the error that kept it from running. */
 export interface SuiteReport {

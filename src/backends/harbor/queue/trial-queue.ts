@@ -1,7 +1,8 @@
 import { rm } from 'node:fs/promises';
 import { Slots } from '../../slots.ts';
 import type { TrialHook, TrialHookPayload, TrialEvent, TrialHooks } from '../trial/hooks.ts';
-import { type TrialContext, type TrialOutcome, runTrial } from '../trial/run-trial.ts';
+import { runTrial } from '../trial/run-trial.ts';
+import type { TrialContext, TrialOutcome } from '../trial/trial-outcome.ts';
 import type { TrialConfig } from '../trial/trial-config.ts';
 import { trialDirOf } from '../trial/trial-paths.ts';
 import { DEFAULT_RETRY, type RetryConfig, waitBeforeRetry } from './retry.ts';

@@ -7,7 +7,7 @@ import { type AgentOutcome, runAgent } from './agent.ts';
 import { collectArtifacts } from './artifacts.ts';
 import { runHealthcheck } from './healthcheck.ts';
 import { stepPhases } from './phases.ts';
-import type { StepOutcomes, TrialContext } from './run-trial.ts';
+import type { StepOutcomes, TrialContext } from './trial-outcome.ts';
 import { TrialError } from './trial-error.ts';
 import { agentContextOf, exceptionInfoOf, type StepResult } from './trial-record.ts';
 import type { TrialRun } from './trial-run.ts';

@@ -1,61 +1,25 @@
 import { chmod, mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import type { DockerPool } from '../environments/docker/docker-pool.ts';
 import type { TrialEnvironment } from '../environments/environment.ts';
 import type { HarborTask } from '../task/load-task.ts';
-import { type AgentOutcome, runAgent } from './agent.ts';
+import { runAgent } from './agent.ts';
 import { collectArtifacts } from './artifacts.ts';
-import type { DockerPool } from '../environments/docker/docker-pool.ts';
 import { checkEnvTemplates, createTaskEnvironment } from './environment-init.ts';
 import { harborTrialConfig, harborTrialLock, trialIdentity } from './harbor-files.ts';
 import { runHealthcheck } from './healthcheck.ts';
-import type { EmitTrialEvent } from './hooks.ts';
 import { runMultiStep } from './multi-step.ts';
 import { singleStepPhases, usesSeparateVerifier } from './phases.ts';
 import { type RunnerLaunch, trialRunnerLaunch } from './runtime-entry.ts';
 import type { TrialConfig } from './trial-config.ts';
+import type { StepOutcomes, TrialContext, TrialOutcome, TrialTimings } from './trial-outcome.ts';
 import { TrialError, type TrialErrorType } from './trial-error.ts';
 import { TrialPaths, trialDirOf } from './trial-paths.ts';
-import { agentContextOf, TrialRecorder, type TrialResultFile } from './trial-record.ts';
+import { agentContextOf, TrialRecorder } from './trial-record.ts';
 import type { TrialRun } from './trial-run.ts';
 import { withLimitError } from './limit-error.ts';
-import { type VerifierOutcome, runVerifier } from './verifier.ts';
+import { runVerifier } from './verifier.ts';
 import { installUserCode, userNodeModules } from './workspace.ts';
-
-/** How a trial ended. `agent` and `verifier` are set when those steps ran. */
-export interface TrialOutcome {
-  trialDir: string;
-  record: TrialResultFile;
-  /** The first exception, as in result.json. */
-  error: TrialError | undefined;
-  cancelled: boolean;
-  agent?: AgentOutcome;
-  verifier?: VerifierOutcome;
-  timings: TrialTimings;
-}
-
-/** Time spent waiting for a slot, and per-step durations, for the rollout's timings. */
-export interface TrialTimings {
-  queuedMs: number;
-  environmentSetupMs: number;
-  agentSetupMs: number;
-  agentMs: number;
-  verifierMs: number;
-}
-
-/** What a trial needs besides its config. */
-export interface TrialContext {
-  task: HarborTask;
-  /** The model's API key: given to the runner's environment, never written. */
-  apiKey?: string | undefined;
-  signal?: AbortSignal | undefined;
-  emit: EmitTrialEvent;
-  /** Milliseconds the trial waited for a slot. */
-  queuedMs?: number;
-  /** Called when verification starts, with what the agent produced (`onWorkflowComplete` goes here). */
-  onVerificationStart?: (agent: AgentOutcome, timings: TrialTimings) => Promise<void>;
-  /** The backend's docker containers and user-code snapshots (warm containers with `prewarm`); docker only. */
-  dockerPool?: DockerPool | undefined;
-}
 
 /**
  * Runs one Harbor trial: environment start → healthcheck → user code into the workspace → agent → artifacts
@@ -178,9 +142,6 @@ function excludedFrom(config: TrialConfig, task: HarborTask): string[] {
   const steps = task.steps.length ? path.join(task.dir, 'steps') : undefined;
   return [path.resolve(config.trialsDir), task.testsDir, task.solutionDir, steps].filter((dir): dir is string => dir !== undefined);
 }
-
-/** What the steps of a trial hand back to {@link runTrial}. */
-export type StepOutcomes = Pick<TrialOutcome, 'agent' | 'verifier'>;
 
 /**
  * A single-step trial: the agent, its artifacts collected, then verification unless the agent failed for

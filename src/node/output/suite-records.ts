@@ -1,5 +1,5 @@
 import { addUsage, type TokenUsage } from '../cost/usage.ts';
-import { LineReader } from '../output/line-reader.ts';
+import { LineReader } from './line-reader.ts';
 import type { RolloutOutcome } from '../stats/index.ts';
 import type { RolloutRecord, RolloutStatus } from '../types/rollout-record.ts';
 

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import type { UserConfig } from '../config/config-schema.ts';
+import type { UserConfig } from './config-schema.ts';
 import { UsageError } from '../errors.ts';
 
 /**

@@ -1,8 +1,8 @@
 import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import pc from 'picocolors';
 import { describe, expect, it } from 'vitest';
+import { createColors } from '../src/node/reporters/colors.ts';
 import { DefaultReporter } from '../src/node/reporters/default/default-reporter.ts';
 import type { ProgressLine } from '../src/node/reporters/default/progress-line.ts';
 import { MAX_ROLLOUTS_PER_JOB, rolloutsPerJob } from '../src/node/queue/job-size.ts';
@@ -70,7 +70,7 @@ describe('the flags of a run, as a worker follows them', () => {
 
 describe('the progress line of a queued run', () => {
   it('shows the connected workers and their load after the counts', () => {
-    const terminal = { write: () => undefined, interactive: false, colors: pc.createColors(false) };
+    const terminal = { write: () => undefined, command: () => undefined, interactive: false, colors: createColors(false) };
     const reporter = new DefaultReporter(terminal, '/');
     reporter.onRunStart({ total: 10 });
     reporter.onStatus('3 workers · 42/150 busy');

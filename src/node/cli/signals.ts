@@ -1,3 +1,4 @@
+import { printable } from '../reporters/printable.ts';
 import type { Terminal } from '../reporters/terminal.ts';
 import { STOP_SIGNALS, type StopSignal } from '../types/stop-signals.ts';
 
@@ -19,7 +20,7 @@ export function interruptOnSignals(terminal: Terminal): { signal: AbortSignal } 
       if (controller.signal.aborted) process.exit(STOP_SIGNALS[name]);
       controller.abort(name);
       // stderr: the JSON reporter may be writing its report to stdout.
-      process.stderr.write(`\n${terminal.colors.yellow(NOTICE[name])}\n`);
+      process.stderr.write(printable(`\n${terminal.colors.yellow(NOTICE[name])}\n`));
     });
   }
   return { signal: controller.signal };

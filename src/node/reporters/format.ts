@@ -23,3 +23,10 @@ export function rolloutName(record: RolloutRecord): string {
   const row = record.rowId === undefined ? `row ${record.row}` : `row ${record.row} (${record.rowId})`;
   return `${record.suite} › ${row} › run ${record.run}`;
 }
+
+/** The first `max` characters of a text and `…` when it is longer; never half of a surrogate pair. */
+export function shorten(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const head = text.slice(0, max);
+  return `${/[\uD800-\uDBFF]$/.test(head) ? head.slice(0, -1) : head}…`;
+}

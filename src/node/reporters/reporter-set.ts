@@ -1,5 +1,6 @@
 import type { RunReport } from '../types/run-report.ts';
 import type { Reporter } from '../types/reporter.ts';
+import { printable } from './printable.ts';
 
 type Events = { [K in keyof Reporter]-?: NonNullable<Reporter[K]> };
 
@@ -60,6 +61,6 @@ export class ReporterSet implements Events {
   #failed(reporter: Reporter, event: keyof Reporter, error: unknown): void {
     this.failed = true;
     const name = reporter.constructor && reporter.constructor !== Object ? reporter.constructor.name : 'a reporter';
-    process.stderr.write(`rollout-test: ${name} failed in ${event}: ${(error as Error)?.stack ?? String(error)}\n`);
+    process.stderr.write(printable(`rollout-test: ${name} failed in ${event}: ${(error as Error)?.stack ?? String(error)}\n`));
   }
 }

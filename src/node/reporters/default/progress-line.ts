@@ -1,7 +1,10 @@
 import { formatDuration } from '../format.ts';
+import { own } from '../printable.ts';
 import type { Terminal } from '../terminal.ts';
 
 const REDRAW_MS = 100;
+/** Back to column 0, and erase the line. */
+const ERASE_LINE = own('\r') + own('\x1b[2K');
 /** Without a terminal (CI, a pipe) a long run prints its progress this often, so that it never looks hung. */
 export const HEARTBEAT_MS = 10_000;
 
@@ -34,7 +37,7 @@ export class ProgressLine {
 
   /** Removes the line so that other output starts at column 0; it comes back at the next redraw. */
   clear(): void {
-    if (this.#shown) this.terminal.write('\r\x1b[2K');
+    if (this.#shown) this.terminal.write(ERASE_LINE);
     this.#shown = false;
   }
 
@@ -58,7 +61,7 @@ export class ProgressLine {
 
   #draw(): void {
     const { colors } = this.terminal;
-    this.terminal.write(`\r\x1b[2K${colors.cyan('❯')} ${colors.dim(this.text())}`);
+    this.terminal.write(`${ERASE_LINE}${colors.cyan('❯')} ${colors.dim(this.text())}`);
     this.#shown = true;
   }
 }

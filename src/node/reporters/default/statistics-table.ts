@@ -1,7 +1,7 @@
-import Table from 'cli-table3';
 import type { RunReport, SuiteReport } from '../../types/run-report.ts';
 import { formatNumber } from '../format.ts';
 import type { Terminal } from '../terminal.ts';
+import { TerminalTable } from './terminal-table.ts';
 
 function kMap(values: Record<string, number>): string {
   const entries = Object.entries(values);
@@ -34,10 +34,7 @@ function baseline(suite: SuiteReport, { colors }: Terminal): string {
 export function statisticsTable(report: RunReport, terminal: Terminal): string {
   const suites = report.suites.filter((s) => !s.error);
   if (!suites.some((s) => s.runs > 1 || s.baseline)) return '';
-  const table = new Table({
-    head: ['Suite', 'pass^k', 'Reward min / median / max', 'Same reward in all runs', 'vs baseline'],
-    style: { head: terminal.interactive ? ['cyan'] : [], border: terminal.interactive ? ['grey'] : [] },
-  });
+  const table = new TerminalTable(['Suite', 'pass^k', 'Reward min / median / max', 'Same reward in all runs', 'vs baseline'], terminal.colors);
   for (const suite of suites) {
     table.push([suite.regraded ? `${suite.name} (re-graded)` : suite.name, kMap(suite.stats.passHatK), rewards(suite), zeroVariance(suite), baseline(suite, terminal)]);
   }

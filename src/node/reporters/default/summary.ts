@@ -1,10 +1,10 @@
-import Table from 'cli-table3';
 import type { RunReport } from '../../types/run-report.ts';
 import { formatUsage } from '../../cost/format-usage.ts';
 import type { SuiteStatistics } from '../../stats/index.ts';
 import { formatDuration, formatNumber } from '../format.ts';
 import type { Terminal } from '../terminal.ts';
 import { statisticsTable } from './statistics-table.ts';
+import { TerminalTable } from './terminal-table.ts';
 
 function interval(stats: SuiteStatistics): string {
   const { mean, low, high } = stats.meanReward;
@@ -40,10 +40,7 @@ function infrastructure(report: RunReport): string {
 /** The closing summary: a table per suite and overall, errors by category, and the run's verdict lines. */
 export function summary(report: RunReport, terminal: Terminal): string {
   const { colors } = terminal;
-  const table = new Table({
-    head: ['Suite', 'Rollouts', 'Passed', 'Failed', 'Errored', 'Skipped', 'Mean reward [95% CI]', 'pass@k', 'Duration'],
-    style: { head: terminal.interactive ? ['cyan'] : [], border: terminal.interactive ? ['grey'] : [] },
-  });
+  const table = new TerminalTable(['Suite', 'Rollouts', 'Passed', 'Failed', 'Errored', 'Skipped', 'Mean reward [95% CI]', 'pass@k', 'Duration'], colors);
   for (const suite of report.suites) table.push(row(suite.name === suite.file ? 'load error' : suite.name, suite.stats, suite.durationMs));
   table.push(row('All', report.overall, report.durationMs));
 

@@ -5,8 +5,10 @@ import { type TokenUsage, totalTokens } from '../../cost/usage.ts';
 import type { SuiteStatistics } from '../../stats/index.ts';
 import { INTERRUPTED } from '../default/summary.ts';
 import { formatDuration, formatNumber } from '../format.ts';
+import { MAX_CELL_CHARS, markdownCell } from './markdown-cell.ts';
 
-const cell = (text: string) => text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
+/** GitHub drops a step's summary over 1 MiB; this leaves room for what else the step writes. */
+export const MAX_SUMMARY_BYTES = 1_000_000;
 
 function interval({ meanReward: { mean, low, high } }: SuiteStatistics): string {
   if (mean === null) return '–';
@@ -33,11 +35,38 @@ function row(name: string, stats: SuiteStatistics, durationMs: number, extra: st
   return `| ${[name, c.total, c.passed, c.failed, c.errored, c.skipped, interval(stats), passAtK(stats), ...extra, formatDuration(durationMs)].join(' | ')} |`;
 }
 
+/** A suite as the table names it: a suite that failed to load has no name of its own. */
+const shownName = (suite: SuiteReport) => (suite.name === suite.file ? 'load error' : suite.name);
+
+const bytes = (lines: string[]) => lines.reduce((sum, line) => sum + Buffer.byteLength(line) + 1, 0);
+
+/** Room kept for the notes on what was cut. */
+const NOTES_BYTES = 400;
+
+/** The suites' rows that fit in `budget` bytes, and notes saying what was cut. */
+function fittedRows(suites: SuiteReport[], row: (suite: SuiteReport) => string, budget: number): { rows: string[]; notes: string[] } {
+  const kept: string[] = [];
+  let left = budget - NOTES_BYTES;
+  for (const suite of suites) {
+    const line = row(suite);
+    left -= Buffer.byteLength(line) + 1;
+    if (left < 0) break;
+    kept.push(line);
+  }
+  const cutNames = suites.filter((s) => shownName(s).length > MAX_CELL_CHARS).length;
+  const notes = [
+    cutNames ? `_${cutNames} suite name${cutNames > 1 ? 's' : ''} cut to ${MAX_CELL_CHARS} characters._` : '',
+    kept.length < suites.length ? `_${suites.length - kept.length} of ${suites.length} suites left out to keep this summary under 1 MiB (GitHub drops larger ones); the JSON and HTML reports list every suite._` : '',
+  ].filter(Boolean);
+  return { rows: kept, notes: notes.length ? ['', ...notes] : [] };
+}
+
 /**
  * The job summary of a run, in GitHub-flavoured Markdown: a headline, then a table of the suites with their
- * mean reward and 95% interval, pass@k, the change against the baseline and the duration.
+ * mean reward and 95% interval, pass@k, the change against the baseline and the duration. It stays within
+ * `budget` bytes: long suite names are cut, and the suites that do not fit are left out, with a note saying so.
  */
-export function jobSummary(report: RunReport): string {
+export function jobSummary(report: RunReport, budget = MAX_SUMMARY_BYTES): string {
   const failing = report.suites.filter((s) => !s.passed).length;
   const headline = failing ? `❌ ${failing} of ${report.suites.length} suites failed` : `✅ ${report.suites.length} suites passed`;
   const withBaseline = report.suites.some((s) => s.baseline);
@@ -47,14 +76,10 @@ export function jobSummary(report: RunReport): string {
     ...(withBaseline ? [isAll ? '' : baseline(suite)] : []),
     ...(withUsage ? [usageCell(suite.usage, suite.cost)] : []),
   ];
-  const lines = [
-    `## rollout-test: ${headline}`,
-    '',
-    `| ${head.join(' | ')} |`,
-    `|${head.map(() => '---').join('|')}|`,
-    ...report.suites.map((s) => row(`${s.passed ? '✅' : '❌'} ${cell(s.name === s.file ? 'load error' : s.name)}`, s.stats, s.durationMs, extra(s))),
-    row('**All**', report.overall, report.durationMs, extra({ usage: report.usage, cost: report.cost, baseline: undefined }, true)),
-  ];
-  if (report.interrupted) lines.push('', INTERRUPTED[report.interrupted]);
-  return `${lines.join('\n')}\n\n`;
+  const top = [`## rollout-test: ${headline}`, '', `| ${head.join(' | ')} |`, `|${head.map(() => '---').join('|')}|`];
+  const all = row('**All**', report.overall, report.durationMs, extra({ usage: report.usage, cost: report.cost, baseline: undefined }, true));
+  const end = report.interrupted ? ['', INTERRUPTED[report.interrupted]] : [];
+  const suiteRow = (s: SuiteReport) => row(`${s.passed ? '✅' : '❌'} ${markdownCell(shownName(s))}`, s.stats, s.durationMs, extra(s));
+  const { rows, notes } = fittedRows(report.suites, suiteRow, budget - bytes([...top, all, ...end]));
+  return `${[...top, ...rows, all, ...end, ...notes].join('\n')}\n\n`;
 }

@@ -156,3 +156,14 @@ describe('untrusted text printed with colours, by the verbose reporter, beside a
     expect(junit).toContain('said\n::add-mask::hidden');
   });
 });
+
+describe('the JSON report printed to stdout', async () => {
+  const run = await runCli(project, ['run', '--reporter', 'json'], { env: { GITHUB_ACTIONS: 'true' } });
+
+  it('stays valid JSON that keeps the untrusted text exactly', () => {
+    expect(run.exitCode).toBe(1);
+    expect(rawControl(String(run.stdout))).toBeUndefined();
+    const names = JSON.parse(String(run.stdout)).suites.map((s: { name: string }) => s.name);
+    expect(names).toContain(`suite ${ATTACK}`);
+  });
+});

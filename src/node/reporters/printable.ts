@@ -26,10 +26,12 @@ export const escapeControlsAndBreaks = (text: string): string => text.replace(CO
 /**
  * GitHub's runner reads a line whose first non-blank characters are `::` as a workflow command (`::add-mask::`,
  * `::error …::`, `::stop-commands::`). Such a line is printed with a backslash before the `::`: `\::add-mask::x`.
- * Colour codes at the start of the line count as blank here.
+ * Lines end where the runner ends them, at `\n` or `\r` (not at U+2028: a JSON report keeps that one raw inside
+ * its strings, where a backslash would break it); colour codes at the start of a line count as blank. Each
+ * printed piece may start a line.
  */
-const COMMAND_START = /^((?:[^\S\n]|\x1b\[[\d;]*[A-Za-z])*)::/gm;
-export const escapeWorkflowCommands = (text: string): string => text.replace(COMMAND_START, '$1\\::');
+const COMMAND_START = /(^|[\n\r])((?:[^\S\n\r]|\x1b\[[\d;]*[A-Za-z])*)::/g;
+export const escapeWorkflowCommands = (text: string): string => text.replace(COMMAND_START, '$1$2\\::');
 
 /**
  * Text as the tool prints it to a terminal or a CI log: the tool's own marked sequences become real ones; every

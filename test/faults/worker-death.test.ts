@@ -93,6 +93,14 @@ describe('a worker that dies fails only the rollout it ran', () => {
     expectOnlyTheFaultFailed(dir, /heap limit of 96 MB \(workerMemoryLimitMb\) was reached/);
   });
 
+  // CI setups often set it, and it is a V8 flag of the whole process: the worker thread's own limit must still hold.
+  test('the heap limit of a worker thread with --max-old-space-size in NODE_OPTIONS', async () => {
+    const dir = makeProject({ 'faults.rollout.js': ROLLOUT, 'rollout.config.js': CONFIG });
+    const result = await runCli(dir, ['run', '--pool', 'threads'], { env: { FAULT: 'heap', NODE_OPTIONS: '--max-old-space-size=4096' } });
+    expect(result.exitCode, String(result.all)).toBe(1);
+    expectOnlyTheFaultFailed(dir, /heap limit of 96 MB \(workerMemoryLimitMb\) was reached/);
+  });
+
   test('process.kill of its own pid, in a fork', async () => {
     const dir = makeProject({ 'faults.rollout.js': ROLLOUT, 'rollout.config.js': CONFIG });
     const result = await runCli(dir, ['run', '--pool', 'forks'], { env: { FAULT: 'sigkill' } });

@@ -72,6 +72,32 @@ describe('task load', () => {
     ]);
   });
 
+  it('warns of every key no trial reads, at any depth, and of per-phase network policies in steps', async () => {
+    const toml = [
+      'source = "upstream"', 'unknown_top = 1',
+      '[task]', 'name = "t"', 'authors = [{ name = "a" }]', 'keywords = ["k"]',
+      '[metadata]', 'anything = { nested = true }',
+      '[verifier]', 'timout_sec = 5',
+      '[environment]', 'cpus = 1', '[environment.healthcheck]', 'command = "true"', 'retrys = 2',
+      '[[steps]]', 'name = "one"', '[steps.agent]', 'network_mode = "public"', '[steps.verifier]', 'allowed_hosts = ["x"]',
+      '[[steps.verifier.collect]]', 'command = "true"', 'bogus = 1',
+      '[[steps.artifacts]]', 'source = "/x"', 'destinaton = "y"',
+    ].join('\n');
+    const dir = await makeTask(root, 'ignored-keys', { toml });
+    await mkdir(path.join(dir, 'steps', 'one'), { recursive: true });
+    await writeFile(path.join(dir, 'steps', 'one', 'instruction.md'), 'do it\n');
+    const { warnings } = await loadTask(dir);
+    expect(warnings).toEqual([
+      '[steps."one".agent] network_mode: per-phase network policies are not supported; the trial keeps [environment]\'s',
+      '[steps."one".verifier] allowed_hosts: per-phase network policies are not supported; the trial keeps [environment]\'s',
+      'unknown_top: not a key that trials read; it is ignored',
+      '[verifier] timout_sec: not a key that trials read; it is ignored',
+      '[environment.healthcheck] retrys: not a key that trials read; it is ignored',
+      '[steps."one".verifier.collect[0]] bogus: not a key that trials read; it is ignored',
+      '[steps."one".artifacts[0]] destinaton: not a key that trials read; it is ignored',
+    ]);
+  });
+
   it('loads a compose task for docker, and fails it elsewhere naming environment/docker-compose.yaml', async () => {
     const dir = await makeTask(root, 'compose', {});
     await mkdir(path.join(dir, 'environment'));

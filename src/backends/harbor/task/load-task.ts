@@ -8,6 +8,7 @@ import type { EnvironmentType } from '../environments/environment.ts';
 import { type TaskConfig, TaskConfigSchema } from './task-config.ts';
 import { readTaskCompose } from '../environments/compose/compose-file.ts';
 import { taskDigest } from './task-digest.ts';
+import { unknownKeys } from './unknown-keys.ts';
 import { unsupportedKeys } from './unsupported-keys.ts';
 
 /** A Harbor task directory, loaded and validated. Optional parts are `undefined` when the task lacks them. */
@@ -57,6 +58,11 @@ function describeIssues(file: string, error: z.ZodError): string {
 
 /** Parses and validates task.toml text; a syntax error or a key of the wrong type names the file and key. */
 export function parseTaskConfig(text: string, file: string): TaskConfig {
+  return readTaskConfig(text, file).config;
+}
+
+/** The validated task.toml, and the keys it holds that no trial reads (see {@link unknownKeys}). */
+function readTaskConfig(text: string, file: string): { config: TaskConfig; ignored: string[] } {
   let raw: unknown;
   try {
     raw = parseToml(text);
@@ -65,7 +71,13 @@ export function parseTaskConfig(text: string, file: string): TaskConfig {
   }
   const parsed = TaskConfigSchema.safeParse(raw);
   if (!parsed.success) throw new ValidationError(describeIssues(file, parsed.error));
-  return parsed.data;
+  return { config: parsed.data, ignored: unknownKeys(TaskConfigSchema, raw) };
+}
+
+/** `steps."a".agent.foo` as task.toml writes it: `[steps."a".agent] foo`. */
+function asTomlKey(dotted: string): string {
+  const at = dotted.lastIndexOf('.');
+  return at === -1 ? dotted : `[${dotted.slice(0, at)}] ${dotted.slice(at + 1)}`;
 }
 
 function existing(dir: string, name: string): string | undefined {
@@ -81,7 +93,7 @@ function existing(dir: string, name: string): string | undefined {
 export async function loadTask(dir: string, options: { environment?: EnvironmentType } = {}): Promise<HarborTask> {
   const absolute = path.resolve(dir);
   const tomlFile = path.join(absolute, 'task.toml');
-  const config = parseTaskConfig(await readRequired(tomlFile), tomlFile);
+  const { config, ignored } = readTaskConfig(await readRequired(tomlFile), tomlFile);
   const environmentDir = existing(absolute, 'environment');
   const trajectory = [absolute, ...(config.steps ?? []).map((step) => path.join(absolute, 'steps', step.name))].some((dir) => existsSync(path.join(dir, 'trajectory.json')));
   const composeFile = environmentDir && existing(environmentDir, 'docker-compose.yaml');
@@ -106,7 +118,7 @@ export async function loadTask(dir: string, options: { environment?: Environment
     solutionDir: existing(absolute, 'solution'),
     steps,
     digest: await taskDigest(absolute),
-    warnings,
+    warnings: [...warnings, ...ignored.map((key) => `${asTomlKey(key)}: not a key that trials read; it is ignored`)],
   };
 }
 

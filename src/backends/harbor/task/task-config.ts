@@ -81,6 +81,11 @@ const EnvironmentSchema = z
     workdir: z.string().startsWith('/', 'workdir must be an absolute path').optional(),
     env: stringMap.default({}),
     healthcheck: HealthcheckSchema.optional(),
+    // Harbor's keys that trials cannot honour: named by unsupportedKeys, an error or a warning each.
+    gpu_types: z.unknown().optional(),
+    tpu: z.unknown().optional(),
+    mcp_servers: z.unknown().optional(),
+    skills_dir: z.unknown().optional(),
   })
   .transform(({ memory, storage, allow_internet, ...environment }) => ({
     ...environment,
@@ -92,9 +97,13 @@ const EnvironmentSchema = z
 /** A validated `[environment]` table. */
 export type TaskEnvironment = z.output<typeof EnvironmentSchema>;
 
-const AgentSchema = z.looseObject({ timeout_sec: seconds.optional(), user: user.optional() });
+/** Harbor's per-phase network policy, which trials do not support: unsupportedKeys warns of it. */
+const phaseNetwork = { network_mode: z.unknown().optional(), allowed_hosts: z.unknown().optional() };
+
+const AgentSchema = z.looseObject({ timeout_sec: seconds.optional(), user: user.optional(), ...phaseNetwork });
 
 const verifierFields = {
+  ...phaseNetwork,
   env: stringMap.default({}),
   user: user.optional(),
   environment_mode: z.enum(['shared', 'separate']).optional(),
@@ -120,8 +129,13 @@ export const TaskConfigSchema = z
   .looseObject({
     schema_version: z.string().optional(),
     version: z.string().optional(),
-    task: z.looseObject({ name: z.string().optional(), description: z.string().optional() }).default({}),
-    metadata: z.looseObject({}).default({}),
+    // Harbor's package information: descriptive only.
+    task: z
+      .looseObject({ name: z.string().optional(), description: z.string().optional(), version: z.unknown().optional(), authors: z.unknown().optional(), keywords: z.unknown().optional() })
+      .default({}),
+    source: z.unknown().optional(),
+    // Free-form: the task author's own keys.
+    metadata: z.record(z.string(), z.unknown()).default({}),
     agent: AgentSchema.default({}),
     verifier: z.looseObject({ timeout_sec: seconds.default(DEFAULT_VERIFIER_TIMEOUT_SEC), ...verifierFields }).prefault({}),
     environment: EnvironmentSchema.prefault({}),

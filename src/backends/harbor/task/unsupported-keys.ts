@@ -42,11 +42,22 @@ export function unsupportedKeys(config: TaskConfig, layout: TaskLayout, environm
   if (table.network_mode === 'allowlist' || table.allowed_hosts) {
     warnings.push('[environment] network_mode = "allowlist" / allowed_hosts: allowlists are not supported; the trial has no network');
   }
-  for (const table of ['agent', 'verifier'] as const) {
-    if ((config[table] as Record<string, unknown>).network_mode !== undefined) warnings.push(`[${table}] network_mode: per-phase network policies are not supported; the trial keeps [environment]'s`);
+  for (const { where, table: phase } of phaseTables(config)) {
+    for (const key of ['network_mode', 'allowed_hosts'] as const) {
+      if (phase[key] !== undefined) warnings.push(`[${where}] ${key}: per-phase network policies are not supported; the trial keeps [environment]'s`);
+    }
   }
   if (Array.isArray(extra.mcp_servers) && extra.mcp_servers.length) warnings.push('[environment] mcp_servers: MCP servers are not given to the agent');
   if (extra.skills_dir !== undefined) warnings.push('[environment] skills_dir: skills are not installed for the agent');
   if (layout.trajectory) warnings.push('trajectory.json: a prior trajectory is not loaded into the agent');
   return { errors, warnings };
+}
+
+/** The [agent] and [verifier] tables of the task and of each of its steps, named as task.toml writes them. */
+function phaseTables(config: TaskConfig): Array<{ where: string; table: { network_mode?: unknown; allowed_hosts?: unknown } }> {
+  const steps = (config.steps ?? []).flatMap((step) => [
+    { where: `steps."${step.name}".agent`, table: step.agent },
+    { where: `steps."${step.name}".verifier`, table: step.verifier },
+  ]);
+  return [{ where: 'agent', table: config.agent }, { where: 'verifier', table: config.verifier }, ...steps];
 }

@@ -6,7 +6,8 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { withoutCopyChmod } from '../src/backends/harbor/environments/docker/docker-image.ts';
+import type { DockerCli } from '../src/backends/harbor/environments/docker/docker-cli.ts';
+import { resolveImage, withoutCopyChmod } from '../src/backends/harbor/environments/docker/docker-image.ts';
 import { resolveEnvTemplates } from '../src/backends/harbor/task/env-templates.ts';
 import { loadTask } from '../src/backends/harbor/task/load-task.ts';
 import { taskDigest } from '../src/backends/harbor/task/task-digest.ts';
@@ -106,6 +107,19 @@ describe('task load', () => {
     for (const environment of ['sandbox', 'process'] as const) {
       await expect(loadTask(dir, { environment })).rejects.toThrow(`environment/docker-compose.yaml: compose services run in the docker environment only, not ${environment}`);
     }
+  });
+
+  it('says what a docker task without an image lacks: a compose file is no image for main', async () => {
+    const dir = await makeTask(root, 'compose-no-image', {});
+    const environmentDir = path.join(dir, 'environment');
+    await mkdir(environmentDir, { recursive: true });
+    await writeFile(path.join(environmentDir, 'docker-compose.yaml'), 'services:\n  db:\n    image: x\n');
+    const source = { taskName: 't', environmentDir, dockerImage: undefined, buildTimeoutSec: 60 };
+    // No docker command runs before the Dockerfile is read.
+    const request = { source, imageMap: {}, prebuild: false, buildNetwork: 'none' } as const;
+    await expect(resolveImage({} as DockerCli, request)).rejects.toThrow(
+      `task t cannot run in docker: its main container has no image: ${environmentDir} has a docker-compose.yaml but no Dockerfile, and task.toml sets no [environment] docker_image`,
+    );
   });
 
   it('refuses a compose file whose services would reach past the trial, naming the key', async () => {

@@ -101,7 +101,11 @@ async function requireLocal(cli: DockerCli, image: string): Promise<string> {
 async function readDockerfile(source: ImageSource): Promise<string> {
   const file = source.environmentDir && path.join(source.environmentDir, 'Dockerfile');
   if (file && existsSync(file)) return readFile(file, 'utf8');
-  const where = source.environmentDir ? `${source.environmentDir} has no Dockerfile (compose environments are not supported)` : 'it has no environment/Dockerfile';
+  const compose = source.environmentDir && existsSync(path.join(source.environmentDir, 'docker-compose.yaml'));
+  // A compose file only adds services beside main: main's own image still comes from a Dockerfile or docker_image.
+  const where = compose
+    ? `its main container has no image: ${source.environmentDir} has a docker-compose.yaml but no Dockerfile,`
+    : source.environmentDir ? `${source.environmentDir} has no Dockerfile` : 'it has no environment/Dockerfile';
   throw new Error(`task ${source.taskName} cannot run in docker: ${where} and task.toml sets no [environment] docker_image`);
 }
 

@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -24,6 +24,8 @@ export default function setup(): (() => void) | undefined {
   if (build.status !== 0 || build.error) throw new Error(`build failed:\n${build.stdout}${build.stderr}${build.error ?? ''}`);
   // Short: unix socket paths below it must stay under 108 bytes.
   const runTmp = mkdtempSync(path.join(tmpdir(), 'rt-'));
+  // As /tmp itself: a trial's non-root user must reach its folders below it.
+  chmodSync(runTmp, 0o1777);
   process.env.TMPDIR = runTmp;
   return () => rmSync(runTmp, { recursive: true, force: true, maxRetries: 3 });
 }

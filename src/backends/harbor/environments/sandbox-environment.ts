@@ -64,7 +64,7 @@ type SandboxRoot = { kind: 'host' } | { kind: 'image'; rootfs: ImageRootfs; user
  * workdir and every file the agent changed. `/logs/*` are the trial directory's folders, `/tests` appears once
  * the verifier's tests are uploaded and `/solution` once the oracle's solution is. No network unless the task
  * asks for it; own pid, ipc and uts namespaces and session; the task's limits in a cgroup of its own. Each
- * command gets a fresh sandbox over the same files, so no process outlives its command.
+ * command gets a fresh sandbox over the same files (its /tmp included), so no process outlives its command.
  *
  * Without a Dockerfile or image, without a docker engine, or with `root: 'host'`, the host's root filesystem
  * stands in, read-only, with `/root`, `/home` and `/etc/shadow` hidden; {@link notes} says so.
@@ -111,8 +111,12 @@ export class SandboxEnvironment extends HostBackedEnvironment {
   override async start(signal?: AbortSignal): Promise<void> {
     await requireBubblewrap();
     this.#root = await this.#chooseRoot(signal);
-    if (this.#root.kind === 'host') this.#checkMountPoints();
-    else this.paths.workspace = this.#imageWorkspace(this.#root.rootfs.config.workingDir);
+    if (this.#root.kind === 'host') {
+      this.#checkMountPoints();
+      // One /tmp for the whole trial, as a container's: what the agent leaves there, the verifier finds.
+      await mkdir(this.#hostTmp);
+      await chmod(this.#hostTmp, 0o1777);
+    } else this.paths.workspace = this.#imageWorkspace(this.#root.rootfs.config.workingDir);
     await super.start();
     if (this.#root.kind === 'image') await this.#prepareLayer(this.#root.rootfs.dir, this.#root.user);
     this.#cgroup = await this.#createCgroup();
@@ -402,7 +406,12 @@ export class SandboxEnvironment extends HostBackedEnvironment {
     }
     for (const dir of MASKED_DIRS) if (existsSync(dir)) args.push('--tmpfs', dir);
     for (const file of MASKED_FILES) if (existsSync(file)) args.push('--ro-bind', '/dev/null', file);
-    return [...args, '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp'];
+    return [...args, '--dev', '/dev', '--proc', '/proc', '--bind', this.#hostTmp, '/tmp'];
+  }
+
+  /** The host directory behind a host-root trial's /tmp (an image-root trial's is in its layer). */
+  get #hostTmp(): string {
+    return path.join(this.root, 'tmp');
   }
 
   protected override baseEnv(): Record<string, string> {

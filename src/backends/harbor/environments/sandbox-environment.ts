@@ -11,7 +11,7 @@ import { DEFAULT_PIDS_LIMIT, type EndpointRoute, type EnvironmentInit, type Exec
 import { loadExeca } from './exec.ts';
 import { copyTrialTree } from '../trial/trial-files.ts';
 import { HostBackedEnvironment, type WrappedCommand } from './host-environment.ts';
-import { TrialCgroup } from './limits/trial-cgroup.ts';
+import { JOIN_CGROUP, TrialCgroup } from './limits/trial-cgroup.ts';
 import { defaultRootfsCache, imageRootfs, type ImageRootfs } from './sandbox/image-rootfs.ts';
 import { makeLayerDirs } from './sandbox/layer-dirs.ts';
 import { layerFull, mountLayerStorage, unmountLayerStorage } from './sandbox/layer-storage.ts';
@@ -52,7 +52,7 @@ const FALLBACK_LACKS =
  * binds host paths onto reachable targets (`$1` pairs, then the pairs), then becomes the sandbox. Every process of the command starts inside the cgroup, and the overlay exists only
  * in this command's private mount namespace, so nothing is left mounted on the host whatever happens.
  */
-const ENTER = 'n=$1; shift; while [ "$n" -gt 0 ]; do echo $$ > "$1" || exit 125; shift; n=$((n-1)); done; ' +
+const ENTER = JOIN_CGROUP +
   'if [ -n "$1" ]; then mount -t overlay overlay -o "$1" "$2" || exit 125; fi; shift 2; ' +
   'n=$1; shift; while [ "$n" -gt 0 ]; do mount --bind "$1" "$2" || exit 125; shift 2; n=$((n-1)); done; exec "$@"';
 

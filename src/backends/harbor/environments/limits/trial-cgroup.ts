@@ -23,6 +23,12 @@ export interface CgroupLimits {
 
 type Version = 'v2' | 'v1';
 
+/**
+ * The start of a `sh -c` script whose arguments are a count, that many `cgroup.procs` files, then the rest: the
+ * shell writes its pid to each file (joining the cgroup before it starts anything), then goes on with the rest.
+ */
+export const JOIN_CGROUP = 'n=$1; shift; while [ "$n" -gt 0 ]; do echo $$ > "$1" || exit 125; shift; n=$((n-1)); done; ';
+
 /** The cgroup of the calling process in each hierarchy, from `/proc/self/cgroup` (`<id>:<controllers>:<path>`). */
 function ownPaths(): Map<string, string> {
   const paths = new Map<string, string>();
@@ -123,6 +129,11 @@ export class TrialCgroup {
   /** The `cgroup.procs` files a process writes its pid to, to join the cgroup before it starts anything. */
   get procsFiles(): string[] {
     return [...new Set(this.dirs.values())].map((dir) => path.join(dir, 'cgroup.procs'));
+  }
+
+  /** `command` run in the cgroup: everything it starts, in its process group or not, is ended with the cgroup. */
+  wrap(command: string[]): string[] {
+    return ['sh', '-c', `${JOIN_CGROUP}exec "$@"`, 'sh', String(this.procsFiles.length), ...this.procsFiles, ...command];
   }
 
   /** The limits reached so far, each named as in task.toml; empty when none was. */

@@ -3,11 +3,12 @@ import type { RolloutKey, RolloutRecord, RolloutStatus } from '../types/rollout-
 import { usageOfSamples } from '../cost/usage.ts';
 import { rolloutDetails } from './rollout-details.ts';
 import { redactError, redactUrlCredentials } from '../../runtime/redact.ts';
+import { reaches } from '../stats/threshold.ts';
 
 /**
- * Classifies a rollout from its final result. It passes only on evidence: a finite reward at or above the
- * threshold. Without a grader, a workflow that succeeded is `completed` (there is nothing to score), and the
- * `not graded` notice for the missing grader is not an error.
+ * Classifies a rollout from its final result. It passes only on evidence: a finite reward that reaches the
+ * threshold (up to floating-point rounding, see `reaches`). Without a grader, a workflow that succeeded is
+ * `completed` (there is nothing to score), and the `not graded` notice for the missing grader is not an error.
  */
 export function toRecord(key: RolloutKey, result: ExecutionResult, passThreshold: number, graded: boolean, label?: unknown): RolloutRecord {
   const reward = result.rewards.reward ?? null;
@@ -25,7 +26,7 @@ function statusOf(result: ExecutionResult, error: RolloutError | undefined, grad
   if (result.status === 'cancelled') return 'skipped';
   if (error) return 'errored';
   if (!graded) return 'completed';
-  return reward !== null && Number.isFinite(reward) && reward >= passThreshold ? 'passed' : 'failed';
+  return reward !== null && Number.isFinite(reward) && reaches(reward, passThreshold) ? 'passed' : 'failed';
 }
 
 /** A record for a row that could not become a request (a broken row): a VALIDATION_ERROR in setup. */

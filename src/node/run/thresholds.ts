@@ -1,7 +1,8 @@
 import type { ThresholdConfig } from '../../model/suite-options.ts';
-import { isPass, type RolloutOutcome, scoredRows, type SuiteStatistics } from '../stats/index.ts';
+import { formatBeside, isPass, reaches, type RolloutOutcome, scoredRows, type SuiteStatistics } from '../stats/index.ts';
 
-const shown = (value: number | null | undefined) => (value === null || value === undefined ? 'n/a' : value.toFixed(3));
+/** A figure beside the limit it missed: never rounded onto that limit (`0.999999998`, not `1.000`, below 1). */
+const shown = (value: number | null | undefined, limit: number) => (value === null || value === undefined ? 'n/a' : formatBeside(value, limit));
 
 /** Whether a suite declares a gate, and so is judged by it rather than by each of its rollouts. */
 export function hasGate(thresholds: ThresholdConfig): boolean {
@@ -11,7 +12,7 @@ export function hasGate(thresholds: ThresholdConfig): boolean {
 /** The rows whose share of passing runs is below `minimum`. */
 function rowsBelow(outcomes: readonly RolloutOutcome[], passThreshold: number, minimum: number): string[] {
   return scoredRows(outcomes)
-    .filter(([, runs]) => runs.filter((run) => isPass(run, passThreshold)).length / runs.length < minimum)
+    .filter(([, runs]) => !reaches(runs.filter((run) => isPass(run, passThreshold)).length / runs.length, minimum))
     .map(([row]) => row);
 }
 
@@ -19,13 +20,13 @@ function gateMisses(stats: SuiteStatistics, outcomes: readonly RolloutOutcome[],
   const misses: string[] = [];
   const { meanReward, passAtK = {}, rowPassRate } = thresholds;
   const mean = stats.meanReward.mean;
-  if (meanReward !== undefined && (mean === null || mean < meanReward)) {
-    misses.push(`mean reward ${shown(mean)} is below the threshold ${meanReward}`);
+  if (meanReward !== undefined && (mean === null || !reaches(mean, meanReward))) {
+    misses.push(`mean reward ${shown(mean, meanReward)} is below the threshold ${meanReward}`);
   }
   for (const [k, minimum] of Object.entries(passAtK)) {
     const value = stats.passAtK[k];
-    if (value === undefined || value < minimum) {
-      misses.push(`pass@${k} ${value === undefined ? `n/a (needs ${k} runs per row)` : shown(value)} is below the threshold ${minimum}`);
+    if (value === undefined || !reaches(value, minimum)) {
+      misses.push(`pass@${k} ${value === undefined ? `n/a (needs ${k} runs per row)` : shown(value, minimum)} is below the threshold ${minimum}`);
     }
   }
   if (rowPassRate !== undefined) {
@@ -40,7 +41,7 @@ function gateMisses(stats: SuiteStatistics, outcomes: readonly RolloutOutcome[],
 function errorBudgetMiss(stats: SuiteStatistics, maxErrorRate = 0): string | undefined {
   const ran = stats.counts.total - stats.counts.skipped;
   const rate = ran === 0 ? 0 : stats.counts.errored / ran;
-  return rate > maxErrorRate ? `${stats.counts.errored} of ${ran} rollouts errored (${shown(rate)}), above the error budget maxErrorRate ${maxErrorRate}` : undefined;
+  return !reaches(maxErrorRate, rate) ? `${stats.counts.errored} of ${ran} rollouts errored (${shown(rate, maxErrorRate)}), above the error budget maxErrorRate ${maxErrorRate}` : undefined;
 }
 
 /** What a suite missed of its gate and error budget, in words, or undefined when it has no gate or met it. */

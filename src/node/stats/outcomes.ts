@@ -1,5 +1,6 @@
 import type { Phase } from '../../model/index.ts';
 import type { RolloutRecord, RolloutStatus } from '../types/rollout-record.ts';
+import { reaches } from './threshold.ts';
 
 /** How one rollout ended, as the statistics see it. */
 export interface RolloutOutcome {
@@ -29,9 +30,9 @@ export interface ScoredRun {
   errored: boolean;
 }
 
-/** A run passes when it did not error and its reward reaches the threshold. */
+/** A run passes when it did not error and its reward reaches the threshold (see {@link reaches}). */
 export function isPass(run: ScoredRun, passThreshold: number): boolean {
-  return !run.errored && run.reward >= passThreshold;
+  return !run.errored && reaches(run.reward, passThreshold);
 }
 
 /**

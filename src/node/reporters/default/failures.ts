@@ -3,7 +3,8 @@ import type { RunReport } from '../../types/run-report.ts';
 import { formatLocation, userFrame } from '../../stack/user-frame.ts';
 import { evidenceLines } from '../failure-detail.ts';
 import { failureGroups, groupHeading } from '../failure-groups.ts';
-import { formatNumber, relative } from '../format.ts';
+import { relative } from '../format.ts';
+import { formatBeside } from '../../stats/threshold.ts';
 import type { Terminal } from '../terminal.ts';
 
 /** How many groups of failed or errored rollouts are shown in full; the rest are counted. */
@@ -26,7 +27,7 @@ function entryHead(records: RolloutRecord[], root: string, passThreshold: number
   const [first] = records as [RolloutRecord];
   const name = colors.bold(groupHeading(records));
   if (first.status === 'failed') {
-    const rewards = records.map((r) => formatNumber(r.reward)).join(', ');
+    const rewards = records.map((r) => (r.reward === null ? 'none' : formatBeside(r.reward, passThreshold))).join(', ');
     const outcome = `reward ${rewards} below the pass threshold ${passThreshold}`;
     return ` ${colors.bgYellow(colors.black(' FAIL '))} ${name}\n${indent([outcome, ...evidence(first, records.length, colors)])}`;
   }

@@ -1,0 +1,66 @@
+/**
+ * Rewards are floating-point numbers: a sum that is 1 on paper reaches the threshold 1 (per rollout and at the
+ * suite's gate), and a reward that truly missed a threshold is never printed rounded onto it.
+ */
+import { describe, expect, it } from 'vitest';
+import { formatBeside, reaches, THRESHOLD_TOLERANCE } from '../src/node/stats/threshold.ts';
+import { COMMON, makeProject, runCli } from './helpers/project.ts';
+
+/** The grader returns the sum of the row's `parts`: 0.7 + 0.2 + 0.1 is 0.9999999999999999 in floating point. */
+const SUMMED = `${COMMON}
+export class Summed extends Grader {
+  grade(ctx) {
+    return ctx.metadata.parts.reduce((sum, part) => sum + part, 0);
+  }
+}
+`;
+
+const project = (parts: number[], options = '') =>
+  makeProject({
+    's.rollout.ts': `${SUMMED}\ndefineRollout({ name: 'summed', dataset: [{ prompt: 'a', metadata: { parts: ${JSON.stringify(parts)} } }], workflow: Echo, grader: Summed${options} });`,
+  });
+
+describe('a reward compared with a threshold', () => {
+  it('passes the pass threshold 1 with 0.7 + 0.2 + 0.1', async () => {
+    const run = await runCli(project([0.7, 0.2, 0.1]), ['run', '--reporter', 'json']);
+    expect(run.exitCode, String(run.stderr)).toBe(0);
+    const [record] = JSON.parse(String(run.stdout)).suites[0].records;
+    expect(record).toMatchObject({ status: 'passed', reward: 0.7 + 0.2 + 0.1 });
+  });
+
+  it('passes the gate threshold 1 (mean reward) with 0.7 + 0.2 + 0.1', async () => {
+    const run = await runCli(project([0.7, 0.2, 0.1], ', passThreshold: 0.5, threshold: 1'), ['run', '--reporter', 'json']);
+    expect(run.exitCode, String(run.stderr)).toBe(0);
+    const [suite] = JSON.parse(String(run.stdout)).suites;
+    expect(suite.passed).toBe(true);
+    expect(suite.thresholdMissed).toBeUndefined();
+  });
+
+  it('fails a reward 2e-9 below the threshold, printed with the digits that show it', async () => {
+    const failed = await runCli(project([1, -2e-9]), ['run']);
+    expect(failed.exitCode).toBe(1);
+    expect(failed.stdout).toMatch(/reward 0\.999999998 below the pass threshold 1\n/);
+    const gated = await runCli(project([1, -2e-9], ', passThreshold: 0.5, threshold: 1'), ['run']);
+    expect(gated.exitCode).toBe(1);
+    expect(gated.stdout).toMatch(/mean reward 0\.999999998 is below the threshold 1/);
+  });
+});
+
+describe('reaches and formatBeside', () => {
+  it('reach a minimum up to the tolerance, and not beyond it', () => {
+    expect(reaches(0.7 + 0.2 + 0.1, 1)).toBe(true);
+    expect(reaches(1 - THRESHOLD_TOLERANCE / 2, 1)).toBe(true);
+    expect(reaches(1 - 2 * THRESHOLD_TOLERANCE, 1)).toBe(false);
+    expect(reaches(0, 0)).toBe(true);
+    expect(reaches(-1e-6, 0)).toBe(false);
+  });
+
+  it('show a value on its own side of the threshold, with 3 decimals when they do', () => {
+    expect(formatBeside(0.5, 1)).toBe('0.500');
+    expect(formatBeside(0.99996, 1)).toBe('0.99996');
+    expect(formatBeside(1 - 2e-9, 1)).toBe('0.999999998');
+    expect(formatBeside(0.1236, 0.12361)).toBe('0.1236');
+    expect(formatBeside(0.26, 0.25)).toBe('0.260');
+    expect(formatBeside(0.2500001, 0.25)).toBe('0.2500001');
+  });
+});

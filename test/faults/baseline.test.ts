@@ -10,4 +10,12 @@ describe('--baseline', () => {
     expect(run.stderr).toMatch(/cannot read the baseline .*missing\.json: ENOENT/);
     expect(ranAny(dir)).toBe(false);
   });
+
+  test('--fail-on-regression without --baseline is a usage error before any rollout runs', async () => {
+    const dir = makeProject({ 'rows.rollout.ts': markedRollout(3) });
+    const run = await runCli(dir, ['run', '--fail-on-regression']);
+    expect(run.exitCode, String(run.all)).toBe(2);
+    expect(run.stderr).toMatch(/--fail-on-regression needs a baseline to compare with: add --baseline latest/);
+    expect(ranAny(dir)).toBe(false);
+  });
 });

@@ -149,6 +149,14 @@ function resolveBackend(cli: CliOptions, config: UserConfig): BackendConfig | un
   return config.backend;
 }
 
+/** `--fail-on-regression` alone would compare with nothing and so never fail: a mistake to say, not to ignore. */
+function failOnRegression(cli: CliOptions): boolean {
+  if (cli.failOnRegression && cli.baseline === undefined) {
+    throw new UsageError('--fail-on-regression needs a baseline to compare with: add --baseline latest (the previous run) or --baseline <file> (saved by --save-baseline)');
+  }
+  return cli.failOnRegression ?? false;
+}
+
 /** Merges config file and flags into the settings of one run. */
 export function resolveConfig(cli: CliOptions, config: UserConfig, root: string, configFile: string | undefined, fileFilters: string[]): ResolvedConfig {
   const outputDir = path.resolve(root, cli.outputDir ?? config.outputDir ?? '.rollouts');
@@ -174,7 +182,7 @@ export function resolveConfig(cli: CliOptions, config: UserConfig, root: string,
     inline: cli.inline ?? false,
     pool: { kind: cli.pool ?? config.pool ?? 'threads', memoryLimitMb: config.workerMemoryLimitMb },
     passWithNoRollouts: cli.passWithNoRollouts ?? config.passWithNoRollouts ?? false,
-    failOnRegression: cli.failOnRegression ?? false,
+    failOnRegression: failOnRegression(cli),
     baseline: cli.baseline,
     saveBaseline: cli.saveBaseline,
     resume: cli.resume ?? false,

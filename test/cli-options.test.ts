@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { describe, expect, it } from 'vitest';
 import { CLI_OPTIONS, option, parseCliOptions, parseOptions } from '../src/node/config/cli-options.ts';
 import { parseServeOptions } from '../src/node/serve/serve-options.ts';
+import { makeProject, runCli } from './helpers/project.ts';
 
 describe('CLI option tables', () => {
   it('builds and checks the schemas of the flags given only, in the table order', () => {
@@ -33,5 +34,26 @@ describe('CLI option tables', () => {
   it('gives the serve options their defaults', () => {
     expect(parseServeOptions({ port: '0' })).toEqual({ port: 0, host: '127.0.0.1', grace: 30, retention: 900, maxBody: 8 * 1024 * 1024, retryAfter: 1, queueFactor: 1 });
     expect(() => parseServeOptions({ grace: '-1' })).toThrow('--grace must be at least 0');
+  });
+});
+
+describe('a mistyped flag', () => {
+  it.each([
+    ['--failOnRegresion', 'Unknown option `--failOnRegresion`. Did you mean `--fail-on-regression`?'],
+    ['--fail-on-regresion', 'Unknown option `--fail-on-regresion`. Did you mean `--fail-on-regression`?'],
+    ['--max-concurency=2', 'Unknown option `--max-concurency`. Did you mean `--max-concurrency`?'],
+    ['--outputfile.json=x.json', 'Unknown option `--outputfile`. Did you mean `--outputFile`?'],
+    ['--zzz', 'Unknown option `--zzz`.'],
+  ])('%s is a usage error naming it as typed, with the flag probably meant', async (flag, message) => {
+    const run = await runCli(makeProject({}), ['run', flag]);
+    expect(run.exitCode).toBe(2);
+    expect(run.stderr).toBe(`rollout-test: ${message}\nRun rollout-test --help for the options.`);
+  });
+
+  it('is checked against the options of its command: serve takes --grace, run does not', async () => {
+    const run = await runCli(makeProject({}), ['run', '--grase', '1']);
+    expect(run.stderr).toMatch(/^rollout-test: Unknown option `--grase`\.\n/);
+    const serve = await runCli(makeProject({}), ['serve', '--grase', '1']);
+    expect(serve.stderr).toMatch(/^rollout-test: Unknown option `--grase`\. Did you mean `--grace`\?/);
   });
 });

@@ -11,6 +11,7 @@ import { UsageError } from '../errors.ts';
 import { redactUrlCredentials } from '../../runtime/redact.ts';
 import { TurnBuffer } from '../output/turn-buffer.ts';
 import { interruptOnSignals } from './signals.ts';
+import { explainUnknownOption } from './unknown-option.ts';
 import { packageVersion } from '../../package-files.ts';
 
 async function watch(filters: string[], rawOptions: Record<string, unknown>): Promise<number> {
@@ -139,8 +140,13 @@ export async function main(argv: string[], early?: WorkerPool): Promise<number> 
     const { cli, exit } = buildCli(early);
     const parsed = parseArgv(cli, argv);
     if (parsed.options.help || parsed.options.version) return 0;
-    if (!cli.matchedCommand) throw new UsageError(`unknown command "${cli.args[0]}"`);
-    await cli.runMatchedCommand();
+    const command = cli.matchedCommand;
+    if (!command) throw new UsageError(`unknown command "${cli.args[0]}"`);
+    try {
+      await cli.runMatchedCommand();
+    } catch (error) {
+      throw explainUnknownOption(error, argv, [command, cli.globalCommand]);
+    }
     return await exit;
   } catch (error) {
     return reportError(error);

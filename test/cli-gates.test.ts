@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { COMMON, makeProject, runCli } from './helpers/project.ts';
@@ -47,7 +47,7 @@ describe('--resume', () => {
     // In the run Ctrl-C stops (HOLD_AFTER set), the rollouts that start after the first 6 hold until cancelled: it
     // comes while some ran to their end and others run, however slow the machine. The other runs never hold.
     const source = `${COUNTED}
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 export class Interrupted extends Counted {
   async run(ctx) {
     const answer = super.run(ctx); // logs the call at once
@@ -125,6 +125,27 @@ describe('baselines and thresholds', () => {
     expect(regressed.report.suites[0].baseline.high).toBeLessThan(0);
     expect(regressed.code).toBe(0);
     expect((await json(worse, ['--baseline', baseline, '--pass-threshold', '0', '--fail-on-regression'])).code).toBe(1);
+  });
+
+  it('marks a suite that a regression fails on its line, in the summary, in the JSON report and as a JUnit failure', async () => {
+    const dir = makeProject({ 'g.rollout.ts': project(0) });
+    await json(dir, ['--save-baseline', 'base.json']);
+    writeFileSync(path.join(dir, 'g.rollout.ts'), project(0.3));
+    const gate = ['--baseline', 'base.json', '--pass-threshold', '0', '--fail-on-regression'];
+    const text = await runCli(dir, gate);
+    expect(text.exitCode).toBe(1);
+    expect(text.stdout).toMatch(/^✗ graded \(g\.rollout\.ts\) 60 rollouts · mean reward [\d.]+ · pass@1 [\d.]+ · regressed vs baseline /m);
+    expect(text.stdout).toMatch(/Suites {2}1 failed \| 0 passed \(1\)\nRegressed {2}graded vs baseline: each fails the run \(--fail-on-regression\)/);
+    const { report } = await json(dir, gate);
+    expect(report.suites[0]).toMatchObject({ passed: false, regression: 'regressed vs baseline', baseline: { verdict: 'regressed' } });
+    const junit = await runCli(dir, [...gate, '--reporter', 'junit']);
+    expect(junit.stdout).toMatch(/<testsuites name="rollout-test" tests="61" failures="1" errors="0"/);
+    expect(junit.stdout).toMatch(/<testcase classname="g\.rollout\.ts" name="graded › baseline" time="0\.000"><failure message="regressed vs baseline" type="Regression">/);
+    // Without --fail-on-regression the regression is reported, and fails nothing.
+    const reported = await runCli(dir, ['--baseline', 'base.json', '--pass-threshold', '0']);
+    expect(reported.exitCode).toBe(0);
+    expect(reported.stdout).toMatch(/^✓ graded /m);
+    expect(reported.stdout).not.toMatch(/Regressed/);
   });
 
   it('fails a suite below its pass@k threshold, naming it', async () => {

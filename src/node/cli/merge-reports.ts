@@ -54,7 +54,7 @@ export async function mergeReports(dirs: string[], config: ResolvedConfig, termi
   if (missing.length) throw new UsageError(`no journal.jsonl in ${missing.join(', ')}: pass the --outputDir of each shard`);
   const merged = mergeJournals(runDirs);
   const suites: SuiteReport[] = merged.map(({ meta, records }) => {
-    const { stats: _, thresholdMissed: __, baseline: ___, passed: ____, noRollouts, durationMs, error, ...rest } = meta;
+    const { stats: _, thresholdMissed: __, baseline: ___, regression: _____, passed: ____, noRollouts, durationMs, error, ...rest } = meta;
     const report = buildSuiteReport(rest, SuiteRecords.of(records.values()), durationMs, error);
     return records.size ? report : { ...report, noRollouts };
   });

@@ -5,7 +5,7 @@ import { sumUsage } from '../cost/usage.ts';
 import { compareToBaseline, rowMeanRewards, summarizeOutcomes } from '../stats/index.ts';
 import type { LateFault } from '../../runtime/faults.ts';
 import type { RunReport, SuiteReport } from '../types/run-report.ts';
-import { exitCodeOf, suitePasses, type VerdictOptions } from './verdict.ts';
+import { exitCodeOf, regressionOf, suitePasses, type VerdictOptions } from './verdict.ts';
 import { passThresholdOf } from './suite-settings.ts';
 
 /** How a run went, beside its suites. */
@@ -27,15 +27,23 @@ export function verdictOptions(config: ResolvedConfig): VerdictOptions {
   };
 }
 
-/** Attaches each suite's comparison with the baseline (`--baseline`), when the baseline has the suite. */
+/**
+ * The suite with its comparison with the baseline (`--baseline`), when the baseline has the suite, and the
+ * regression that fails it, if any: attached as the suite ends, so that its line can say so.
+ */
+export function compareSuite(suite: SuiteReport, baseline: Baseline, options: VerdictOptions): SuiteReport {
+  const stored = baseline.suites[suite.key];
+  if (!stored || suite.error) return suite;
+  const compared = { ...suite, baseline: compareToBaseline(rowMeanRewards(suite.records.outcomes()), stored.rowMeans) };
+  return { ...compared, regression: regressionOf(compared, options) };
+}
+
+/** Attaches each suite's comparison with the baseline, unless it has it already (see {@link compareSuite}). */
 function compareWithBaseline(suites: SuiteReport[], config: ResolvedConfig, runDir: string | undefined, read: Baseline | undefined): SuiteReport[] {
   if (!config.baseline) return suites;
   const baseline = read ?? loadBaseline(config.baseline, config, runDir);
-  return suites.map((suite) => {
-    const stored = baseline.suites[suite.key];
-    if (!stored || suite.error) return suite;
-    return { ...suite, baseline: compareToBaseline(rowMeanRewards(suite.records.outcomes()), stored.rowMeans) };
-  });
+  const options = verdictOptions(config);
+  return suites.map((suite) => (suite.baseline ? suite : compareSuite(suite, baseline, options)));
 }
 
 /** Each suite's token usage and its cost by the config's price table. */

@@ -14,7 +14,7 @@ import { runPool } from './run-pool.ts';
 import { suiteIdPrefix } from './request-id.ts';
 import type { RolloutRecord } from '../types/rollout-record.ts';
 import type { RunReport, SuiteReport } from '../types/run-report.ts';
-import { finishRun, type RunTotals, runTotals } from './finish-run.ts';
+import { compareSuite, finishRun, type RunTotals, runTotals, verdictOptions } from './finish-run.ts';
 import { preflight } from './preflight.ts';
 import { toRolloutError } from '../../runtime/errors.ts';
 import { type RemoteBackends, type RunContext, runSuite } from './run-suite.ts';
@@ -224,9 +224,11 @@ export async function runRollouts(config: ResolvedConfig, given: Reporter[], int
       if (--unsettledSuites === 0 && graceDuringReports) startGrace();
     },
   };
+  const verdicts = verdictOptions(config);
   const finishSuite = (report: SuiteReport) => {
-    reporters.onSuiteEnd(report);
-    return report;
+    const compared = baseline ? compareSuite(report, baseline, verdicts) : report;
+    reporters.onSuiteEnd(compared);
+    return compared;
   };
   let suites: SuiteReport[];
   let totals: RunTotals;

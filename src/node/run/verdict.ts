@@ -13,13 +13,21 @@ export interface VerdictOptions {
 export const DEFAULT_VERDICT_OPTIONS: VerdictOptions = { passWithNoRollouts: false, failOnRegression: false };
 
 /**
+ * Why the suite fails by its comparison with the baseline, or undefined when it does not: only a regression, and
+ * only with `--fail-on-regression`. The one place that reads the comparison's verdict for the suite's own.
+ */
+export function regressionOf(suite: SuiteReport, options: VerdictOptions): string | undefined {
+  return options.failOnRegression && suite.baseline?.verdict === 'regressed' ? 'regressed vs baseline' : undefined;
+}
+
+/**
  * Whether a suite passes, by the rules of the README's verdict table: never on an error of the suite itself,
- * never when cancelled before all its rollouts ran, never on nothing (unless allowed); with a gate, by the gate and its error budget (`thresholdMissed`);
- * without one, only when no rollout failed or errored.
+ * never when cancelled before all its rollouts ran, never when a regression fails it (`regression`), never on
+ * nothing (unless allowed); with a gate, by the gate and its error budget (`thresholdMissed`); without one, only
+ * when no rollout failed or errored.
  */
 export function suitePasses(suite: SuiteReport, options: VerdictOptions): boolean {
-  if (suite.error || suite.thresholdMissed || suite.cancelled) return false;
-  if (options.failOnRegression && suite.baseline?.verdict === 'regressed') return false;
+  if (suite.error || suite.thresholdMissed || suite.regression || suite.cancelled) return false;
   if (suite.noRollouts) return options.passWithNoRollouts;
   return hasGate(suite.thresholds) || suite.stats.counts.failed + suite.stats.counts.errored === 0;
 }

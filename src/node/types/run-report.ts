@@ -44,6 +44,8 @@ export interface SuiteReport {
   definedAt?: SourceLocation | undefined;
   /** The comparison with `--baseline`, when the baseline has this suite. */
   baseline?: BaselineComparison | undefined;
+  /** Set when the suite regressed against the baseline and `--fail-on-regression` fails it for that: why, in words. */
+  regression?: string | undefined;
 }
 
 /** The outcome of a run, as reporters and `summary.json` see it. */

@@ -37,6 +37,12 @@ function infrastructure(report: RunReport): string {
   return n ? `${n} in setup or HTTP, kept out of reward means` : '';
 }
 
+/** The suites a regression against the baseline fails (`--fail-on-regression`), when there are any. */
+function regressedLine(report: RunReport, colors: Terminal['colors']): string[] {
+  const regressed = report.suites.filter((s) => s.regression).map((s) => s.name);
+  return regressed.length ? [`${colors.dim('Regressed')}  ${colors.red(regressed.join(', '))} vs baseline: each fails the run (--fail-on-regression)`] : [];
+}
+
 /** The closing summary: a table per suite and overall, errors by category, and the run's verdict lines. */
 export function summary(report: RunReport, terminal: Terminal): string {
   const { colors } = terminal;
@@ -58,6 +64,7 @@ export function summary(report: RunReport, terminal: Terminal): string {
     table.toString() + statisticsTable(report, terminal),
     '',
     `${colors.dim('   Suites')}  ${failedSuites ? `${colors.red(`${failedSuites} failed`)} | ` : ''}${colors.green(`${suitesPassed} passed`)} (${report.suites.length})`,
+    ...regressedLine(report, colors),
     `${colors.dim(' Rollouts')}  ${colors.green(`${c.passed} passed`)} | ${c.failed ? colors.red(`${c.failed} failed`) : '0 failed'} | ${c.errored ? colors.red(`${c.errored} errored`) : '0 errored'} | ${c.skipped} skipped${c.completed ? ` | ${c.completed} completed (not graded)` : ''} (${c.total})`,
     `${colors.dim('   Errors')}  ${errors || 'none'}`,
     `${colors.dim(' Duration')}  ${formatDuration(report.durationMs)}`,

@@ -39,6 +39,7 @@ function suiteAnnotations(suite: SuiteReport, workspace: string): string[] {
     out.push(errorCommand(where, `${suite.name === suite.file ? 'load error' : suite.name}: ${suite.error.category} in ${suite.error.phase}`, suite.error.message, workspace));
   }
   if (suite.thresholdMissed) out.push(errorCommand(suiteLocation(suite), `${suite.name}: threshold missed`, suite.thresholdMissed, workspace));
+  if (suite.regression) out.push(errorCommand(suiteLocation(suite), `${suite.name}: ${suite.regression}`, `${suite.regression} (--fail-on-regression)`, workspace));
   return out;
 }
 

@@ -66,9 +66,16 @@ function suiteProperties(stats: SuiteStatistics, suite: SuiteReport): string {
   return properties(entries);
 }
 
+/** What a regression's failure says beside its message: the comparison's figures, as the properties hold them. */
+function regressionBody(suite: SuiteReport): string {
+  const figures = Object.entries(suite.baseline ?? {}).map(([name, value]) => `${name}: ${value ?? 'n/a'}`);
+  return [`${suite.regression} (--fail-on-regression)`, ...figures].join('\n');
+}
+
 /**
  * Suite-level outcomes as testcases, so CI shows them: a load or dataset error is an errored testcase (as
- * Vitest does for a file that fails to import), a missed threshold or a suite with nothing to run a failed one.
+ * Vitest does for a file that fails to import), a missed threshold, a regression that fails the run
+ * (`--fail-on-regression`) or a suite with nothing to run a failed one.
  */
 function suiteLevelCases(suite: SuiteReport, root: string): { xml: string[]; failures: number; errors: number } {
   const classname = relative(root, suite.file);
@@ -83,12 +90,17 @@ function suiteLevelCases(suite: SuiteReport, root: string): { xml: string[]; fai
     const failure = element('failure', { message: suite.thresholdMissed, type: 'ThresholdMissed' }, escapeXml(suite.thresholdMissed));
     xml.push(element('testcase', { classname, name: `${suite.name} › threshold`, time: '0.000' }, failure));
   }
+  if (suite.regression) {
+    const failure = element('failure', { message: suite.regression, type: 'Regression' }, escapeXml(regressionBody(suite)));
+    xml.push(element('testcase', { classname, name: `${suite.name} › baseline`, time: '0.000' }, failure));
+  }
   const empty = suite.noRollouts && suite.passed === false;
   if (empty) {
     const failure = element('failure', { message: `no rollouts: ${suite.noRollouts}`, type: 'NoRollouts' }, escapeXml(suite.noRollouts!));
     xml.push(element('testcase', { classname, name: `${suite.name} › rollouts`, time: '0.000' }, failure));
   }
-  return { xml, failures: (suite.thresholdMissed ? 1 : 0) + (empty ? 1 : 0), errors: suite.error ? 1 : 0 };
+  const failures = [suite.thresholdMissed, suite.regression, empty].filter(Boolean).length;
+  return { xml, failures, errors: suite.error ? 1 : 0 };
 }
 
 function testsuite(suite: SuiteReport, report: RunReport): string {

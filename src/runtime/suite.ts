@@ -9,8 +9,11 @@ export interface DatasetRow {
   prompt?: string | Message[];
   system_prompt?: string;
   user_prompt?: string;
+  /** The expected answer, which the grader gets as text (`ctx.label`); structured data belongs in `metadata`. */
   label?: string | number | boolean | null;
+  /** Another name of `label`. */
   ground_truth?: string | number | boolean | null;
+  /** Anything else the workflow and the grader need (`ctx.metadata`); other columns of a row join it. */
   metadata?: JsonObject;
   [key: string]: unknown;
 }
@@ -29,9 +32,12 @@ export interface RolloutSuite<TW = AgentWorkflowConfig, TG = GraderConfig> {
   graderConfig?: TG;
   /** Runs per row (independent), for pass@k. */
   n?: number;
-  /** Reward at or above which a rollout passes; 1.0 by default. */
+  /** Per rollout: the reward at or above which a rollout passes (its verdict, not the exit code's); 1.0 by default. */
   passThreshold?: number;
-  /** Gates of the suite: a minimum mean reward (a number), or minimums of mean reward and pass@k. */
+  /**
+   * The suite's gate, which decides the exit code: a minimum mean reward (a number), or minimums of mean reward,
+   * pass@k and row pass rates, and an error budget. Without one, any failed or errored rollout fails the run.
+   */
   threshold?: number | ThresholdConfig;
   timeouts?: TimeoutsConfig;
   backend?: BackendConfig;

@@ -65,6 +65,11 @@ export interface SetRewardOptions {
 
 /** Everything a grader sees: the workflow's samples and the label. */
 export interface GraderContext<TConfig = GraderConfig> {
+  /**
+   * The row's expected answer as text (the osmosis protocol's label is text): a number or boolean as written, an
+   * object or array as JSON text (the run warns once per suite); `null` when the row has none. Structured data
+   * for the grader belongs in `metadata`.
+   */
   label: string | null;
   samples: RolloutSample[];
   /** The first sample, or undefined when the workflow produced none. */

@@ -70,3 +70,31 @@ describe('a dataset line longer than the limit is a VALIDATION_ERROR of its row;
     expect([first!.status, last!.status]).toEqual(['passed', 'passed']);
   });
 });
+
+describe('a label that is an object', () => {
+  test('reaches the grader as JSON text, with one warning per suite that points to metadata', async () => {
+    const measured = `${COMMON}
+export class Meters extends Grader {
+  grade(ctx) {
+    const label = JSON.parse(ctx.label); // "3", or {"value":3,"unit":"m"}: text either way
+    return typeof ctx.label === 'string' && (label.value ?? label) === Number(ctx.sample.messages.at(-1).content) ? 1 : 0;
+  }
+}
+defineRollout({ name: 'measured', dataset: './rows.jsonl', workflow: Echo, grader: Meters });
+defineRollout({ name: 'plain', dataset: './plain.jsonl', workflow: Echo, grader: Exact });
+`;
+    const dir = makeProject({
+      'm.rollout.ts': measured,
+      'rows.jsonl': '{"prompt":"3","label":"3"}\n{"prompt":"3","label":{"value":3,"unit":"m"}}\n{"prompt":"4","label":{"value":4,"unit":"m"}}\n',
+      'plain.jsonl': '{"prompt":"a","label":"a"}\n',
+    });
+    const text = await runCli(dir, ['run']);
+    expect(text.exitCode, String(text.all)).toBe(0);
+    const warning = 'the label of rows.jsonl:2 is an object: a grader gets labels as text (ctx.label is a string), so it gets JSON text; give structured data in "metadata" (ctx.metadata)';
+    expect(text.stdout).toContain(`✓ measured (m.rollout.ts) 3 rollouts`);
+    expect(String(text.stdout).split(warning)).toHaveLength(2);
+    expect(text.stdout).toMatch(new RegExp(`^✓ measured .*\\n {2}⚠ ${warning.replace(/[().]/g, '\\$&')}\\n`, 'm'));
+    const report = (await run(dir)) as unknown as { suites: Array<{ warnings?: string[] }> };
+    expect(report.suites.map((s) => s.warnings)).toEqual([[warning], undefined]);
+  });
+});

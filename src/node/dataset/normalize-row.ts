@@ -8,6 +8,8 @@ export interface NormalizedRow {
   id: string | undefined;
   prompt: Message[];
   label: string | null;
+  /** The row's label was an object or array, which the label (text, as in the osmosis protocol) holds as JSON. */
+  labelFromJson: boolean;
   metadata: JsonObject | null;
 }
 
@@ -27,11 +29,12 @@ function promptOf(row: Record<string, unknown>): Message[] {
   throw new ValidationError('row has no prompt: give "prompt" (text or messages), or "user_prompt" with an optional "system_prompt"');
 }
 
-function labelOf(row: Record<string, unknown>): string | null {
+/** The label as text: a number or boolean as written, an object or array as JSON (see `labelFromJson`). */
+function labelOf(row: Record<string, unknown>): Pick<NormalizedRow, 'label' | 'labelFromJson'> {
   const label = row.label ?? row.ground_truth;
-  if (label === undefined || label === null || label === '') return null;
-  if (typeof label === 'object') return JSON.stringify(label);
-  return String(label);
+  if (label === undefined || label === null || label === '') return { label: null, labelFromJson: false };
+  if (typeof label === 'object') return { label: JSON.stringify(label), labelFromJson: true };
+  return { label: String(label), labelFromJson: false };
 }
 
 /** Metadata may be an object, or JSON text (CSV); other unknown columns join it, so graders can see them. */
@@ -61,5 +64,5 @@ export function normalizeRow(value: unknown): NormalizedRow {
   }
   const row = value as Record<string, unknown>;
   const id = row.id === undefined || row.id === null ? undefined : String(row.id);
-  return { id, prompt: promptOf(row), label: labelOf(row), metadata: metadataOf(row) };
+  return { id, prompt: promptOf(row), ...labelOf(row), metadata: metadataOf(row) };
 }

@@ -1,3 +1,4 @@
+import path from 'node:path';
 import type { ExecutionRequest } from '../../model/request.ts';
 import { backendEntry } from '../../backends/registry.ts';
 import type { DatasetRow, RolloutSuite } from '../../runtime/suite.ts';
@@ -20,8 +21,11 @@ export interface SuitePlanInput {
   settings: SuiteSettings;
   config: ResolvedConfig;
   idPrefix: string;
-  /** Counts the dataset's rows as they are read, selected or not, so that an empty plan can say why. */
-  seen?: { rows: number };
+  /**
+   * Counts the dataset's rows as they are read, selected or not, so that an empty plan can say why; and where the
+   * first row whose label was JSON (an object) is, so that the suite can warn once that graders get it as text.
+   */
+  seen?: { rows: number; labelFromJson?: string };
 }
 
 /** A suite's rows: its dataset, else the rows its backend makes of its task (a Harbor task's instruction). */
@@ -79,7 +83,7 @@ export async function* planSuite(input: SuitePlanInput): AsyncGenerator<PlannedR
 }
 
 /** Adds a row's rollouts to `planned`: one per run, or its error. */
-function planRow({ file, suite, settings, idPrefix }: SuitePlanInput, raw: RawRow, planned: PlannedRollout[]): void {
+function planRow({ file, suite, settings, idPrefix, seen }: SuitePlanInput, raw: RawRow, planned: PlannedRollout[]): void {
   const keyOf = (run: number, rowId?: string): RolloutKey => ({
     id: requestId(idPrefix, raw.index, run),
     suite: suite.name,
@@ -97,6 +101,7 @@ function planRow({ file, suite, settings, idPrefix }: SuitePlanInput, raw: RawRo
     planned.push({ kind: 'invalid', key: keyOf(1), message: (error as Error).message });
     return;
   }
+  if (row.labelFromJson && seen) seen.labelFromJson ??= raw.where;
   for (let run = 1; run <= settings.runs; run++) {
     const key = keyOf(run, row.id);
     const request: ExecutionRequest = {
@@ -109,6 +114,11 @@ function planRow({ file, suite, settings, idPrefix }: SuitePlanInput, raw: RawRo
     };
     planned.push({ kind: 'request', key, request });
   }
+}
+
+/** The warning of a suite whose labels were objects: where the first was (`rows.jsonl:2`), and where structured data belongs. */
+export function labelFromJsonWarning(where: string, root: string): string {
+  return `the label of ${path.isAbsolute(where) ? path.relative(root, where) : where} is an object: a grader gets labels as text (ctx.label is a string), so it gets JSON text; give structured data in "metadata" (ctx.metadata)`;
 }
 
 /**

@@ -5,7 +5,7 @@ import type { RolloutSuite } from '../../runtime/suite.ts';
 import type { WorkerPool } from '../../backends/local/worker-pool.ts';
 import type { ResolvedConfig } from '../config/resolve-config.ts';
 import type { RunOutputs } from '../output/run-outputs.ts';
-import { type PlannedRollout, planBatches, whyNothingPlanned } from './plan-suite.ts';
+import { labelFromJsonWarning, type PlannedRollout, planBatches, type SuitePlanInput, whyNothingPlanned } from './plan-suite.ts';
 import { suiteIdPrefix } from './request-id.ts';
 import { invalidRowRecord, toRecord } from './rollout-record.ts';
 import type { RolloutRecord } from '../types/rollout-record.ts';
@@ -189,7 +189,7 @@ export async function runSuite(file: string, suite: RolloutSuite<any, any>, ctx:
   let error: SuiteReport['error'];
   let backend: ExecutionBackend | undefined;
   const inFlight = new InFlight();
-  const seen = { rows: 0 };
+  const seen: NonNullable<SuitePlanInput['seen']> = { rows: 0 };
   let stoppedEarly = false;
   try {
     // Remote workers start the suite's model endpoint themselves, beside the rollouts.
@@ -238,5 +238,6 @@ export async function runSuite(file: string, suite: RolloutSuite<any, any>, ctx:
   const report = buildSuiteReport(meta, records, performance.now() - started, error);
   if (stoppedEarly || report.stats.counts.skipped > 0) report.cancelled = true;
   else if (records.length === 0 && !error) report.noRollouts = whyNothingPlanned(suite, ctx.config, seen.rows);
+  if (seen.labelFromJson) report.warnings = [labelFromJsonWarning(seen.labelFromJson, ctx.config.root)];
   return report;
 }

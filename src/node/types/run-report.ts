@@ -44,6 +44,8 @@ export interface SuiteReport {
   definedAt?: SourceLocation | undefined;
   /** The comparison with `--baseline`, when the baseline has this suite. */
   baseline?: BaselineComparison | undefined;
+  /** What the suite's inputs did that their author may not expect (a label that was an object), once per suite. */
+  warnings?: string[] | undefined;
   /** Set when the suite regressed against the baseline and `--fail-on-regression` fails it for that: why, in words. */
   regression?: string | undefined;
 }

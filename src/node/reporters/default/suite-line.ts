@@ -12,7 +12,10 @@ function phaseTimings(suite: SuiteReport): string {
   return ` · env ${env} · agent ${agent} · verifier ${verifier}`;
 }
 
-/** A suite's one line, printed as it ends: mark, name, file, rollouts, mean reward, pass@1, what failed it, duration. */
+/**
+ * A suite's one line, printed as it ends: mark, name, file, rollouts, mean reward, pass@1, what failed it, duration;
+ * then its warnings, a line each.
+ */
 export function suiteLine(suite: SuiteReport, root: string, { colors }: Terminal): string {
   const { counts, meanReward, passAtK } = suite.stats;
   const where = colors.dim(`(${relative(root, suite.file)})`);
@@ -26,5 +29,6 @@ export function suiteLine(suite: SuiteReport, root: string, { colors }: Terminal
   const scores = counts.completed === counts.total ? 'not graded' : `mean reward ${formatNumber(meanReward.mean)} · pass@1 ${formatNumber(passAtK['1'])}`;
   const figures = `${rollouts} · ${scores}`;
   const extra = [suite.thresholdMissed, suite.regression].map((why) => (why ? colors.red(` · ${why}`) : '')).join('');
-  return `${mark} ${suite.name} ${where} ${figures}${phaseTimings(suite)}${extra} ${colors.dim(formatDuration(suite.durationMs))}\n`;
+  const warnings = (suite.warnings ?? []).map((warning) => colors.yellow(`  ⚠ ${warning}\n`)).join('');
+  return `${mark} ${suite.name} ${where} ${figures}${phaseTimings(suite)}${extra} ${colors.dim(formatDuration(suite.durationMs))}\n${warnings}`;
 }

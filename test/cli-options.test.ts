@@ -57,3 +57,12 @@ describe('a mistyped flag', () => {
     expect(serve.stderr).toMatch(/^rollout-test: Unknown option `--grase`\. Did you mean `--grace`\?/);
   });
 });
+
+describe('--help', () => {
+  it('says which threshold judges a rollout and which decides the exit code', async () => {
+    const help = await runCli(makeProject({}), ['--help']);
+    expect(help.stdout).toMatch(/--pass-threshold <reward> +Per rollout: reward at or above which a rollout passes \(default 1\)/);
+    expect(help.stdout).toMatch(/--threshold <reward> +Per suite, the gate of the exit code: minimum mean reward; exit 1 below it/);
+    expect(help.stdout).toMatch(/--fail-on-regression +Exit 1 when a suite regressed against the baseline \(needs --baseline\)/);
+  });
+});

@@ -95,6 +95,8 @@ describe('defineRollout options', () => {
     ['threshold: NaN', /threshold: .*NaN/],
     ['threshold: { meanReward: -1 }', /threshold\.meanReward: must not be negative/],
     ['passThreshold: -0.5', /passThreshold: must not be negative/],
+    [`passThreshold: 'high'`, /passThreshold: must be a finite number, got high: the reward at or above which each rollout passes \(the suite's gate is threshold\)/],
+    [`threshold: 'high'`, /threshold: must be the suite's gate: a minimum mean reward, or \{ meanReward, passAtK, rowPassRate, maxErrorRate \} \(passThreshold is each rollout's\)/],
     ['timeouts: { agentSec: -1 }', /timeouts\.agentSec: must be more than 0 seconds/],
     ['timeouts: { graderSec: NaN }', /timeouts\.graderSec: .*NaN/],
     ['n: 0', /n: must be at least 1/],

@@ -15,7 +15,10 @@ export const SecondsSchema = z.number().positive('must be more than 0 seconds').
 export const TimeoutsSchema = z.strictObject({ agentSec: SecondsSchema, graderSec: SecondsSchema });
 export type TimeoutsConfig = z.input<typeof TimeoutsSchema>;
 
-export const PassThresholdSchema = reward;
+/** Per rollout: the reward at or above which a rollout passes. The suite's gate is {@link ThresholdSchema}. */
+export const PassThresholdSchema = z
+  .number({ error: (issue) => `must be a finite number, got ${String(issue.input)}: the reward at or above which each rollout passes (the suite's gate is threshold)` })
+  .min(0, 'must not be negative');
 
 /**
  * The gate of a suite: minimums it must reach, or the run fails naming it. A suite with a gate is judged by
@@ -36,7 +39,9 @@ export type ThresholdConfig = z.input<typeof ThresholdObjectSchema>;
 /** A minimum mean reward, or the minimums of {@link ThresholdConfig}. */
 export const ThresholdSchema = z.union([reward, ThresholdObjectSchema], {
   error: (issue) =>
-    typeof issue.input === 'number' ? `must be a finite number of at least 0, got ${issue.input}` : 'must be a mean reward, or { meanReward, passAtK, rowPassRate, maxErrorRate }',
+    typeof issue.input === 'number'
+      ? `must be a finite number of at least 0, got ${issue.input} (threshold is the suite's gate, a minimum mean reward; passThreshold is each rollout's)`
+      : "must be the suite's gate: a minimum mean reward, or { meanReward, passAtK, rowPassRate, maxErrorRate } (passThreshold is each rollout's)",
 });
 
 export const RunsSchema = z.number().int('must be a whole number').positive('must be at least 1');

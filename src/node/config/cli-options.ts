@@ -72,8 +72,8 @@ export const CLI_OPTIONS = {
   outputFile: option('--outputFile <path>', 'Report file of json/junit; --outputFile.<reporter> <path> for one', () => z.union([z.string(), z.record(z.string(), z.string())])),
   outputDir: option('--outputDir <dir>', 'Directory of the journal, samples and summary (default .rollouts)', () => z.string()),
   bail: option('--bail <n>', 'Stop after n failed or errored rollouts', () => count('--bail')),
-  passThreshold: option('--pass-threshold <reward>', 'Reward at or above which a rollout passes (default 1)', () => reward('--pass-threshold')),
-  threshold: option('--threshold <reward>', 'Minimum mean reward of every suite; exit 1 below it', () => reward('--threshold')),
+  passThreshold: option('--pass-threshold <reward>', 'Per rollout: reward at or above which a rollout passes (default 1)', () => reward('--pass-threshold')),
+  threshold: option('--threshold <reward>', 'Per suite, the gate of the exit code: minimum mean reward; exit 1 below it', () => reward('--threshold')),
   shard: option(
     '--shard <i/n>',
     'Run only shard i of n (rows split by a stable hash); join with merge-reports',
@@ -87,7 +87,7 @@ export const CLI_OPTIONS = {
   resume: option('--resume', 'Run only the rollouts without a final result in the journal of the last run', () => z.boolean()),
   baseline: option('--baseline <path>', 'Compare each suite with a saved run (a path, or latest)', () => z.string()),
   saveBaseline: option('--save-baseline [path]', 'Save this run as a baseline (default <outputDir>/baselines/latest.json)', () => z.union([z.string(), z.literal(true)])),
-  failOnRegression: option('--fail-on-regression', 'Exit 1 when a suite regressed against the baseline', () => z.boolean()),
+  failOnRegression: option('--fail-on-regression', 'Exit 1 when a suite regressed against the baseline (needs --baseline)', () => z.boolean()),
   modelCache: option(
     '--model-cache <mode>',
     'record | replay model calls (stored under <outputDir>/model-cache)',

@@ -33,9 +33,12 @@ export const UserConfigSchema = z.strictObject({
   /** Rollouts in flight at once per suite (unless a suite's workflowConfig says otherwise); 4 by default. */
   concurrency: z.number().int().positive().nullable().optional(),
   timeouts: TimeoutsSchema.optional(),
-  /** Reward at or above which a rollout passes; 1.0 by default. */
+  /** Per rollout: the reward at or above which a rollout passes (its verdict, not the exit code's); 1.0 by default. */
   passThreshold: PassThresholdSchema.optional(),
-  /** Gates of every suite (a suite's own threshold wins): a minimum mean reward, or minimums of it and pass@k. */
+  /**
+   * Per suite, the gate that decides the exit code (a suite's own threshold wins): a minimum mean reward, or minimums
+   * of it, pass@k and row pass rates, and an error budget. Without one, any failed or errored rollout fails the run.
+   */
   threshold: ThresholdSchema.optional(),
   /** Default backend of suites that do not name one. */
   backend: BackendSchema.optional(),

@@ -1,7 +1,8 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { COMMON, makeProject, runCli } from './helpers/project.ts';
+import { execa } from 'execa';
+import { COMMON, makeProject, REPO, runCli } from './helpers/project.ts';
 
 /** Every execution of a workflow appends its rollout id to calls.log, so a test can count them. */
 const COUNTED = `${COMMON}
@@ -138,9 +139,12 @@ describe('baselines and thresholds', () => {
     expect(text.stdout).toMatch(/Suites {2}1 failed \| 0 passed \(1\)\nRegressed {2}graded vs baseline: each fails the run \(--fail-on-regression\)/);
     const { report } = await json(dir, gate);
     expect(report.suites[0]).toMatchObject({ passed: false, regression: 'regressed vs baseline', baseline: { verdict: 'regressed' } });
-    const junit = await runCli(dir, [...gate, '--reporter', 'junit']);
-    expect(junit.stdout).toMatch(/<testsuites name="rollout-test" tests="61" failures="1" errors="0"/);
-    expect(junit.stdout).toMatch(/<testcase classname="g\.rollout\.ts" name="graded › baseline" time="0\.000"><failure message="regressed vs baseline" type="Regression">/);
+    await runCli(dir, [...gate, '--reporter', 'junit', '--outputFile', 'junit.xml']);
+    const junit = readFileSync(path.join(dir, 'junit.xml'), 'utf8');
+    expect(junit).toMatch(/<testsuites name="rollout-test" tests="61" failures="1" errors="0"/);
+    expect(junit).toMatch(/<testcase classname="g\.rollout\.ts" name="graded › baseline" time="0\.000"><failure message="regressed vs baseline" type="Regression">/);
+    const lint = await execa('xmllint', ['--noout', '--schema', path.join(REPO, 'schemas/junit.xsd'), path.join(dir, 'junit.xml')], { reject: false });
+    expect(lint.exitCode, lint.stderr).toBe(0);
     // Without --fail-on-regression the regression is reported, and fails nothing.
     const reported = await runCli(dir, ['--baseline', 'base.json', '--pass-threshold', '0']);
     expect(reported.exitCode).toBe(0);

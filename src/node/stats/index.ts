@@ -7,7 +7,7 @@ export { passAtK, passHatK, kValues } from './passk.ts';
 export { createRng } from './rng.ts';
 export { distribution } from './describe.ts';
 export { bootstrapMeanInterval } from './bootstrap.ts';
-export { reaches, formatBeside, THRESHOLD_TOLERANCE } from './threshold.ts';
+export { reaches, formatBeside } from './threshold.ts';
 export { isPass, outcomesOf, scoredRows, rowMeanRewards, type RolloutOutcome } from './outcomes.ts';
 export { summarizeOutcomes, summarizeSuites, type SuiteStatistics } from './summary.ts';
 export { compareToBaseline, type BaselineComparison } from './baseline.ts';

@@ -40,6 +40,8 @@ describe('a reward compared with a threshold', () => {
     const failed = await runCli(project([1, -2e-9]), ['run']);
     expect(failed.exitCode).toBe(1);
     expect(failed.stdout).toMatch(/reward 0\.999999998 below the pass threshold 1\n/);
+    const verbose = await runCli(project([1, -2e-9]), ['run', '--reporter', 'verbose']);
+    expect(verbose.stdout).toMatch(/✗ summed › row 1 › run 1 reward 0\.999999998 /);
     const gated = await runCli(project([1, -2e-9], ', passThreshold: 0.5, threshold: 1'), ['run']);
     expect(gated.exitCode).toBe(1);
     expect(gated.stdout).toMatch(/mean reward 0\.999999998 is below the threshold 1/);

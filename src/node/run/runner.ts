@@ -242,7 +242,8 @@ export async function runRollouts(config: ResolvedConfig, given: Reporter[], int
         ...file.suites.map((suite) => {
           const planned = counts.get(suiteKey(file.file, suite.name));
           const key = suiteIdPrefix(config.root, file.file, suite.name);
-          const event = { name: suite.name, file: file.file, key, rollouts: planned instanceof Error ? undefined : planned?.rollouts };
+          const rollouts = planned instanceof Error ? undefined : planned?.rollouts;
+          const event = { name: suite.name, file: file.file, key, rollouts, passThreshold: passThresholdOf(config, suite) };
           reporters.onSuiteStart(event);
           return reportOf(runOne(file.file, suite, ctx), file.file, suite.name, config).then(finishSuite);
         }),

@@ -20,6 +20,8 @@ export interface SuiteStartEvent {
   key: string;
   /** Rollouts the suite plans, or undefined when its dataset could not be counted. */
   rollouts: number | undefined;
+  /** The reward at or above which its rollouts pass (`passThreshold`). */
+  passThreshold: number;
 }
 
 /**

@@ -1,13 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import {
   bootstrapMeanInterval,
-  compareToBaseline,
   createRng,
   distribution,
   kValues,
   passAtK,
   passHatK,
-  rowMeanRewards,
   summarizeOutcomes,
   summarizeSuites,
   type RolloutOutcome,
@@ -226,46 +224,5 @@ describe('summarizeSuites', () => {
     expect(overall.counts.rows).toBe(2);
     expect(overall.trainability.zeroVarianceShare).toBe(1);
     expect(overall.meanReward).toMatchObject({ mean: 0.5, low: 0, high: 1 });
-  });
-});
-
-describe('rowMeanRewards', () => {
-  it('averages the scored runs of each row', () => {
-    expect(rowMeanRewards(handBuilt)).toEqual({ a: 0.75, b: 0, c: 1 });
-  });
-});
-
-describe('compareToBaseline', () => {
-  const random = createRng(11);
-  const baseline = Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`row${i}`, random()]));
-  const shifted = (by: number) =>
-    Object.fromEntries(Object.entries(baseline).map(([key, value]) => [key, value + by + 0.05 * (random() - 0.5)]));
-
-  it('classifies clearly better, worse and equal runs', () => {
-    expect(compareToBaseline(shifted(0.2), baseline).verdict).toBe('improved');
-    expect(compareToBaseline(shifted(-0.2), baseline).verdict).toBe('regressed');
-    const same = compareToBaseline(baseline, baseline);
-    expect(same).toEqual({ delta: 0, low: 0, high: 0, verdict: 'unchanged', pairedRows: 40 });
-  });
-
-  it('calls noise unchanged', () => {
-    const noisy = Object.fromEntries(Object.keys(baseline).map((key) => [key, random()]));
-    const result = compareToBaseline(noisy, baseline);
-    expect(result.low).toBeLessThan(0);
-    expect(result.high).toBeGreaterThan(0);
-    expect(result.verdict).toBe('unchanged');
-  });
-
-  it('pairs only shared rows, accepts Maps and ignores storage order', () => {
-    const current = new Map([['b', 0.9], ['a', 0.8], ['new', 0.1]]);
-    const result = compareToBaseline(current, { a: 0.5, b: 0.4, gone: 1 });
-    expect(result.pairedRows).toBe(2);
-    expect(result.delta).toBeCloseTo(0.4, 12);
-    expect(compareToBaseline(new Map([...current].reverse()), { b: 0.4, a: 0.5 })).toEqual(result);
-  });
-
-  it('is unchanged without an interval', () => {
-    expect(compareToBaseline({ a: 1 }, { a: 0 })).toEqual({ delta: 1, low: null, high: null, verdict: 'unchanged', pairedRows: 1 });
-    expect(compareToBaseline({ a: 1 }, { b: 0 })).toEqual({ delta: null, low: null, high: null, verdict: 'unchanged', pairedRows: 0 });
   });
 });

@@ -1,75 +1,81 @@
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import * as z from 'zod';
 import { UsageError } from '../errors.ts';
-import type { SuiteReport } from '../types/run-report.ts';
-import { outcomesOf, rowMeanRewards } from '../stats/index.ts';
-import type { ResolvedConfig } from '../config/resolve-config.ts';
-import { readJournal } from '../output/journal-reader.ts';
-import { latestRun } from '../output/run-history.ts';
-import type { RolloutRecord } from '../types/rollout-record.ts';
+import type { ComparisonSource, SuiteReport } from '../types/run-report.ts';
+import { type RowResult, type RowTable, rowResults } from '../stats/index.ts';
 
-/** A stored run to compare with: each suite's mean reward per row. */
+const RowsSchema = z.record(z.string(), z.object({ rewards: z.array(z.number()).min(1), passes: z.number().int().nonnegative() }));
+
+/** Version 2: each suite's rows with their runs' rewards and passes (what a paired test and `flipped` need). */
 const BaselineSchema = z.object({
+  version: z.literal(2),
+  savedAt: z.string(),
+  /** The run it was saved from. */
+  run: z.string().optional(),
+  suites: z.record(z.string(), z.object({ name: z.string(), passThreshold: z.number(), rows: RowsSchema })),
+});
+
+/** Version 1 kept only each row's mean reward: still read, as rows of one run whose passes are unknown. */
+const BaselineV1Schema = z.object({
   version: z.literal(1),
   savedAt: z.string(),
   suites: z.record(z.string(), z.object({ name: z.string(), rowMeans: z.record(z.string(), z.number()) })),
 });
-export type Baseline = z.infer<typeof BaselineSchema>;
 
-/** `latest` names the baseline that `--save-baseline` keeps in the output dir. */
-export function baselinePath(value: string | true, outputDir: string, root: string): string {
-  return value === true || value === 'latest' ? path.join(outputDir, 'baselines', 'latest.json') : path.resolve(root, value);
+type Baseline = z.infer<typeof BaselineSchema>;
+
+/** One suite of a side of a comparison: its name and its rows by row key. */
+export interface SideSuite {
+  name: string;
+  rows: RowTable;
 }
 
-export function readBaseline(file: string): Baseline {
+/** One side of a comparison: where it came from and its suites by key. */
+export interface ComparisonSide {
+  source: ComparisonSource;
+  suites: ReadonlyMap<string, SideSuite>;
+}
+
+/** Where `--save-baseline` (without a path) and `--baseline latest` keep the newest stored baseline. */
+export const latestBaselinePath = (outputDir: string) => path.join(outputDir, 'baselines', 'latest.json');
+
+export function baselinePath(value: string | true, outputDir: string, root: string): string {
+  return value === true || value === 'latest' ? latestBaselinePath(outputDir) : path.resolve(root, value);
+}
+
+const v1Rows = (rowMeans: Record<string, number>): RowTable =>
+  new Map(Object.entries(rowMeans).map(([key, mean]): [string, RowResult] => [key, { rewards: [mean], passes: null }]));
+
+/** A stored baseline file as a side of a comparison. */
+export function readBaseline(file: string): ComparisonSide {
   let parsed: unknown;
   try {
     parsed = JSON.parse(readFileSync(file, 'utf8'));
   } catch (error) {
     throw new UsageError(`cannot read the baseline ${file}: ${(error as Error).message} (save one with --save-baseline)`);
   }
-  const checked = BaselineSchema.safeParse(parsed);
+  const checked = z.union([BaselineSchema, BaselineV1Schema]).safeParse(parsed);
   if (!checked.success) throw new UsageError(`${file} is not a rollout-test baseline:\n${z.prettifyError(checked.error)}`);
-  return checked.data;
+  const baseline = checked.data;
+  const suites = Object.entries(baseline.suites).map(([key, suite]): [string, SideSuite] => [
+    key,
+    { name: suite.name, rows: 'rows' in suite ? new Map(Object.entries(suite.rows)) : v1Rows(suite.rowMeans) },
+  ]);
+  const run = 'run' in baseline ? baseline.run : undefined;
+  return { source: { kind: 'baseline-file', path: file, run, time: baseline.savedAt }, suites: new Map(suites) };
 }
 
-/** Stores each suite's per-row mean rewards (what a later `--baseline` compares with). */
-export function saveBaseline(file: string, suites: SuiteReport[]): void {
+/** Stores each suite's rows (rewards and passes of every run): what a later `--baseline` or `compare` pairs with. */
+export function saveBaseline(file: string, suites: SuiteReport[], runDir: string | undefined): void {
   const baseline: Baseline = {
-    version: 1,
+    version: 2,
     savedAt: new Date().toISOString(),
-    suites: Object.fromEntries(suites.filter((s) => !s.error).map((s) => [s.key, { name: s.name, rowMeans: rowMeanRewards(s.records.outcomes()) }])),
+    run: runDir && path.basename(runDir),
+    suites: Object.fromEntries(
+      suites.filter((s) => !s.error).map((s) => [s.key, { name: s.name, passThreshold: s.passThreshold, rows: rowResults(s.records.outcomes(), s.passThreshold) }]),
+    ),
   };
   mkdirSync(path.dirname(file), { recursive: true });
   writeFileSync(file, `${JSON.stringify(baseline, null, 2)}\n`);
-}
-
-/** A rollout id is `<suite key>.r<row>.n<run>`; the key says which suite it belongs to. */
-export const suiteKeyOfRollout = (id: string) => /^(.*)\.r\d+\.n\d+$/.exec(id)?.[1] ?? id;
-
-/** A stored run as a baseline: each suite's per-row mean rewards, from the run's journal. */
-function baselineOfRun(runDir: string): Baseline {
-  const journal = readJournal(runDir);
-  const bySuite = new Map<string, RolloutRecord[]>();
-  for (const record of journal.rollouts.values()) {
-    const key = suiteKeyOfRollout(record.id);
-    bySuite.set(key, [...(bySuite.get(key) ?? []), record]);
-  }
-  const suites = [...bySuite].map(([key, records]) => [key, { name: records[0]!.suite, rowMeans: rowMeanRewards(outcomesOf(records)) }]);
-  return { version: 1, savedAt: path.basename(runDir), suites: Object.fromEntries(suites) };
-}
-
-/**
- * The baseline `--baseline` names. `latest` is the newest run of the history before this one (then the baseline
- * `--save-baseline` kept, when there is no earlier run); anything else is a baseline file.
- */
-export function loadBaseline(value: string, config: ResolvedConfig, currentRun: string | undefined): Baseline {
-  if (value === 'latest') {
-    const previous = latestRun(config.outputDir, currentRun);
-    const saved = baselinePath('latest', config.outputDir, config.root);
-    if (previous) return baselineOfRun(previous);
-    if (!existsSync(saved)) throw new UsageError(`--baseline latest: no earlier run in ${config.outputDir}/runs and no saved baseline (save one with --save-baseline)`);
-  }
-  return readBaseline(baselinePath(value, config.outputDir, config.root));
 }

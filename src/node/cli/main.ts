@@ -94,6 +94,10 @@ function buildCli(early: WorkerPool | undefined): { cli: CAC; exit: Promise<numb
     cli.command('report [run]', 'Write the HTML report of a stored run (latest, a run id or a run folder)').action(
       action(async (run, options) => (await import('./report-command.ts')).reportCommand(run as unknown as string | undefined, await resolve([], options), stdoutTerminal())),
     ),
+    cli.command('compare [a] [b]', 'Compare run B with run A per suite (run ids, run folders, latest, latest~N, previous or baseline files)').action(
+      (a: string | undefined, b: string | undefined, options: Record<string, unknown>) =>
+        action(async () => (await import('./compare-command.ts')).compareCommand(a, b, await resolve([], options), stdoutTerminal()))([], options),
+    ),
     cli.command('merge-reports [...dirs]', 'Join the output dirs of shards (--shard i/n) into one set of reports').action(
       action(async (dirs, options) => (await import('./merge-reports.ts')).mergeReports(dirs, await resolve([], options), stdoutTerminal())),
     ),

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { ResolvedConfig } from '../config/resolve-config.ts';
-import { suiteKeyOfRollout } from '../baseline/baseline-store.ts';
+import { suiteKeyOfRollout } from '../baseline/comparison-side.ts';
 import { type JournalSuite, readJournal } from '../output/journal-reader.ts';
 import { latestRun } from '../output/run-history.ts';
 import { writeSummary } from '../output/run-outputs.ts';

@@ -85,9 +85,13 @@ export const CLI_OPTIONS = {
         .refine(([i, n]) => n >= 1 && i >= 1 && i <= n, '--shard i/n needs 1 <= i <= n'),
   ),
   resume: option('--resume', 'Run only the rollouts without a final result in the journal of the last run', () => z.boolean()),
-  baseline: option('--baseline <path>', 'Compare each suite with a saved run (a path, or latest)', () => z.string()),
+  baseline: option(
+    '--baseline <run|file>',
+    'Compare each suite with: previous (the run before this one), latest (the newest --save-baseline file), a run id or folder, or a baseline file',
+    () => z.string(),
+  ),
   saveBaseline: option('--save-baseline [path]', 'Save this run as a baseline (default <outputDir>/baselines/latest.json)', () => z.union([z.string(), z.literal(true)])),
-  failOnRegression: option('--fail-on-regression', 'Exit 1 when a suite regressed against the baseline (needs --baseline)', () => z.boolean()),
+  failOnRegression: option('--fail-on-regression', 'Exit 1 when a suite regressed against the baseline, after Holm\'s adjustment (needs --baseline; in compare, B against A)', () => z.boolean()),
   modelCache: option(
     '--model-cache <mode>',
     'record | replay model calls (stored under <outputDir>/model-cache)',

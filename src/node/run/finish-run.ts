@@ -1,8 +1,10 @@
-import { type Baseline, baselinePath, loadBaseline, saveBaseline } from '../baseline/baseline-store.ts';
+import { baselinePath, type ComparisonSide, saveBaseline } from '../baseline/baseline-store.ts';
+import { loadBaseline } from '../baseline/comparison-side.ts';
 import type { ResolvedConfig } from '../config/resolve-config.ts';
 import { costOf } from '../cost/prices.ts';
 import { sumUsage } from '../cost/usage.ts';
-import { compareToBaseline, rowMeanRewards, summarizeOutcomes } from '../stats/index.ts';
+import { rowResults, summarizeOutcomes } from '../stats/index.ts';
+import { compareSuiteTables } from '../baseline/compare-sides.ts';
 import type { LateFault } from '../../runtime/faults.ts';
 import type { RunReport, SuiteReport } from '../types/run-report.ts';
 import { exitCodeOf, regressionOf, suitePasses, type VerdictOptions } from './verdict.ts';
@@ -29,21 +31,42 @@ export function verdictOptions(config: ResolvedConfig): VerdictOptions {
 
 /**
  * The suite with its comparison with the baseline (`--baseline`), when the baseline has the suite, and the
- * regression that fails it, if any: attached as the suite ends, so that its line can say so.
+ * regression that fails it, if any: attached as the suite ends, so that its line can say so. Holm's adjustment needs
+ * every suite's p-value, so here p is adjusted by Bonferroni over the suites the baseline holds, which is never
+ * below Holm's: a suite called regressed here is regressed at the run's end too, where {@link compareWithBaseline}
+ * compares every suite again, by Holm (and may find more).
  */
-export function compareSuite(suite: SuiteReport, baseline: Baseline, options: VerdictOptions): SuiteReport {
-  const stored = baseline.suites[suite.key];
+export function compareSuite(suite: SuiteReport, baseline: ComparisonSide, options: VerdictOptions): SuiteReport {
+  const stored = baseline.suites.get(suite.key);
   if (!stored || suite.error) return suite;
-  const compared = { ...suite, baseline: compareToBaseline(rowMeanRewards(suite.records.outcomes()), stored.rowMeans) };
-  return { ...compared, regression: regressionOf(compared, options) };
+  const current = new Map([[suite.key, sideOf(suite)]]);
+  const [compared] = compareSuiteTables(new Map([[suite.key, stored]]), current, { familySize: baseline.suites.size });
+  if (!compared) return suite;
+  const { key: _, name: __, ...comparison } = compared;
+  const withComparison = { ...suite, baseline: comparison };
+  return { ...withComparison, regression: regressionOf(withComparison, options) };
 }
 
-/** Attaches each suite's comparison with the baseline, unless it has it already (see {@link compareSuite}). */
-function compareWithBaseline(suites: SuiteReport[], config: ResolvedConfig, runDir: string | undefined, read: Baseline | undefined): SuiteReport[] {
-  if (!config.baseline) return suites;
+/** A suite of this run as a side of a comparison: its rows' results. */
+function sideOf(suite: SuiteReport) {
+  return { name: suite.name, rows: new Map(Object.entries(rowResults(suite.records.outcomes(), suite.passThreshold))) };
+}
+
+/**
+ * Attaches each suite's comparison with the baseline (`--baseline`), when the baseline has the suite: B is this
+ * run, A the baseline, and Holm's adjustment runs over the suites compared. Returns what was compared with.
+ */
+function compareWithBaseline(suites: SuiteReport[], config: ResolvedConfig, runDir: string | undefined, read: ComparisonSide | undefined) {
+  if (!config.baseline) return { suites, comparedWith: undefined };
   const baseline = read ?? loadBaseline(config.baseline, config, runDir);
   const options = verdictOptions(config);
-  return suites.map((suite) => (suite.baseline ? suite : compareSuite(suite, baseline, options)));
+  const current = new Map(suites.filter((suite) => !suite.error).map((suite) => [suite.key, sideOf(suite)]));
+  const comparisons = new Map(compareSuiteTables(baseline.suites, current).map(({ key, name: _, ...comparison }) => [key, comparison]));
+  const compared = suites.map((suite) => {
+    const withComparison = { ...suite, baseline: comparisons.get(suite.key) };
+    return { ...withComparison, regression: regressionOf(withComparison, options) };
+  });
+  return { suites: compared, comparedWith: baseline.source };
 }
 
 /** Each suite's token usage and its cost by the config's price table. */
@@ -55,21 +78,22 @@ function withCost(suites: SuiteReport[], config: ResolvedConfig): SuiteReport[] 
 }
 
 /** What a run's report computes from its suites alone, which neither late faults nor how the run stopped change. */
-export type RunTotals = Pick<RunReport, 'suites' | 'usage' | 'cost' | 'overall'>;
+export type RunTotals = Pick<RunReport, 'suites' | 'usage' | 'cost' | 'overall' | 'comparedWith'>;
 
 /**
  * The suites with their verdicts, baseline comparisons and costs, and the overall statistics (rows kept apart per
  * suite): the costly part of {@link finishRun}, which a run computes while it still listens for late faults.
  * `runDir` is the run's directory in the history; `baseline` the one `--baseline` names, when read already.
  */
-export function runTotals(suiteReports: SuiteReport[], config: ResolvedConfig, runDir?: string, baseline?: Baseline): RunTotals {
+export function runTotals(suiteReports: SuiteReport[], config: ResolvedConfig, runDir?: string, baseline?: ComparisonSide): RunTotals {
   const options = verdictOptions(config);
-  const compared = compareWithBaseline(suiteReports, config, runDir, baseline).map((suite) => ({ ...suite, passed: suitePasses(suite, options) }));
-  const suites = withCost(compared, config);
+  const { suites: compared, comparedWith } = compareWithBaseline(suiteReports, config, runDir, baseline);
+  const suites = withCost(compared.map((suite) => ({ ...suite, passed: suitePasses(suite, options) })), config);
   const usage = sumUsage(suites.map((s) => s.usage));
   const passThreshold = passThresholdOf(config);
   return {
     suites,
+    comparedWith,
     usage,
     cost: costOf(usage, config.prices),
     overall: summarizeOutcomes(suites.flatMap((s) => s.records.outcomes(`${s.file}\0${s.name}\0`)), { passThreshold }),
@@ -85,11 +109,11 @@ export function finishRun(
   suiteReports: SuiteReport[],
   facts: RunFacts,
   config: ResolvedConfig,
-  baseline?: Baseline,
+  baseline?: ComparisonSide,
   totals: RunTotals = runTotals(suiteReports, config, facts.runDir, baseline),
 ): RunReport {
   const { suites } = totals;
-  if (config.saveBaseline && !facts.interrupted) saveBaseline(baselinePath(config.saveBaseline, config.outputDir, config.root), suites);
+  if (config.saveBaseline && !facts.interrupted) saveBaseline(baselinePath(config.saveBaseline, config.outputDir, config.root), suites, facts.runDir);
   return {
     version: 1,
     ...facts,

@@ -1,12 +1,13 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { type Baseline, loadBaseline } from '../baseline/baseline-store.ts';
+import type { ComparisonSide } from '../baseline/baseline-store.ts';
+import { loadBaseline } from '../baseline/comparison-side.ts';
 import { UsageError } from '../errors.ts';
 import type { ResolvedConfig } from '../config/resolve-config.ts';
 
 /** What the checks made before a run found: the baseline to compare with, read once. */
 export interface Preflight {
-  baseline: Baseline | undefined;
+  baseline: ComparisonSide | undefined;
 }
 
 /**
@@ -18,7 +19,7 @@ export function preflight(config: ResolvedConfig): Preflight {
   for (const { name, outputFile } of config.reporters) {
     if (outputFile) checkWritable(path.dirname(outputFile), `the directory of the ${name} report (--outputFile)`);
   }
-  // Before this run's directory exists: `latest` is the run before it.
+  // Before this run's directory exists: `previous` is the newest run of the history.
   const baseline = config.baseline ? loadBaseline(config.baseline, config, undefined) : undefined;
   return { baseline };
 }

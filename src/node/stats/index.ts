@@ -1,6 +1,6 @@
 /**
  * Statistics behind the reporters and CI gates: pass@k and pass^k, bootstrap intervals, per-suite
- * summaries, trainability and the baseline gate. Pure functions, JSON-safe outputs (no NaN).
+ * summaries, trainability and the paired comparison of two runs (compare and the baseline gate). Pure functions, JSON-safe outputs (no NaN).
  * @module
  */
 export { passAtK, passHatK, kValues } from './passk.ts';
@@ -8,6 +8,6 @@ export { createRng } from './rng.ts';
 export { distribution } from './describe.ts';
 export { bootstrapMeanInterval } from './bootstrap.ts';
 export { reaches, formatBeside } from './threshold.ts';
-export { isPass, outcomesOf, scoredRows, rowMeanRewards, type RolloutOutcome } from './outcomes.ts';
+export { isPass, outcomesOf, scoredRows, rowResults, type RolloutOutcome, type RowRuns } from './outcomes.ts';
 export { summarizeOutcomes, summarizeSuites, type SuiteStatistics } from './summary.ts';
-export { compareToBaseline, type BaselineComparison } from './baseline.ts';
+export { type CompareOptions, compareSuites, type ComparisonVerdict, type FlippedRow, type RowResult, type RowSummary, type RowTable, type SuiteComparison, type SuitePair } from './compare.ts';

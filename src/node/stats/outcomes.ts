@@ -77,14 +77,20 @@ export function scoredRows(outcomes: readonly RolloutOutcome[]): [string, Scored
     .map(([key, runs]) => [key, runs.sort((a, b) => a.run - b.run).map((r) => r.scored)]);
 }
 
+/** One row's scored runs as a comparison sees them: rewards in run order and how many passed. */
+export interface RowRuns {
+  rewards: number[];
+  passes: number;
+}
+
 /**
- * Mean scored reward of each row, by row key: what a run stores so that a later run can be compared with
- * it by `compareToBaseline`. Rows without a scored run are absent.
+ * Each row's scored rewards and passes, by row key: what a run stores (a baseline file) and what a comparison
+ * pairs by row. Rows without a scored run are absent.
  */
-export function rowMeanRewards(outcomes: readonly RolloutOutcome[]): Record<string, number> {
-  const means: Record<string, number> = {};
+export function rowResults(outcomes: readonly RolloutOutcome[], passThreshold: number): Record<string, RowRuns> {
+  const rows: Record<string, RowRuns> = {};
   for (const [key, runs] of scoredRows(outcomes)) {
-    means[key] = runs.reduce((sum, run) => sum + run.reward, 0) / runs.length;
+    rows[key] = { rewards: runs.map((run) => run.reward), passes: runs.filter((run) => isPass(run, passThreshold)).length };
   }
-  return means;
+  return rows;
 }

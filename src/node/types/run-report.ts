@@ -5,7 +5,7 @@ import type { ThresholdConfig } from '../../model/suite-options.ts';
 import type { Cost } from '../cost/prices.ts';
 import type { TokenUsage } from '../cost/usage.ts';
 import type { SourceLocation } from '../stack/user-frame.ts';
-import type { BaselineComparison, SuiteStatistics } from '../stats/index.ts';
+import type { SuiteComparison, SuiteStatistics } from '../stats/index.ts';
 import type { SuiteRecords } from '../output/suite-records.ts';
 
 /** One suite's outcome: its rollouts and their statistics, or the error that kept it from running. */
@@ -42,12 +42,23 @@ export interface SuiteReport {
   cost?: Cost | undefined;
   /** Where the suite's `defineRollout` call is, when it was found. */
   definedAt?: SourceLocation | undefined;
-  /** The comparison with `--baseline`, when the baseline has this suite. */
-  baseline?: BaselineComparison | undefined;
+  /** The comparison with `--baseline` (B = this run, A = the baseline), when the baseline has this suite. */
+  baseline?: SuiteComparison | undefined;
   /** What the suite's inputs did that their author may not expect (a label that was an object), once per suite. */
   warnings?: string[] | undefined;
   /** Set when the suite regressed against the baseline and `--fail-on-regression` fails it for that: why, in words. */
   regression?: string | undefined;
+}
+
+/** What one side of a comparison was: a run of the history or a stored baseline file. */
+export interface ComparisonSource {
+  kind: 'run' | 'baseline-file';
+  /** The run's folder or the file. */
+  path: string;
+  /** The run's id (its folder's name); for a baseline file, the run it was saved from, when it says. */
+  run?: string | undefined;
+  /** When the run started or the file was saved (ISO 8601). */
+  time: string;
 }
 
 /** The outcome of a run, as reporters and `summary.json` see it. */
@@ -66,6 +77,8 @@ export interface RunReport {
   /** Tokens of the whole run, by model, and their cost (with a price table in the config). */
   usage?: TokenUsage | undefined;
   cost?: Cost | undefined;
+  /** What `--baseline` compared the suites with. */
+  comparedWith?: ComparisonSource | undefined;
   /** The run's directory in `<outputDir>/runs` (journal, samples, summary, trials); none for merged shards. */
   runDir?: string | undefined;
   /** Cancelled by a signal (Ctrl-C, SIGTERM, SIGHUP), stopped by `--bail`, or by an output it could not write. */

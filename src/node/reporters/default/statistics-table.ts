@@ -1,5 +1,6 @@
 import type { RunReport, SuiteReport } from '../../types/run-report.ts';
 import { formatNumber } from '../format.ts';
+import { deltaText, verdictText } from '../comparison-format.ts';
 import type { Terminal } from '../terminal.ts';
 import { TerminalTable } from './terminal-table.ts';
 
@@ -22,8 +23,7 @@ function baseline(suite: SuiteReport, { colors }: Terminal): string {
   const b = suite.baseline;
   if (!b) return '–';
   const paint = b.verdict === 'regressed' ? colors.red : b.verdict === 'improved' ? colors.green : (s: string) => s;
-  const delta = b.delta === null ? '' : ` Δ ${b.delta >= 0 ? '+' : ''}${formatNumber(b.delta)} [${formatNumber(b.low)}, ${formatNumber(b.high)}]`;
-  return paint(`${b.verdict}${delta}`);
+  return paint([verdictText(b), deltaText(b)].filter(Boolean).join('\n'));
 }
 
 /**

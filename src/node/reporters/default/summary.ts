@@ -5,6 +5,7 @@ import { formatDuration, formatNumber } from '../format.ts';
 import type { Terminal } from '../terminal.ts';
 import { statisticsTable } from './statistics-table.ts';
 import { TerminalTable } from './terminal-table.ts';
+import { sourceText } from '../comparison-format.ts';
 
 function interval(stats: SuiteStatistics): string {
   const { mean, low, high } = stats.meanReward;
@@ -69,6 +70,7 @@ export function summary(report: RunReport, terminal: Terminal): string {
     `${colors.dim('   Errors')}  ${errors || 'none'}`,
     `${colors.dim(' Duration')}  ${formatDuration(report.durationMs)}`,
   ];
+  if (report.comparedWith) lines.push(`${colors.dim(' Baseline')}  ${sourceText(report.comparedWith)}`);
   const usage = formatUsage(report.usage, report.cost);
   if (usage) lines.push(`${colors.dim('   Tokens')}  ${usage}`);
   for (const fault of report.lateFaults ?? []) lines.push(colors.red(`\nLate fault of rollout ${fault.rolloutId} (${fault.phase}), after it was reported: ${fault.message}`));

@@ -6,6 +6,7 @@ import type { SuiteStatistics } from '../../stats/index.ts';
 import { INTERRUPTED } from '../default/summary.ts';
 import { formatDuration, formatNumber } from '../format.ts';
 import { MAX_CELL_CHARS, markdownCell } from './markdown-cell.ts';
+import { deltaText, sourceText, verdictText } from '../comparison-format.ts';
 
 /** GitHub drops a step's summary over 1 MiB; this leaves room for what else the step writes. */
 export const MAX_SUMMARY_BYTES = 1_000_000;
@@ -19,8 +20,7 @@ const passAtK = (stats: SuiteStatistics) => Object.entries(stats.passAtK).map(([
 
 function baseline(suite: Pick<SuiteReport, 'baseline'>): string {
   const b = suite.baseline;
-  if (!b) return '–';
-  return b.delta === null ? b.verdict : `${b.verdict} ${b.delta >= 0 ? '+' : ''}${formatNumber(b.delta)}`;
+  return b ? [verdictText(b), deltaText(b)].filter(Boolean).join(' ') : '–';
 }
 
 /** Tokens (prompt / completion) and, with a price table, cost. */
@@ -78,7 +78,7 @@ export function jobSummary(report: RunReport, budget = MAX_SUMMARY_BYTES): strin
   ];
   const top = [`## rollout-test: ${headline}`, '', `| ${head.join(' | ')} |`, `|${head.map(() => '---').join('|')}|`];
   const all = row('**All**', report.overall, report.durationMs, extra({ usage: report.usage, cost: report.cost, baseline: undefined }, true));
-  const end = report.interrupted ? ['', INTERRUPTED[report.interrupted]] : [];
+  const end = [...(report.comparedWith ? ['', `Compared with ${sourceText(report.comparedWith)}.`] : []), ...(report.interrupted ? ['', INTERRUPTED[report.interrupted]] : [])];
   const suiteRow = (s: SuiteReport) => row(`${s.passed ? '✅' : '❌'} ${markdownCell(shownName(s))}`, s.stats, s.durationMs, extra(s));
   const { rows, notes } = fittedRows(report.suites, suiteRow, budget - bytes([...top, all, ...end]));
   return `${[...top, ...rows, all, ...end, ...notes].join('\n')}\n\n`;

@@ -55,7 +55,8 @@ function suiteProperties(stats: SuiteStatistics, suite: SuiteReport): string {
   for (const [k, value] of Object.entries(stats.passAtK)) entries.push([`pass@${k}`, value]);
   for (const [k, value] of Object.entries(stats.passHatK)) entries.push([`pass^${k}`, value]);
   if (stats.trainability.zeroVarianceShare !== null) entries.push(['zeroVarianceRowShare', stats.trainability.zeroVarianceShare]);
-  if (suite.baseline) entries.push(['baseline.verdict', suite.baseline.verdict], ['baseline.delta', suite.baseline.delta ?? 'n/a']);
+  const b = suite.baseline;
+  if (b) entries.push(['baseline.verdict', b.verdict], ['baseline.delta', b.delta ?? 'n/a'], ['baseline.pAdjusted', b.pAdjusted ?? 'n/a'], ['baseline.mde', b.mde ?? 'n/a']);
   for (const [category, count] of Object.entries(stats.errorsByCategory)) entries.push([`errors.${category}`, count]);
   if (suite.thresholdMissed) entries.push(['thresholdMissed', suite.thresholdMissed]);
   if (suite.usage) {

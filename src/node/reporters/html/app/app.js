@@ -43,7 +43,9 @@ function suiteCard(suite, index) {
   const s = suite.stats;
   const c = s.counts;
   const errors = Object.entries(s.errorsByCategory).map(([cat, n]) => `${cat} ${n}`).join(', ') || 'none';
-  const baseline = suite.baseline ? `${suite.baseline.verdict}${suite.baseline.delta === null ? '' : ` Δ ${num(suite.baseline.delta)}`}` : undefined;
+  const b = suite.baseline;
+  const verdict = b && (b.verdict !== 'no detectable change' ? b.verdict : b.mde === null ? `${b.verdict}; too few rows to detect any change` : `${b.verdict}; could detect ±${num(b.mde)}`);
+  const baseline = b ? `${verdict}${b.delta === null ? '' : ` · Δ ${num(b.delta)}${b.low === null ? '' : ` [${num(b.low)}, ${num(b.high)}]`}`}` : undefined;
   const charts = el('div', { className: 'charts' });
   const card = el('section', { className: 'card' },
     el('h2', { textContent: suite.name }),

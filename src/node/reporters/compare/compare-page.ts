@@ -1,0 +1,73 @@
+import path from 'node:path';
+import type { RunComparison } from '../../baseline/compare-sides.ts';
+import type { FlippedRow, RowSummary } from '../../stats/index.ts';
+import type { ComparisonSource } from '../../types/run-report.ts';
+import { formatNumber } from '../format.ts';
+import { readLines } from '../html/read-lines.ts';
+import { escapeXml as esc } from '../junit/xml.ts';
+import { deltaText, pValueText, sourceText, verdictText } from '../comparison-format.ts';
+
+const STYLE = `body{font:14px system-ui,sans-serif;margin:0 20px;color:#111}table{border-collapse:collapse;margin:8px 0}
+td,th{border:1px solid #ddd;padding:4px 8px;text-align:left;vertical-align:top}.regressed{color:#b91c1c}.improved{color:#15803d}
+.sides{display:grid;grid-template-columns:1fr 1fr;gap:12px}pre{white-space:pre-wrap;background:#f6f6f6;padding:6px;margin:2px 0}summary{cursor:pointer}`;
+
+interface Message {
+  role?: unknown;
+  content?: unknown;
+  tool_calls?: Array<{ function?: { name?: unknown; arguments?: unknown } }>;
+}
+
+/** The last sample's messages of each rollout a flipped row needs, from a run's samples file, by rollout id. */
+function transcripts(source: ComparisonSource, wanted: (id: string) => boolean): Map<string, Message[]> {
+  const found = new Map<string, Message[]>();
+  if (source.kind !== 'run') return found;
+  for (const line of readLines(path.join(source.path, 'samples.jsonl'))) {
+    if (!line) continue;
+    const { id, samples } = JSON.parse(line) as { id: string; samples?: Array<{ messages?: Message[] }> };
+    if (wanted(id)) found.set(id, samples?.at(-1)?.messages ?? []);
+  }
+  return found;
+}
+
+function messageHtml(message: Message): string {
+  const content = typeof message.content === 'string' ? message.content : JSON.stringify(message.content ?? '', null, 2);
+  const calls = (message.tool_calls ?? []).map((c) => `<pre>${esc(`${String(c.function?.name)}(${String(c.function?.arguments)})`)}</pre>`);
+  return `<div><b>${esc(String(message.role))}</b><pre>${esc(content)}</pre>${calls.join('')}</div>`;
+}
+
+/** One side of a flipped row: its result and each run's transcript behind a click (a `<details>`). */
+function sideHtml(label: string, row: RowSummary, rolloutIds: string[], found: Map<string, Message[]>): string {
+  const head = `<b>${label}</b>: passed ${row.passes ?? '?'}/${row.runs}, mean reward ${formatNumber(row.meanReward)}`;
+  const runs = rolloutIds.map((id) => {
+    const messages = found.get(id);
+    return messages ? `<details><summary>transcript ${esc(id)}</summary>${messages.map(messageHtml).join('')}</details>` : '';
+  });
+  return `<div>${head}${runs.join('')}</div>`;
+}
+
+const idsOf = (key: string, row: string, runs: number) => Array.from({ length: runs }, (_, run) => `${key}.r${row}.n${run}`);
+
+/**
+ * `compare --reporter html`: one self-contained page of the two runs side by side: per suite the delta with its
+ * interval and verdict, and each flipped row with both sides' results and transcripts one click away. Everything
+ * from the runs is escaped.
+ */
+export function comparePage(comparison: RunComparison): string {
+  const needed = new Set(comparison.suites.flatMap((s) => s.flipped.flatMap((f) => [...idsOf(s.key, f.row, f.a.runs), ...idsOf(s.key, f.row, f.b.runs)])));
+  const [a, b] = [transcripts(comparison.a, (id) => needed.has(id)), transcripts(comparison.b, (id) => needed.has(id))];
+  const rows = comparison.suites.map(
+    (s) => `<tr><td>${esc(s.name)}</td><td>${s.pairedRows}</td><td>${esc(deltaText(s) || '–')}</td><td>${esc(pValueText(s) || '–')}</td><td class="${s.verdict === 'no detectable change' ? '' : s.verdict}">${esc(verdictText(s))}</td><td>${esc(s.test ?? '–')}</td></tr>`,
+  );
+  const flipped = comparison.suites.filter((s) => s.flipped.length).map((s) => {
+    const items = s.flipped.map((f: FlippedRow) => `<h3>row ${esc(f.row)}</h3><div class="sides">${sideHtml('A', f.a, idsOf(s.key, f.row, f.a.runs), a)}${sideHtml('B', f.b, idsOf(s.key, f.row, f.b.runs), b)}</div>`);
+    return `<section><h2>Flipped rows of ${esc(s.name)}</h2>${items.join('')}</section>`;
+  });
+  return [
+    `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>rollout-test compare</title><style>${STYLE}</style></head><body>`,
+    '<h1>rollout-test compare</h1>',
+    `<p>A: ${esc(sourceText(comparison.a))}</p><p>B: ${esc(sourceText(comparison.b))}</p>`,
+    `<table><tr><th>Suite</th><th>Rows</th><th>Δ (B − A) [95% CI]</th><th>p</th><th>Verdict</th><th>Test</th></tr>${rows.join('')}</table>`,
+    ...flipped,
+    '</body></html>\n',
+  ].join('');
+}

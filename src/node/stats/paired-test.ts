@@ -1,0 +1,108 @@
+import { halfBinomialCdf } from './distributions.ts';
+
+/** Which paired test produced a p-value: named in reports so that a reader can look it up. */
+export type PairedTestName = 'mcnemar-exact' | 'permutation-exact' | 'permutation-monte-carlo';
+
+export interface PairedTest {
+  pValue: number;
+  test: PairedTestName;
+}
+
+/** Settings of {@link signFlipTest}. */
+export interface SignFlipOptions {
+  /** Up to this many non-zero differences every sign pattern is counted (2^n of them); default 16. */
+  exactUpTo?: number;
+  /** Random sign patterns beyond that; default 9,999. */
+  draws?: number;
+  /** PRNG seed of the random patterns; fixed, so the same data always gives the same p-value. */
+  seed?: number;
+}
+
+const DEFAULT_EXACT_UP_TO = 16;
+const DEFAULT_DRAWS = 9999;
+const DEFAULT_SEED = 0x5eed;
+
+/**
+ * Exact McNemar test: of the `discordant` pairs (rows whose 0/1 outcome differs), `improved` went one way; under
+ * "no change" each way is a fair coin, so the two-sided p-value is twice the smaller binomial tail (at most 1).
+ */
+export function mcnemarExact(improved: number, discordant: number): PairedTest {
+  const smaller = Math.min(improved, discordant - improved);
+  return { pValue: Math.min(1, 2 * halfBinomialCdf(smaller, discordant)), test: 'mcnemar-exact' };
+}
+
+/** Sums within this of the observed one count as equal: row means are sums of floats in another order. */
+const tolerance = (values: readonly number[]) => 1e-9 * values.reduce((sum, v) => sum + Math.abs(v), 0);
+
+/** Every sign pattern in Gray-code order (one sign changes per step): the share with |sum| at least the observed. */
+function exactSignFlip(values: readonly number[]): number {
+  const observed = Math.abs(values.reduce((a, b) => a + b, 0)) - tolerance(values);
+  const signs = values.map(() => 1);
+  let sum = values.reduce((a, b) => a + b, 0);
+  let extreme = 1;
+  const patterns = 2 ** values.length;
+  for (let step = 1; step < patterns; step++) {
+    const flip = 31 - Math.clz32(step & -step);
+    signs[flip] = -signs[flip]!;
+    sum += 2 * signs[flip]! * values[flip]!;
+    if (Math.abs(sum) >= observed) extreme++;
+  }
+  return extreme / patterns;
+}
+
+/**
+ * `draws` random sign patterns (a 32-bit draw of mulberry32, as in rng.ts, gives 32 signs): the p-value counts the
+ * observed pattern too, (1 + extreme) / (1 + draws), which keeps the test valid at any number of draws.
+ */
+function monteCarloSignFlip(values: readonly number[], draws: number, seed: number): number {
+  const observed = Math.abs(values.reduce((a, b) => a + b, 0)) - tolerance(values);
+  const v = Float64Array.from(values);
+  let state = seed >>> 0;
+  let extreme = 0;
+  for (let d = 0; d < draws; d++) {
+    let sum = 0;
+    let bits = 0;
+    for (let i = 0; i < v.length; i++) {
+      if ((i & 31) === 0) {
+        state = (state + 0x6d2b79f5) >>> 0;
+        let t = state;
+        t = Math.imul(t ^ (t >>> 15), t | 1);
+        t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+        bits = t ^ (t >>> 14);
+      }
+      sum += bits & 1 ? v[i]! : -v[i]!;
+      bits >>>= 1;
+    }
+    if (Math.abs(sum) >= observed) extreme++;
+  }
+  return (1 + extreme) / (1 + draws);
+}
+
+/**
+ * Paired sign-flip permutation test of "no change" on per-row differences: if A and B do equally well on every row,
+ * each row's difference is as likely negative as positive, so flipping signs gives the sum's distribution under no
+ * change. Two-sided. Zero differences change no sum and are dropped. Exact (every pattern) for few non-zero rows, a
+ * seeded Monte Carlo beyond.
+ */
+export function signFlipTest(differences: readonly number[], options: SignFlipOptions = {}): PairedTest {
+  const { exactUpTo = DEFAULT_EXACT_UP_TO, draws = DEFAULT_DRAWS, seed = DEFAULT_SEED } = options;
+  const values = differences.filter((d) => d !== 0);
+  if (values.length <= exactUpTo) return { pValue: exactSignFlip(values), test: 'permutation-exact' };
+  return { pValue: monteCarloSignFlip(values, draws, seed), test: 'permutation-monte-carlo' };
+}
+
+/**
+ * Holm's step-down adjustment of a family of p-values (`null` ones are not tested and stay `null`): the smallest is
+ * multiplied by the family's size, the next by one less, and so on, each at least its predecessor, at most 1.
+ * It keeps the chance of any false "changed" across the family at or below α.
+ */
+export function holmAdjust(pValues: readonly (number | null)[]): (number | null)[] {
+  const tested = pValues.flatMap((p, index) => (p === null ? [] : [{ p, index }])).sort((a, b) => a.p - b.p);
+  const adjusted: (number | null)[] = pValues.map(() => null);
+  let running = 0;
+  for (const [rank, { p, index }] of tested.entries()) {
+    running = Math.max(running, Math.min(1, (tested.length - rank) * p));
+    adjusted[index] = running;
+  }
+  return adjusted;
+}

@@ -84,3 +84,23 @@ export const median = (values: readonly number[]) => {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted.length % 2 ? sorted[(sorted.length - 1) / 2]! : (sorted[sorted.length / 2 - 1]! + sorted[sorted.length / 2]!) / 2;
 };
+
+/** P(X >= k) for X ~ Binomial(n, p), by summing the terms (n is a few thousand at most here). */
+function upperTail(k: number, n: number, p: number): number {
+  let term = (1 - p) ** n;
+  let tail = k <= 0 ? term : 0;
+  for (let i = 1; i <= n; i++) {
+    term *= ((n - i + 1) / i) * (p / (1 - p));
+    if (i >= k) tail += term;
+  }
+  return tail;
+}
+
+/**
+ * Whether `count` of `trials` is significantly above `rate` (one-sided exact binomial test at 5%): how a measured
+ * false-positive rate is judged, since a rate of exactly 5% measures above 5% half the time.
+ */
+export const significantlyAbove = (count: number, trials: number, rate: number) => upperTail(count, trials, rate) < 0.05;
+
+/** `12/1000 = 1.2%` */
+export const share = (count: number, trials: number) => `${count}/${trials} = ${((100 * count) / trials).toFixed(1)}%`;

@@ -57,7 +57,7 @@ export function resolveSide(reference: string, config: Pick<ResolvedConfig, 'out
   const run = historyRun(reference, config.outputDir) ?? findRun(config.outputDir, config.root, reference);
   if (run) return runSide(run);
   const file = path.resolve(config.root, reference);
-  if (existsSync(file) && statSync(file).isFile()) return readBaseline(file);
+  if (reference.endsWith('.json') || (existsSync(file) && statSync(file).isFile())) return readBaseline(file);
   throw new UsageError(`no run or baseline file "${reference}": give a run id, a run folder, latest, latest~N, previous or a baseline file`);
 }
 

@@ -116,7 +116,10 @@ describe('baselines and thresholds', () => {
     const dir = makeProject({ 'g.rollout.ts': project(0) });
     await json(dir, ['--save-baseline']);
     const same = await json(dir, ['--baseline', 'latest', '--fail-on-regression', '--pass-threshold', '0']);
-    expect(same.report.suites[0].baseline).toMatchObject({ verdict: 'unchanged', delta: 0, pairedRows: 30 });
+    // `latest` is the baseline --save-baseline just stored: the same rewards, so no change, with what it could detect.
+    expect(same.report.suites[0].baseline).toMatchObject({ verdict: 'no detectable change', delta: 0, pairedRows: 30, pValue: 1 });
+    expect(same.report.suites[0].baseline.mde).toBeGreaterThan(0);
+    expect(same.report.comparedWith).toMatchObject({ kind: 'baseline-file', path: path.join(dir, '.rollouts/baselines/latest.json') });
     expect(same.code).toBe(0);
 
     const worse = makeProject({ 'g.rollout.ts': project(0.3) });
@@ -165,6 +168,9 @@ describe('baselines and thresholds', () => {
   it('exits 2 on a baseline that does not exist', async () => {
     const run = await runCli(makeProject({ 'g.rollout.ts': project(0) }), ['--baseline', 'latest']);
     expect(run.exitCode).toBe(2);
-    expect(run.stderr).toMatch(/--baseline latest: no earlier run in .*runs and no saved baseline \(save one with --save-baseline\)/);
+    expect(run.stderr).toMatch(/--baseline latest is the newest baseline saved with --save-baseline \(.*latest\.json\), and none is saved: save one with --save-baseline, or compare with the run before this one with --baseline previous/);
+    const previous = await runCli(makeProject({ 'g.rollout.ts': project(0) }), ['--baseline', 'previous']);
+    expect(previous.exitCode).toBe(2);
+    expect(previous.stderr).toMatch(/--baseline previous: no earlier run in .*runs/);
   });
 });

@@ -28,8 +28,11 @@ describe('the run history', () => {
     expect(summary.runDir).toBe(path.join(runs, kept[1]!));
   });
 
-  it('is what --baseline latest compares with: the run before this one', async () => {
-    const compared = await runCli(project, ['run', '--reporter', 'json', '--baseline', 'latest']);
-    expect(JSON.parse(String(compared.stdout)).suites[0].baseline).toMatchObject({ verdict: 'unchanged', delta: 0 });
+  it('is what --baseline previous compares with: the run before this one', async () => {
+    const before = realpathSync(path.join(runs, 'latest'));
+    const compared = await runCli(project, ['run', '--reporter', 'json', '--baseline', 'previous']);
+    const report = JSON.parse(String(compared.stdout));
+    expect(report.suites[0].baseline).toMatchObject({ verdict: 'no detectable change', delta: 0, pairedRows: 2 });
+    expect(report.comparedWith).toMatchObject({ kind: 'run', run: path.basename(before) });
   });
 });

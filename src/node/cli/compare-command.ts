@@ -18,7 +18,9 @@ export function compareCommand(a: string | undefined, b: string | undefined, con
   for (const { name, outputFile } of config.reporters) {
     if (name === 'json') writeReport([compareJson(comparison)], outputFile, terminal);
     else if (name === 'html') {
-      const file = outputFile ?? path.join(config.outputDir, 'compare.html');
+      // As with `report`: `--outputFile f` names the page when html is the only document.
+      const given = typeof config.outputFile === 'string' ? config.outputFile : config.outputFile?.html;
+      const file = given === undefined ? path.join(config.outputDir, 'compare.html') : path.resolve(config.root, given);
       writeReport([comparePage(comparison)], file, terminal);
       terminal.write(`HTML comparison: ${file}\n`);
     } else if (name === 'default' || name === 'verbose' || name === 'github-actions') terminal.write(compareTable(comparison, terminal));

@@ -17,14 +17,20 @@ interface Message {
   tool_calls?: Array<{ function?: { name?: unknown; arguments?: unknown } }>;
 }
 
-/** The last sample's messages of each rollout a flipped row needs, from a run's samples file, by rollout id. */
-function transcripts(source: ComparisonSource, wanted: (id: string) => boolean): Map<string, Message[]> {
-  const found = new Map<string, Message[]>();
+/** A rollout id `<suite key>.r<row>.n<run>` without its run: the row it belongs to. */
+const rowOfRollout = (id: string) => /^(.*\.r\d+)\.n\d+$/.exec(id)?.[1] ?? id;
+const rowId = (key: string, row: string) => `${key}.r${row}`;
+
+/** The last sample's messages of each run of the rows `wanted` names, from a run's samples file, by row then rollout id. */
+function transcripts(source: ComparisonSource, wanted: ReadonlySet<string>): Map<string, Map<string, Message[]>> {
+  const found = new Map<string, Map<string, Message[]>>();
   if (source.kind !== 'run') return found;
   for (const line of readLines(path.join(source.path, 'samples.jsonl'))) {
     if (!line) continue;
     const { id, samples } = JSON.parse(line) as { id: string; samples?: Array<{ messages?: Message[] }> };
-    if (wanted(id)) found.set(id, samples?.at(-1)?.messages ?? []);
+    const row = rowOfRollout(id);
+    if (!wanted.has(row)) continue;
+    found.set(row, (found.get(row) ?? new Map()).set(id, samples?.at(-1)?.messages ?? []));
   }
   return found;
 }
@@ -36,16 +42,11 @@ function messageHtml(message: Message): string {
 }
 
 /** One side of a flipped row: its result and each run's transcript behind a click (a `<details>`). */
-function sideHtml(label: string, row: RowSummary, rolloutIds: string[], found: Map<string, Message[]>): string {
+function sideHtml(label: string, row: RowSummary, runs: Map<string, Message[]> | undefined): string {
   const head = `<b>${label}</b>: passed ${row.passes ?? '?'}/${row.runs}, mean reward ${formatNumber(row.meanReward)}`;
-  const runs = rolloutIds.map((id) => {
-    const messages = found.get(id);
-    return messages ? `<details><summary>transcript ${esc(id)}</summary>${messages.map(messageHtml).join('')}</details>` : '';
-  });
-  return `<div>${head}${runs.join('')}</div>`;
+  const details = [...(runs ?? [])].map(([id, messages]) => `<details><summary>transcript ${esc(id)}</summary>${messages.map(messageHtml).join('')}</details>`);
+  return `<div>${head}${details.join('')}</div>`;
 }
-
-const idsOf = (key: string, row: string, runs: number) => Array.from({ length: runs }, (_, run) => `${key}.r${row}.n${run}`);
 
 /**
  * `compare --reporter html`: one self-contained page of the two runs side by side: per suite the delta with its
@@ -53,13 +54,13 @@ const idsOf = (key: string, row: string, runs: number) => Array.from({ length: r
  * from the runs is escaped.
  */
 export function comparePage(comparison: RunComparison): string {
-  const needed = new Set(comparison.suites.flatMap((s) => s.flipped.flatMap((f) => [...idsOf(s.key, f.row, f.a.runs), ...idsOf(s.key, f.row, f.b.runs)])));
-  const [a, b] = [transcripts(comparison.a, (id) => needed.has(id)), transcripts(comparison.b, (id) => needed.has(id))];
+  const needed = new Set(comparison.suites.flatMap((s) => s.flipped.map((f) => rowId(s.key, f.row))));
+  const [a, b] = [transcripts(comparison.a, needed), transcripts(comparison.b, needed)];
   const rows = comparison.suites.map(
     (s) => `<tr><td>${esc(s.name)}</td><td>${s.pairedRows}</td><td>${esc(deltaText(s) || '–')}</td><td>${esc(pValueText(s) || '–')}</td><td class="${s.verdict === 'no detectable change' ? '' : s.verdict}">${esc(verdictText(s))}</td><td>${esc(s.test ?? '–')}</td></tr>`,
   );
   const flipped = comparison.suites.filter((s) => s.flipped.length).map((s) => {
-    const items = s.flipped.map((f: FlippedRow) => `<h3>row ${esc(f.row)}</h3><div class="sides">${sideHtml('A', f.a, idsOf(s.key, f.row, f.a.runs), a)}${sideHtml('B', f.b, idsOf(s.key, f.row, f.b.runs), b)}</div>`);
+    const items = s.flipped.map((f: FlippedRow) => `<h3>row ${esc(f.row)}</h3><div class="sides">${sideHtml('A', f.a, a.get(rowId(s.key, f.row)))}${sideHtml('B', f.b, b.get(rowId(s.key, f.row)))}</div>`);
     return `<section><h2>Flipped rows of ${esc(s.name)}</h2>${items.join('')}</section>`;
   });
   return [

@@ -22,11 +22,6 @@ export function pValueText(c: Pick<SuiteComparison, 'pValue' | 'pAdjusted'>): st
   return c.pValue === null ? '' : `p ${formatNumber(c.pValue)} (adjusted ${formatNumber(c.pAdjusted)})`;
 }
 
-/** A suite's comparison on one line: verdict, delta with its interval, p-values. */
-export function comparisonText(c: SuiteComparison): string {
-  return [verdictText(c), deltaText(c), pValueText(c)].filter(Boolean).join(' · ');
-}
-
 /** `run 20261203T… (started …, path)` or `baseline file path (saved …, from run …)`: what a comparison used. */
 export function sourceText(source: ComparisonSource): string {
   if (source.kind === 'run') return `run ${source.run} (started ${source.time}, ${source.path})`;

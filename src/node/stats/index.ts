@@ -8,6 +8,6 @@ export { createRng } from './rng.ts';
 export { distribution } from './describe.ts';
 export { bootstrapMeanInterval } from './bootstrap.ts';
 export { reaches, formatBeside } from './threshold.ts';
-export { isPass, outcomesOf, scoredRows, rowResults, type RolloutOutcome, type RowRuns } from './outcomes.ts';
+export { isPass, outcomesOf, scoredRows, rowResults, type RolloutOutcome } from './outcomes.ts';
 export { summarizeOutcomes, summarizeSuites, type SuiteStatistics } from './summary.ts';
-export { type CompareOptions, compareSuites, type ComparisonVerdict, type FlippedRow, type RowResult, type RowSummary, type RowTable, type SuiteComparison, type SuitePair } from './compare.ts';
+export { type CompareOptions, compareSuites, type FlippedRow, type RowResult, type RowSummary, type RowTable, type SuiteComparison } from './compare.ts';

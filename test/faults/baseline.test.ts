@@ -15,7 +15,7 @@ describe('--baseline', () => {
     const dir = makeProject({ 'rows.rollout.ts': markedRollout(3) });
     const run = await runCli(dir, ['run', '--fail-on-regression']);
     expect(run.exitCode, String(run.all)).toBe(2);
-    expect(run.stderr).toMatch(/--fail-on-regression needs a baseline to compare with: add --baseline latest/);
+    expect(run.stderr).toMatch(/--fail-on-regression needs a baseline to compare with: add --baseline previous \(the run before this one\)/);
     expect(ranAny(dir)).toBe(false);
   });
 });

@@ -12,7 +12,7 @@ import { writeReport } from '../reporters/write-report.ts';
  * `rollout-test compare A B`: B compared with A (A the older run or the baseline), suite by suite, on the
  * terminal, as JSON or as an HTML page. Exit 1 with `--fail-on-regression` when a suite regressed.
  */
-export function compareCommand(a: string | undefined, b: string | undefined, config: ResolvedConfig, terminal: Terminal): number {
+export function compareCommand(a: string | undefined, b: string | undefined, config: ResolvedConfig, terminal: Terminal, failOnRegression: boolean): number {
   if (!a || !b) throw new UsageError('compare needs two runs or baselines, A (the older) and B, e.g. compare previous latest');
   const comparison = compareSides(resolveSide(a, config), resolveSide(b, config));
   for (const { name, outputFile } of config.reporters) {
@@ -26,5 +26,5 @@ export function compareCommand(a: string | undefined, b: string | undefined, con
     } else if (name === 'default' || name === 'verbose' || name === 'github-actions') terminal.write(compareTable(comparison, terminal));
     else throw new UsageError(`compare writes the default, json and html reports, not ${name}`);
   }
-  return config.failOnRegression && comparison.suites.some((s) => s.verdict === 'regressed') ? 1 : 0;
+  return failOnRegression && comparison.suites.some((s) => s.verdict === 'regressed') ? 1 : 0;
 }

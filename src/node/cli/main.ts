@@ -96,7 +96,8 @@ function buildCli(early: WorkerPool | undefined): { cli: CAC; exit: Promise<numb
     ),
     cli.command('compare [a] [b]', 'Compare run B with run A per suite (run ids, run folders, latest, latest~N, previous or baseline files)').action(
       (a: string | undefined, b: string | undefined, options: Record<string, unknown>) =>
-        action(async () => (await import('./compare-command.ts')).compareCommand(a, b, await resolve([], options), stdoutTerminal()))([], options),
+        // compare's --fail-on-regression judges B against A: it needs no --baseline, which only a run's does.
+        action(async () => (await import('./compare-command.ts')).compareCommand(a, b, await resolve([], { ...options, failOnRegression: undefined }), stdoutTerminal(), options.failOnRegression === true))([], options),
     ),
     cli.command('merge-reports [...dirs]', 'Join the output dirs of shards (--shard i/n) into one set of reports').action(
       action(async (dirs, options) => (await import('./merge-reports.ts')).mergeReports(dirs, await resolve([], options), stdoutTerminal())),

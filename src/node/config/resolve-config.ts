@@ -152,7 +152,7 @@ function resolveBackend(cli: CliOptions, config: UserConfig): BackendConfig | un
 /** `--fail-on-regression` alone would compare with nothing and so never fail: a mistake to say, not to ignore. */
 function failOnRegression(cli: CliOptions): boolean {
   if (cli.failOnRegression && cli.baseline === undefined) {
-    throw new UsageError('--fail-on-regression needs a baseline to compare with: add --baseline latest (the previous run) or --baseline <file> (saved by --save-baseline)');
+    throw new UsageError('--fail-on-regression needs a baseline to compare with: add --baseline previous (the run before this one), --baseline latest (the newest --save-baseline file), or a run id, run folder or baseline file');
   }
   return cli.failOnRegression ?? false;
 }

@@ -1,14 +1,16 @@
 /** The rollout server's pure parts and its callback sender, apart from the server process (see serve.test.ts). */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mkdtempSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { bearerMatches, isLoopback } from '../src/node/serve/auth.ts';
 import { CallbackSender } from '../src/node/serve/callback-sender.ts';
 import { completionBody, graderBody, RolloutInitRequestSchema } from '../src/node/serve/protocol.ts';
+import { nestsDeeperThan } from '../src/node/serve/json-depth.ts';
 import { ServeJournal } from '../src/node/serve/serve-journal.ts';
+import { oneLine } from '../src/node/serve/serve-log.ts';
 import { TurnBuffer } from '../src/node/output/turn-buffer.ts';
 import { backoffMs } from '../src/runtime/backoff.ts';
 import type { ExecutionResult } from '../src/model/result.ts';
@@ -128,9 +130,95 @@ describe('ServeJournal', () => {
     reopened.journal.close();
     expect(reopened.finished.map((f) => f.id)).toEqual(['done']);
     expect(reopened.owed.map((o) => [o.id, o.bearer, [...o.settled], o.owed])).toEqual([
-      ['half', 'controller-secret', ['completion'], { completion: { status: 'success' }, grader: { status: 'failure' } }],
+      ['half', 'controller-secret', ['completion'], { grader: '{"status":"failure"}' }],
       ['lost', null, [], {}],
     ]);
+  });
+});
+
+describe('ServeJournal compaction', () => {
+  const target = (id: string) => ({ suite: 's', id, completionUrl: `http://127.0.0.1:1/${id}/c`, graderUrl: `http://127.0.0.1:1/${id}/g` });
+  // Bodies around the reader's 1 MiB chunk, so that lines and their heads straddle chunk boundaries.
+  const body = (id: string, bytes: number) => JSON.stringify({ status: 'success', rollout_id: id, pad: 'x'.repeat(bytes) });
+
+  it('rewrites the file to what is owed or retained once delivered lines dominate, and keeps journaling into the new file', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'serve-compact-'));
+    const file = path.join(dir, 'journal.jsonl');
+    const { journal } = ServeJournal.open(dir, 60_000, 4 << 20);
+    journal.admit(target('owed-early'), 'key-1');
+    journal.owe('s', 'owed-early', 'completion', body('owed-early', (1 << 20) - 40));
+    let largest = 0;
+    for (let i = 0; i < 12; i++) {
+      const id = `done-${i}`;
+      journal.admit(target(id), 'key-1');
+      journal.owe('s', id, 'completion', body(id, 1 << 20));
+      journal.owe('s', id, 'grader', body(id, 1 << 19));
+      await journal.flushed();
+      journal.settle('s', id, 'completion');
+      journal.settle('s', id, 'grader');
+      journal.finish({ suite: 's', id, status: 'success', reward: 1, errMessage: null, at: Date.now() });
+      await journal.flushed();
+      largest = Math.max(largest, statSync(file).size);
+    }
+    journal.admit(target('owed-late'), null);
+    journal.owe('s', 'owed-late', 'completion', body('owed-late', 3 << 19));
+    journal.settle('s', 'owed-late', 'completion');
+    journal.owe('s', 'owed-late', 'grader', body('owed-late', 7));
+    journal.close();
+    // 12 x 1.5 MiB were written; the file never held much more than the 4 MiB threshold and what is owed.
+    expect(largest).toBeLessThan(8 << 20);
+    expect(statSync(file).size).toBeLessThan(8 << 20);
+
+    const reopened = ServeJournal.open(dir, 60_000);
+    reopened.journal.close();
+    expect(reopened.owed.map((o) => [o.id, o.bearer, [...o.settled], Object.keys(o.owed)])).toEqual([
+      ['owed-early', 'key-1', [], ['completion']],
+      ['owed-late', null, ['completion'], ['grader']],
+    ]);
+    expect(reopened.owed[0]!.owed.completion).toBe(body('owed-early', (1 << 20) - 40));
+    expect(reopened.owed[1]!.owed.grader).toBe(body('owed-late', 7));
+    expect(reopened.finished.map((f) => f.id)).toEqual(Array.from({ length: 12 }, (_, i) => `done-${i}`));
+    // The restart kept only those lines.
+    expect(statSync(file).size).toBeLessThan((1 << 20) + 4096);
+  });
+
+  it('ignores what a crash mid-compaction left, and a callback line torn by a crash mid-write', () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'serve-compact-crash-'));
+    const file = path.join(dir, 'journal.jsonl');
+    const { journal } = ServeJournal.open(dir, 60_000);
+    journal.admit(target('a'), null);
+    journal.owe('s', 'a', 'completion', body('a', 10));
+    journal.admit(target('b'), null);
+    journal.close();
+    // A compaction killed before its rename: half a new file beside the journal.
+    writeFileSync(`${file}.compacting`, readFileSync(file, 'utf8').slice(0, 50));
+    // A crash in the middle of b's callback line, and a later start that went on after it.
+    writeFileSync(file, `${readFileSync(file, 'utf8')}${'{"t":"owe","suite":"s","id":"b","kind":"completion","body":{"status":"succ'}\n`);
+
+    const reopened = ServeJournal.open(dir, 60_000);
+    reopened.journal.close();
+    expect(reopened.owed.map((o) => [o.id, o.owed])).toEqual([
+      ['a', { completion: body('a', 10) }],
+      ['b', {}],
+    ]);
+    expect(existsSync(`${file}.compacting`)).toBe(false);
+  });
+});
+
+describe('nestsDeeperThan', () => {
+  it('measures nesting without recursion', () => {
+    expect(nestsDeeperThan({}, 1)).toBe(false);
+    expect(nestsDeeperThan([{}], 1)).toBe(true);
+    expect(nestsDeeperThan({ a: [1, { b: 'x' }], c: null }, 3)).toBe(false);
+    expect(nestsDeeperThan({ a: [1, { b: [] }] }, 3)).toBe(true);
+    expect(nestsDeeperThan('text', 0)).toBe(false);
+    expect(nestsDeeperThan(JSON.parse(`${'['.repeat(200_000)}${']'.repeat(200_000)}`), 100)).toBe(true);
+  });
+});
+
+describe('oneLine', () => {
+  it('shows control characters as escapes, and leaves other text as it is', () => {
+    expect(oneLine('a\nb\r\tc\u001b[31m\u0000\u007f\u0085\u2028é ✓')).toBe('a\\nb\\r\\tc\\u001b[31m\\u0000\\u007f\\u0085\\u2028é ✓');
   });
 });
 

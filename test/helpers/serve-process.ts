@@ -13,18 +13,27 @@ export interface ServeProcess {
   exited: Promise<number | string>;
 }
 
+/** How the server process is started: `fileLimit` runs it under `ulimit -n`. */
+export interface ServeSpawn {
+  fileLimit?: number;
+}
+
 // Under 2 GB whatever the test does.
-const spawnServe = (cwd: string, args: string[], env: Record<string, string>) =>
-  execa(process.execPath, ['--max-old-space-size=1536', BIN, 'serve', '--port', '0', ...args], {
+const spawnServe = (cwd: string, args: string[], env: Record<string, string>, { fileLimit }: ServeSpawn = {}) => {
+  const node = [process.execPath, '--max-old-space-size=1536', BIN, 'serve', '--port', '0', ...args];
+  // `exec` replaces the shell: the server is the child, and signals reach it.
+  const [file, ...argv] = fileLimit === undefined ? node : ['bash', '-c', `ulimit -n ${fileLimit} && exec "$@"`, 'bash', ...node];
+  return execa(file!, argv, {
     cwd,
     reject: false,
     // A graceful stop may take long on a loaded machine; it must never be turned into a SIGKILL.
     forceKillAfterDelay: false,
     env: { CI: 'true', NO_COLOR: '1', ...env },
   });
+};
 
-export async function startServe(cwd: string, args: string[], env: Record<string, string> = {}): Promise<ServeProcess> {
-  const child = spawnServe(cwd, args, env);
+export async function startServe(cwd: string, args: string[], env: Record<string, string> = {}, spawn: ServeSpawn = {}): Promise<ServeProcess> {
+  const child = spawnServe(cwd, args, env, spawn);
   let stderr = '';
   const listeners = new Set<() => void>();
   child.stderr!.setEncoding('utf8');

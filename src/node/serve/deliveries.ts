@@ -1,6 +1,7 @@
 import type { CallbackSender } from './callback-sender.ts';
 import type { GraderCompleteBody, RolloutCompleteBody } from './protocol.ts';
-import { type CallbackKind, keyOf, type ServeJournal } from './serve-journal.ts';
+import { type CallbackKind, keyOf } from './journal-replay.ts';
+import type { ServeJournal } from './serve-journal.ts';
 
 /** Where a rollout's callbacks go, and the bearer they carry (the controller's key, kept only in memory). */
 export interface CallbackTarget {
@@ -28,10 +29,16 @@ export class Deliveries {
 
   /** Journals `body` and sends it once the journal line is written and the rollout's earlier callback is settled. */
   send(target: CallbackTarget, kind: CallbackKind, body: RolloutCompleteBody | GraderCompleteBody): void {
-    const url = kind === 'completion' ? target.completionUrl : target.graderUrl;
-    if (url === null) return;
+    if (this.#urlOf(target, kind) === null) return;
     const payload = JSON.stringify(body);
     this.journal.owe(target.suite, target.id, kind, payload);
+    this.resend(target, kind, payload);
+  }
+
+  /** Sends a body (JSON text) that the journal holds already, as an earlier server's owed callback. */
+  resend(target: CallbackTarget, kind: CallbackKind, payload: string): void {
+    const url = this.#urlOf(target, kind);
+    if (url === null) return;
     const key = keyOf(target.suite, target.id);
     const previous = this.#chains.get(key) ?? Promise.resolve();
     const next = previous.then(() => this.#deliver(target, kind, url, payload));
@@ -46,6 +53,10 @@ export class Deliveries {
   /** Resolves when every callback handed over so far has been delivered, refused, or given up on. */
   async idle(): Promise<void> {
     while (this.#pending.size) await Promise.all(this.#pending);
+  }
+
+  #urlOf(target: CallbackTarget, kind: CallbackKind): string | null {
+    return kind === 'completion' ? target.completionUrl : target.graderUrl;
   }
 
   async #deliver(target: CallbackTarget, kind: CallbackKind, url: string, payload: string): Promise<void> {

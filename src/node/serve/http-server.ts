@@ -1,9 +1,15 @@
 import http from 'node:http';
 import type { ZodError, ZodType } from 'zod';
 import { bearerMatches } from './auth.ts';
+import { ConnectionGuard } from './connection-guard.ts';
+import { nestsDeeperThan } from './json-depth.ts';
 import { CancelRolloutsRequestSchema, RolloutInitRequestSchema } from './protocol.ts';
 import type { ServeJournal } from './serve-journal.ts';
+import { serveLog } from './serve-log.ts';
 import type { SuiteService } from './suite-service.ts';
+
+/** How deep a request body may nest: deeper, it is refused before validation (whose recursion it could overflow). */
+export const MAX_BODY_DEPTH = 100;
 
 /** What the HTTP layer needs of the server. */
 export interface HttpOptions {
@@ -16,6 +22,16 @@ export interface HttpOptions {
   retryAfterSec: number;
   /** False once the server is shutting down: new rollouts are refused with 503. */
   admitting(): boolean;
+  connections: ConnectionLimits;
+}
+
+/** How long a connection may take, and how many the server holds at once. */
+export interface ConnectionLimits {
+  /** A request's headers must be in within this, and a kept-alive connection is closed after this long idle. */
+  idleMs: number;
+  /** A whole request (headers and body) must be in within this. */
+  requestMs: number;
+  max: number;
 }
 
 class HttpError extends Error {
@@ -32,27 +48,35 @@ type Route = { suite: SuiteService | undefined; rest: string };
 
 /** The osmosis v0.3 rollout routes over node:http; `/suites/<name>/…` selects a suite, bare routes need one suite. */
 export function createHttpServer(options: HttpOptions): http.Server {
-  const server = http.createServer((req, res) => {
+  const { idleMs, requestMs, max } = options.connections;
+  const server = http.createServer({
+    headersTimeout: Math.min(idleMs, requestMs),
+    requestTimeout: requestMs,
+    keepAliveTimeout: idleMs,
+    // How often the timeouts above are checked (Node's default, 30 s, would let a 1 s timeout last 31 s).
+    connectionsCheckingInterval: Math.min(30_000, Math.max(50, idleMs / 4)),
+  });
+  const guard = new ConnectionGuard(server, max, options.retryAfterSec);
+  server.on('request', (req: http.IncomingMessage, res: http.ServerResponse) => {
+    if (!guard.admit(req, res)) return;
     handle(options, req, res).catch((error: unknown) => {
       const e = error instanceof HttpError ? error : new HttpError(500, 'internal error');
-      if (!(error instanceof HttpError)) process.stderr.write(`rollout-test serve: ${(error as Error)?.stack ?? String(error)}\n`);
+      if (!(error instanceof HttpError)) serveLog((error as Error)?.stack ?? String(error));
       send(res, e.status, { detail: e.detail }, e.headers);
     });
   });
-  server.keepAliveTimeout = 65_000;
   return server;
 }
 
 async function handle(options: HttpOptions, req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
-  const url = new URL(req.url ?? '/', 'http://server');
-  const route = routeOf(options.suites, url.pathname);
+  const route = routeOf(options.suites, pathOf(req.url ?? '/'));
   if (req.method === 'GET' && route.rest === '/health') return send(res, 200, health(options, route.suite));
   if (options.apiKey !== undefined && !bearerMatches(req.headers.authorization, options.apiKey)) {
     req.resume();
     throw new HttpError(401, 'Invalid or missing API key', { 'www-authenticate': 'Bearer' });
   }
   const status = /^\/rollout\/([^/]+)\/status$/.exec(route.rest);
-  if (req.method === 'GET' && status) return send(res, 200, suiteOf(options, route).status(decodeURIComponent(status[1]!)));
+  if (req.method === 'GET' && status) return send(res, 200, suiteOf(options, route).status(decodeSegment(status[1]!)));
   if (req.method === 'POST' && route.rest === '/rollout') return admit(options, route, req, res);
   if (req.method === 'POST' && route.rest === '/rollout/cancel') {
     const selector = parse(CancelRolloutsRequestSchema, await readJson(req, options.maxBodyBytes));
@@ -77,10 +101,25 @@ async function admit(options: HttpOptions, route: Route, req: http.IncomingMessa
 function routeOf(suites: Map<string, SuiteService>, pathname: string): Route {
   const match = /^\/suites\/([^/]+)(\/.*)$/.exec(pathname);
   if (!match) return { suite: suites.size === 1 ? suites.values().next().value : undefined, rest: pathname };
-  const name = decodeURIComponent(match[1]!);
+  const name = decodeSegment(match[1]!);
   const suite = suites.get(name);
   if (!suite) throw new HttpError(404, `no suite named ${JSON.stringify(name)} is served; served: ${[...suites.keys()].join(', ')}`);
   return { suite, rest: match[2]! };
+}
+
+/** The path of a request target (`/rollout/x/status?y` → `/rollout/x/status`); only origin-form targets are served. */
+function pathOf(target: string): string {
+  if (!target.startsWith('/')) throw new HttpError(400, 'the request target must be a path starting with "/"');
+  return target.replace(/[?#].*$/s, '');
+}
+
+/** A percent-decoded path segment; malformed encoding (`%E0%A4%A`) is the client's error. */
+function decodeSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    throw new HttpError(400, `malformed percent-encoding in the path segment ${JSON.stringify(segment)}`);
+  }
 }
 
 function suiteOf(options: HttpOptions, route: Route): SuiteService {
@@ -95,7 +134,10 @@ function health(options: HttpOptions, suite: SuiteService | undefined): Record<s
   return { status, suites: Object.fromEntries([...options.suites].map(([name, s]) => [name, s.health()])) };
 }
 
-/** Reads a JSON body of at most `limit` bytes: 413 beyond it (and the connection closed), 422 when it is not JSON. */
+/**
+ * Reads a JSON body of at most `limit` bytes: 413 beyond it (and the connection closed), 422 when it is not JSON
+ * or nests deeper than {@link MAX_BODY_DEPTH}. `JSON.parse` itself does not recurse on the call stack.
+ */
 async function readJson(req: http.IncomingMessage, limit: number): Promise<unknown> {
   const tooLarge = () => new HttpError(413, `request body larger than ${limit} bytes`, { connection: 'close' });
   if (Number(req.headers['content-length']) > limit) throw tooLarge();
@@ -113,11 +155,16 @@ async function readJson(req: http.IncomingMessage, limit: number): Promise<unkno
     req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
     req.on('error', reject);
   });
+  let value: unknown;
   try {
-    return JSON.parse(text);
+    value = JSON.parse(text);
   } catch (error) {
     throw new HttpError(422, [{ loc: ['body'], msg: `invalid JSON: ${(error as Error).message}`, type: 'json_invalid' }]);
   }
+  if (nestsDeeperThan(value, MAX_BODY_DEPTH)) {
+    throw new HttpError(422, [{ loc: ['body'], msg: `nested deeper than ${MAX_BODY_DEPTH} levels`, type: 'json_too_deep' }]);
+  }
+  return value;
 }
 
 /** Validates a body; field errors are answered as FastAPI does: 422 with `detail: [{loc, msg, type}]`. */

@@ -1,6 +1,6 @@
 import type { Deliveries } from './deliveries.ts';
 import { failureBodies } from './protocol.ts';
-import type { FinishedEntry, OwedRollout } from './serve-journal.ts';
+import type { CallbackKind, FinishedEntry, OwedRollout } from './journal-replay.ts';
 
 const LOST = 'the rollout server stopped before this rollout finished; it was not run to the end';
 
@@ -11,8 +11,12 @@ const LOST = 'the rollout server stopped before this rollout finished; it was no
  */
 export function recoverOwed(owed: OwedRollout, deliveries: Deliveries): FinishedEntry | undefined {
   const lost = failureBodies(owed.id, 'failure', LOST);
-  if (!owed.settled.has('completion')) deliveries.send(owed, 'completion', owed.owed.completion ?? lost.completion);
-  if (!owed.settled.has('grader')) deliveries.send(owed, 'grader', owed.owed.grader ?? lost.grader);
-  if (owed.owed.grader) return undefined;
+  for (const kind of ['completion', 'grader'] as CallbackKind[]) {
+    if (owed.settled.has(kind)) continue;
+    const journaled = owed.owed[kind];
+    if (journaled === undefined) deliveries.send(owed, kind, lost[kind]);
+    else deliveries.resend(owed, kind, journaled);
+  }
+  if (owed.owed.grader !== undefined) return undefined;
   return { suite: owed.suite, id: owed.id, status: 'failure', reward: null, errMessage: LOST, at: Date.now() };
 }

@@ -10,14 +10,15 @@ import { createSuiteBackend } from '../run/suite-backend.ts';
 import { suiteSettings } from '../run/suite-settings.ts';
 import { isLoopback } from './auth.ts';
 import { CallbackSender } from './callback-sender.ts';
+import { defaultMaxConnections } from './connection-guard.ts';
 import { Deliveries } from './deliveries.ts';
 import { createHttpServer } from './http-server.ts';
 import { recoverOwed } from './recovery.ts';
 import { ServeJournal } from './serve-journal.ts';
+import { serveLog } from './serve-log.ts';
 import type { ServeOptions } from './serve-options.ts';
 import { SuiteService } from './suite-service.ts';
 
-const log = (line: string) => process.stderr.write(`rollout-test serve: ${line}\n`);
 
 /**
  * `rollout-test serve`: serves the selected suites' backends to a trainer over the osmosis v0.3 HTTP protocol
@@ -34,12 +35,13 @@ export async function serve(config: ResolvedConfig, options: ServeOptions): Prom
   }
   const { journal, owed, finished } = ServeJournal.open(path.join(config.outputDir, 'serve'), options.retention * 1000);
   const sender = new CallbackSender();
-  const deliveries = new Deliveries(journal, sender, log);
+  const deliveries = new Deliveries(journal, sender, serveLog);
   let admitting = true;
   const ctx = { journal, deliveries, retentionMs: options.retention * 1000, queueFactor: options.queueFactor };
   const suites = new Map(backends.map((b) => [b.name, new SuiteService(b.name, b.backend, b.timeouts, ctx)]));
   for (const entry of finished) suites.get(entry.suite)?.retain(entry);
-  const server = createHttpServer({ suites, journal, apiKey: options.apiKey, maxBodyBytes: options.maxBody, retryAfterSec: options.retryAfter, admitting: () => admitting });
+  const connections = { idleMs: options.idleTimeout * 1000, requestMs: options.requestTimeout * 1000, max: options.maxConnections ?? defaultMaxConnections() };
+  const server = createHttpServer({ suites, journal, apiKey: options.apiKey, maxBodyBytes: options.maxBody, retryAfterSec: options.retryAfter, admitting: () => admitting, connections });
   // Handlers before the port opens: a signal that comes as soon as the server says it listens must not kill it.
   const stopped = new Promise<number>((resolve) => {
     const stop = async (signal: string) => {
@@ -48,7 +50,7 @@ export async function serve(config: ResolvedConfig, options: ServeOptions): Prom
         return;
       }
       admitting = false;
-      log(`${signal}: no new rollouts; running ones get ${options.grace}s to finish, then are cancelled`);
+      serveLog(`${signal}: no new rollouts; running ones get ${options.grace}s to finish, then are cancelled`);
       await Promise.all([...suites.values()].map((s) => s.shutdown(options.grace * 1000)));
       await deliveries.idle();
       server.close();
@@ -56,13 +58,13 @@ export async function serve(config: ResolvedConfig, options: ServeOptions): Prom
       await pool.close();
       sender.close();
       journal.close();
-      log('stopped');
+      serveLog('stopped');
       resolve(0);
     };
     process.on('SIGTERM', () => void stop('SIGTERM'));
     process.on('SIGINT', () => void stop('SIGINT'));
   });
-  log(`serving ${[...suites].map(([name, s]) => `${JSON.stringify(name)} (max concurrency ${s.health().max_concurrency || 'unlimited'})`).join(', ')}`);
+  serveLog(`serving ${[...suites].map(([name, s]) => `${JSON.stringify(name)} (max concurrency ${s.health().max_concurrency || 'unlimited'})`).join(', ')}`);
   try {
     await listen(server, options);
   } catch (error) {
@@ -75,7 +77,7 @@ export async function serve(config: ResolvedConfig, options: ServeOptions): Prom
     const lost = recoverOwed(rollout, deliveries);
     if (lost) (journal.finish(lost), suites.get(lost.suite)?.retain(lost));
   }
-  if (owed.length) log(`delivering the callbacks of ${owed.length} rollout(s) an earlier server left owed`);
+  if (owed.length) serveLog(`delivering the callbacks of ${owed.length} rollout(s) an earlier server left owed`);
   return stopped;
 }
 
@@ -115,7 +117,7 @@ async function listen(server: http.Server, options: ServeOptions): Promise<void>
   const address = server.address();
   const where = typeof address === 'object' && address ? `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}` : String(address);
   if (!isLoopback(options.host) && !options.apiKey) {
-    log(`WARNING: listening beyond loopback (${options.host}) without an API key: anyone who reaches this port can run rollouts. Set --api-key or ROLLOUT_SERVER_API_KEY.`);
+    serveLog(`WARNING: listening beyond loopback (${options.host}) without an API key: anyone who reaches this port can run rollouts. Set --api-key or ROLLOUT_SERVER_API_KEY.`);
   }
-  log(`listening on ${where}`);
+  serveLog(`listening on ${where}`);
 }

@@ -1,95 +1,105 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { LineFile } from '../output/line-file.ts';
-import type { GraderCompleteBody, RolloutCompleteBody, WireStatus } from './protocol.ts';
+import { rewriteWith, type Span } from './journal-file.ts';
+import { type AdmittedEntry, type CallbackKind, type FinishedEntry, isSettled, type KeptLines, keyOf, type OwedRollout, readJournal } from './journal-replay.ts';
+import { serveLog } from './serve-log.ts';
 
-/** The two callbacks a rollout owes its controller. */
-export type CallbackKind = 'completion' | 'grader';
-
-/** What the journal keeps of an admitted rollout: where its callbacks go. The controller key is sealed. */
-export interface AdmittedEntry {
-  suite: string;
-  id: string;
-  completionUrl: string;
+/** The lines of a rollout still owing a callback, which a compaction keeps. */
+interface OpenRollout {
+  spans: Span[];
   graderUrl: string | null;
-}
-
-/** A finished rollout, kept for status queries and idempotency until its retention ends. */
-export interface FinishedEntry {
-  suite: string;
-  id: string;
-  status: WireStatus;
-  reward: number | null;
-  errMessage: string | null;
-  at: number;
-}
-
-type Line =
-  | ({ t: 'admit'; auth: string | null } & AdmittedEntry)
-  | { t: 'owe'; suite: string; id: string; kind: CallbackKind; body: RolloutCompleteBody | GraderCompleteBody }
-  | { t: 'settle'; suite: string; id: string; kind: CallbackKind }
-  | ({ t: 'finish' } & FinishedEntry);
-
-/** A rollout of an earlier server that still owes a callback: its bodies if it got as far as computing them. */
-export interface OwedRollout extends AdmittedEntry {
-  bearer: string | null;
-  owed: Partial<Record<CallbackKind, RolloutCompleteBody | GraderCompleteBody>>;
   settled: Set<CallbackKind>;
 }
 
-/** A rollout's key in the journal and the deliveries: its suite and id. */
-export const keyOf = (suite: string, id: string) => `${suite}\0${id}`;
+type OnError = (error: Error, file: string) => void;
+
+/** A compaction runs once delivered lines make up this much of the file, and at least half of it. */
+const COMPACT_MIN_BYTES = 16 << 20;
 
 /**
  * The rollout server's journal (`<outputDir>/serve/journal.jsonl`): each admitted rollout, each callback body
  * once computed, each callback settled (delivered, or refused with a 4xx), each rollout finished. A restart
  * reads it to deliver what an earlier server owed. Controller keys are sealed (AES-256-GCM) with a secret kept
  * beside it in a file only its owner may read, so the journal itself never holds a key.
+ *
+ * It keeps an index of where each line that still matters is: the lines of rollouts owing a callback, and the
+ * finished rollouts still retained. Once settled lines make up most of the file, it is compacted to the lines
+ * of the index (a 3 MB prompt makes 6 MB of callback bodies, which would otherwise stay forever).
  */
 export class ServeJournal {
-  readonly #file: LineFile;
+  #file: LineFile;
   readonly #secret: Buffer;
   readonly #sealed = new Map<string, string>();
+  readonly #open = new Map<string, OpenRollout>();
+  /** Finished rollouts' lines, in the order they finished. */
+  readonly #finished = new Map<string, { span: Span; at: number }>();
+  /** Bytes of the lines in the index. */
+  #liveBytes = 0;
+  /** Bytes written to the file, this turn's included. */
+  #endBytes = 0;
+  #compactMinBytes: number;
 
-  private constructor(file: LineFile, secret: Buffer) {
+  private constructor(
+    file: LineFile,
+    secret: Buffer,
+    private readonly retentionMs: number,
+    compactMinBytes: number,
+    private readonly onError: OnError,
+  ) {
     this.#file = file;
     this.#secret = secret;
+    this.#compactMinBytes = compactMinBytes;
   }
 
   /**
-   * Opens the journal in `dir`: reads what an earlier server left, rewrites the file with only what is still
-   * owed or retained, and returns that.
+   * Opens the journal in `dir`: reads what an earlier server left a chunk at a time, rewrites the file with
+   * only what is still owed or retained, and returns that.
    */
-  static open(dir: string, retentionMs: number): { journal: ServeJournal; owed: OwedRollout[]; finished: FinishedEntry[] } {
+  static open(dir: string, retentionMs: number, compactMinBytes = COMPACT_MIN_BYTES): { journal: ServeJournal; owed: OwedRollout[]; finished: FinishedEntry[] } {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     const secret = loadSecret(path.join(dir, 'secret'));
     const file = path.join(dir, 'journal.jsonl');
-    const lines = existsSync(file) ? parseLines(readFileSync(file, 'utf8')) : [];
-    const { owed, finished, keep } = replay(lines, Date.now() - retentionMs);
-    writeFileSync(`${file}.tmp`, keep.map((l) => `${JSON.stringify(l)}\n`).join(''), { mode: 0o600 });
-    renameSync(`${file}.tmp`, file);
-    const onError = (error: Error, where: string) => process.stderr.write(`rollout-test serve: cannot write ${where}: ${error.message}\n`);
-    const journal = new ServeJournal(new LineFile(file, true, onError), secret);
-    for (const rollout of owed) rollout.bearer = rollout.bearer === null ? null : journal.#unseal(rollout.bearer);
-    return { journal, owed, finished };
+    if (!existsSync(file)) writeFileSync(file, '', { mode: 0o600 });
+    const earlier = readJournal(file, Date.now() - retentionMs);
+    const offsets = rewriteWith(file, earlier.keep.flatMap((k) => k.spans));
+    const onError: OnError = (error, where) => serveLog(`cannot write ${where}: ${error.message}`);
+    const journal = new ServeJournal(new LineFile(file, true, onError), secret, retentionMs, compactMinBytes, onError);
+    journal.#index(earlier.keep, offsets);
+    for (const rollout of earlier.owed) rollout.bearer = rollout.bearer === null ? null : journal.#unseal(rollout.bearer);
+    return { journal, owed: earlier.owed, finished: earlier.finished };
   }
 
   admit(entry: AdmittedEntry, bearer: string | null): void {
-    this.#write({ t: 'admit', ...entry, auth: bearer === null ? null : this.#seal(bearer) });
+    const span = this.#write(`${JSON.stringify({ t: 'admit', ...entry, auth: bearer === null ? null : this.#seal(bearer) })}\n`);
+    const key = keyOf(entry.suite, entry.id);
+    this.#forgetOpen(key);
+    this.#open.set(key, { spans: [span], graderUrl: entry.graderUrl, settled: new Set() });
+    this.#liveBytes += span.length;
   }
 
   /** Journals a callback body, given as the JSON text that is sent (it is serialized once, not twice). */
   owe(suite: string, id: string, kind: CallbackKind, bodyJson: string): void {
-    this.#writeText(`${JSON.stringify({ t: 'owe', suite, id, kind }).slice(0, -1)},"body":${bodyJson}}\n`);
+    const span = this.#write(`${JSON.stringify({ t: 'owe', suite, id, kind }).slice(0, -1)},"body":${bodyJson}}\n`);
+    this.#addOpenLine(keyOf(suite, id), span);
   }
 
   settle(suite: string, id: string, kind: CallbackKind): void {
-    this.#write({ t: 'settle', suite, id, kind });
+    const key = keyOf(suite, id);
+    this.#addOpenLine(key, this.#write(`${JSON.stringify({ t: 'settle', suite, id, kind })}\n`));
+    const rollout = this.#open.get(key);
+    rollout?.settled.add(kind);
+    if (rollout && isSettled(rollout)) this.#forgetOpen(key);
+    this.#compactIfWorthIt();
   }
 
   finish(entry: FinishedEntry): void {
-    this.#write({ t: 'finish', ...entry });
+    const span = this.#write(`${JSON.stringify({ t: 'finish', ...entry })}\n`);
+    const key = keyOf(entry.suite, entry.id);
+    this.#forgetFinished(key);
+    this.#finished.set(key, { span, at: entry.at });
+    this.#liveBytes += span.length;
   }
 
   /** Resolves once everything written so far is in the file (one write per event-loop turn for all of it). */
@@ -101,12 +111,78 @@ export class ServeJournal {
     this.#file.close();
   }
 
-  #write(line: Line): void {
-    this.#writeText(`${JSON.stringify(line)}\n`);
+  #write(line: string): Span {
+    const length = Buffer.byteLength(line);
+    const offset = this.#file.write(line, length);
+    this.#endBytes = offset + length;
+    return { offset, length };
   }
 
-  #writeText(text: string): void {
-    this.#file.write(text);
+  #addOpenLine(key: string, span: Span): void {
+    const rollout = this.#open.get(key);
+    if (!rollout) return;
+    rollout.spans.push(span);
+    this.#liveBytes += span.length;
+  }
+
+  #forgetOpen(key: string): void {
+    const rollout = this.#open.get(key);
+    if (!rollout) return;
+    this.#open.delete(key);
+    for (const span of rollout.spans) this.#liveBytes -= span.length;
+  }
+
+  #forgetFinished(key: string): void {
+    const finished = this.#finished.get(key);
+    if (!finished) return;
+    this.#finished.delete(key);
+    this.#liveBytes -= finished.span.length;
+  }
+
+  /** Indexes the lines a rewrite kept, at their new offsets. */
+  #index(keep: KeptLines[], offsets: number[]): void {
+    let i = 0;
+    const moved = (spans: Span[]) => spans.map((span) => ({ offset: offsets[i++]!, length: span.length }));
+    for (const kept of keep) {
+      const spans = moved(kept.spans);
+      if (kept.finished) this.#finished.set(kept.key, { span: spans[0]!, at: kept.finished.at });
+      else this.#open.set(kept.key, { spans, graderUrl: kept.graderUrl, settled: new Set(kept.settled) });
+      for (const span of spans) this.#liveBytes += span.length;
+    }
+    this.#endBytes = this.#file.durableSize;
+  }
+
+  /** Compacts once settled and expired lines make up at least half the file, and at least `compactMinBytes`. */
+  #compactIfWorthIt(): void {
+    const since = Date.now() - this.retentionMs;
+    for (const [key, { at }] of this.#finished) {
+      if (at >= since) break;
+      this.#forgetFinished(key);
+    }
+    const dead = this.#endBytes - this.#liveBytes;
+    if (dead >= this.#compactMinBytes && dead >= this.#liveBytes) this.#compact();
+  }
+
+  /** Rewrites the file with the lines of the index only; a failure leaves the file as it was, and is logged. */
+  #compact(): void {
+    this.#file.flush();
+    // A write that failed (a full disk) left lines of the index out of the file: nothing to compact them from.
+    if (this.#file.durableSize !== this.#endBytes) return;
+    const entries = [...[...this.#finished.values()].map((f) => [f.span]), ...[...this.#open.values()].map((r) => r.spans)];
+    const spans = entries.flat();
+    let offsets: number[];
+    try {
+      offsets = rewriteWith(this.#file.file, spans);
+    } catch (error) {
+      serveLog(`cannot compact ${this.#file.file}: ${(error as Error).message}; it stays as it was`);
+      // Not again at the next settle: only once as much more has been written.
+      this.#compactMinBytes = this.#endBytes;
+      return;
+    }
+    for (const [i, span] of spans.entries()) span.offset = offsets[i]!;
+    this.#file.close();
+    this.#file = new LineFile(this.#file.file, true, this.onError);
+    this.#endBytes = this.#file.durableSize;
   }
 
   /** A controller sends the same key with every rollout: it is sealed once (a cipher per rollout cost 0.2 ms). */
@@ -145,44 +221,4 @@ function loadSecret(file: string): Buffer {
   const secret = randomBytes(32);
   writeFileSync(file, secret.toString('hex'), { mode: 0o600 });
   return secret;
-}
-
-/** The lines of the file; a line torn by a crash mid-write (the last one) is dropped. */
-function parseLines(text: string): Line[] {
-  const lines: Line[] = [];
-  for (const raw of text.split('\n')) {
-    if (!raw) continue;
-    try {
-      lines.push(JSON.parse(raw) as Line);
-    } catch {}
-  }
-  return lines;
-}
-
-/** What an earlier server left: rollouts owing callbacks, finished ones still retained, and the lines to keep. */
-function replay(lines: Line[], retainSince: number) {
-  const open = new Map<string, OwedRollout>();
-  const keepLines = new Map<string, Line[]>();
-  const finished = new Map<string, FinishedEntry>();
-  for (const line of lines) {
-    const key = keyOf(line.suite, line.id);
-    if (line.t === 'finish') {
-      finished.set(key, line);
-      continue;
-    }
-    if (line.t === 'admit') {
-      open.set(key, { suite: line.suite, id: line.id, completionUrl: line.completionUrl, graderUrl: line.graderUrl, bearer: line.auth, owed: {}, settled: new Set() });
-      keepLines.set(key, [line]);
-      continue;
-    }
-    const rollout = open.get(key);
-    if (!rollout) continue;
-    keepLines.get(key)!.push(line);
-    if (line.t === 'owe') rollout.owed[line.kind] = line.body;
-    else rollout.settled.add(line.kind);
-  }
-  const owed = [...open.entries()].filter(([, r]) => !(r.settled.has('completion') && (r.settled.has('grader') || r.graderUrl === null)));
-  const retained = [...finished.values()].filter((f) => f.at >= retainSince);
-  const keep: Line[] = [...retained.map((f) => ({ t: 'finish' as const, ...f })), ...owed.flatMap(([key]) => keepLines.get(key)!)];
-  return { owed: owed.map(([, r]) => r), finished: retained, keep };
 }

@@ -13,7 +13,9 @@ import {
   type RolloutInitRequest,
   type RolloutStatusResponse,
 } from './protocol.ts';
-import type { FinishedEntry, ServeJournal } from './serve-journal.ts';
+import type { FinishedEntry } from './journal-replay.ts';
+import type { ServeJournal } from './serve-journal.ts';
+import { serveLog } from './serve-log.ts';
 
 /** What every suite of a server shares. */
 export interface ServiceContext {
@@ -91,9 +93,10 @@ export class SuiteService {
 
   /** Cancels the selected rollouts: queued ones never start, running ones are aborted; both report `cancelled`. */
   cancel(selector: CancelRolloutsRequest): Record<string, CancelDisposition> {
-    const dispositions: Record<string, CancelDisposition> = {};
-    for (const id of this.#select(selector)) dispositions[id] = this.#cancelOne(id, 'cancelled');
-    return dispositions;
+    const dispositions = new Map<string, CancelDisposition>();
+    for (const id of this.#select(selector)) dispositions.set(id, this.#cancelOne(id, 'cancelled'));
+    // Own properties whatever the id: assigning `__proto__` on a plain object would set its prototype instead.
+    return Object.fromEntries(dispositions);
   }
 
   /** The ids a cancel names: given ones (known or not), or the live ones matching a prefix, or all live ones. */
@@ -201,7 +204,7 @@ export class SuiteService {
       );
     } catch (error) {
       // Backends report a rollout's own errors through the callbacks; this is a fault of the backend itself.
-      process.stderr.write(`rollout-test serve: the backend failed on rollout ${target.id}: ${(error as Error)?.stack ?? String(error)}\n`);
+      serveLog(`the backend failed on rollout ${target.id}: ${(error as Error)?.stack ?? String(error)}`);
     }
     if (this.#live.get(target.id) === rollout) this.#lose(rollout, completed);
   }

@@ -1,13 +1,14 @@
 /** The rollout server's pure parts and its callback sender, apart from the server process (see serve.test.ts). */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { bearerMatches, isLoopback } from '../src/node/serve/auth.ts';
 import { CallbackSender } from '../src/node/serve/callback-sender.ts';
 import { completionBody, graderBody, RolloutInitRequestSchema } from '../src/node/serve/protocol.ts';
+import { readSpan, scanLines } from '../src/node/serve/journal-file.ts';
 import { nestsDeeperThan } from '../src/node/serve/json-depth.ts';
 import { ServeJournal } from '../src/node/serve/serve-journal.ts';
 import { oneLine } from '../src/node/serve/serve-log.ts';
@@ -202,6 +203,27 @@ describe('ServeJournal compaction', () => {
       ['b', {}],
     ]);
     expect(existsSync(`${file}.compacting`)).toBe(false);
+  });
+});
+
+describe('scanLines', () => {
+  it('finds every line and callback body wherever the 1 MiB chunks cut them', () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'serve-scan-'));
+    const owe = '{"t":"owe","suite":"s","id":"a","kind":"grader","body":{"x":"y"}}\n';
+    const settle = '{"t":"settle","suite":"s","id":"a","kind":"grader"}\n';
+    for (let cut = 0; cut <= owe.length + 2; cut++) {
+      // A first line that ends `cut` bytes before the chunk's end: the chunk cuts the callback line at `cut`.
+      const pad = `{"pad":"${'p'.repeat((1 << 20) - cut - 10)}"}\n`;
+      const file = path.join(dir, `j${cut}`);
+      writeFileSync(file, `${pad}${owe}${settle}{"torn":`);
+      const fd = openSync(file, 'r');
+      const lines = [...scanLines(fd)];
+      expect(lines.map((l) => l.span.length)).toEqual([pad.length, owe.length, settle.length]);
+      expect(lines[1]!.head).toBe('{"t":"owe","suite":"s","id":"a","kind":"grader"}');
+      expect(readSpan(fd, lines[1]!.body!)).toBe('{"x":"y"}');
+      expect(lines[2]!.head).toBe(settle.trimEnd());
+      closeSync(fd);
+    }
   });
 });
 

@@ -199,7 +199,7 @@ describe('rollout-test serve bodies and paths', () => {
     // A wrong controller key: the controller refuses the callbacks, and the server logs the refusals with the id.
     const body = controller.initRequest(forged, { initial_messages: user('hi'), label: 'hi', controller_api_key: 'not-the-controller-key' });
     expect((await controller.post(server.url, body)).status).toBe(202);
-    await server.logged(/grader callback of rollout .* refused/);
+    await server.logged(/grader callback of rollout [\s\S]*? refused/);
     const log = server.log();
     expect(log).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f\u2028]/);
     for (const line of log.trimEnd().split('\n')) expect(line).toMatch(/^rollout-test serve: /);

@@ -11,32 +11,10 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { calculatorScript, startModelServer, type ModelServer } from '../src/public/testing.ts';
 import { makeProject, REPO, runCli } from './helpers/project.ts';
 import { RolloutController } from './helpers/rollout-controller.ts';
+import { ECHO_AGENT } from './helpers/serve-agents.ts';
 import { type ServeProcess, startServe } from './helpers/serve-process.ts';
 
-const AGENTS = `
-import { appendFileSync } from 'node:fs';
-import { AgentWorkflow, Grader, defineRollout } from 'rollout-test';
-
-export class Echo extends AgentWorkflow {
-  async run(ctx) {
-    if (ctx.metadata.countFile) appendFileSync(ctx.metadata.countFile, ctx.rolloutId + '\\n');
-    const delay = Number(ctx.metadata.delayMs ?? 0);
-    if (delay) {
-      await new Promise((resolve, reject) => {
-        const timer = setTimeout(resolve, delay);
-        ctx.signal.addEventListener('abort', () => (clearTimeout(timer), reject(ctx.signal.reason)));
-      });
-    }
-    return [...ctx.prompt, { role: 'assistant', content: String(ctx.prompt.at(-1).content) }];
-  }
-}
-
-export class Exact extends Grader {
-  grade(ctx) {
-    return ctx.sample.messages.at(-1).content === ctx.label ? 1 : 0;
-  }
-}
-
+const AGENTS = `${ECHO_AGENT}
 defineRollout({ name: 'echo', workflow: Echo, grader: Exact, workflowConfig: { concurrency: { maxConcurrent: 2 } } });
 defineRollout({ name: 'other echo', workflow: Echo, grader: Exact });
 `;

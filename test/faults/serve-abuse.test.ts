@@ -11,30 +11,10 @@ import path from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { makeProject } from '../helpers/project.ts';
 import { RolloutController } from '../helpers/rollout-controller.ts';
+import { ECHO_AGENT } from '../helpers/serve-agents.ts';
 import { type ServeProcess, type ServeSpawn, startServe } from '../helpers/serve-process.ts';
 
-const AGENTS = `
-import { AgentWorkflow, Grader, defineRollout } from 'rollout-test';
-
-export class Echo extends AgentWorkflow {
-  async run(ctx) {
-    const delay = Number(ctx.metadata.delayMs ?? 0);
-    if (delay) {
-      await new Promise((resolve, reject) => {
-        const timer = setTimeout(resolve, delay);
-        ctx.signal.addEventListener('abort', () => (clearTimeout(timer), reject(ctx.signal.reason)));
-      });
-    }
-    return [...ctx.prompt, { role: 'assistant', content: String(ctx.prompt.at(-1).content) }];
-  }
-}
-
-export class Exact extends Grader {
-  grade(ctx) {
-    return ctx.sample.messages.at(-1).content === ctx.label ? 1 : 0;
-  }
-}
-
+const AGENTS = `${ECHO_AGENT}
 defineRollout({ name: 'echo', workflow: Echo, grader: Exact, workflowConfig: { concurrency: { maxConcurrent: 4 } } });
 `;
 
@@ -233,18 +213,19 @@ describe('rollout-test serve bodies and paths', () => {
 });
 
 describe('rollout-test serve journal', () => {
-  it('compacts delivered callbacks: 15 rollouts of a 3 MB prompt leave far less than their 90 MB of callbacks', async () => {
+  it('compacts delivered callbacks: 6 rollouts of a 3 MB prompt leave far less than their 54 MB of callbacks', async () => {
     controller = new RolloutController();
     await controller.up();
     const dir = outputDir('compact');
     const server = await serve(['--outputDir', dir]);
-    const ids = Array.from({ length: 15 }, (_, i) => `big-${i}`);
+    const ids = Array.from({ length: 6 }, (_, i) => `big-${i}`);
     const prompt = 'p'.repeat(3_000_000);
     for (const id of ids) expect((await controller.post(server.url, controller.initRequest(id, { initial_messages: user(prompt), label: prompt }))).status).toBe(202);
     await controller.waitFor(ids);
     const delivered = controller.callbacks.reduce((sum, c) => sum + JSON.stringify(c.body).length, 0);
-    expect(delivered).toBeGreaterThan(90_000_000);
-    expect(controller.of('big-14')[1]!.body.sample.reward).toBe(1);
+    // Each grader callback holds the prompt, the answer and the label: 9 MB.
+    expect(delivered).toBeGreaterThan(54_000_000);
+    expect(controller.of('big-5')[1]!.body.sample.reward).toBe(1);
     const journal = path.join(dir, 'serve/journal.jsonl');
     // Compacted once delivered lines are 16 MiB and half the file: at most that, and the lines still retained.
     expect(statSync(journal).size).toBeLessThan(20 * 2 ** 20);

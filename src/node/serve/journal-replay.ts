@@ -35,7 +35,7 @@ export interface OwedRollout extends AdmittedEntry {
 export const keyOf = (suite: string, id: string) => `${suite}\0${id}`;
 
 /** Whether every callback a rollout owes has been settled. */
-export const isSettled = (r: { graderUrl: string | null; settled: Set<CallbackKind> }) =>
+const isSettled = (r: { graderUrl: string | null; settled: Set<CallbackKind> }) =>
   r.settled.has('completion') && (r.settled.has('grader') || r.graderUrl === null);
 
 /** The lines of one rollout that a rewrite keeps: a retained finish, or those of a rollout still owing callbacks. */

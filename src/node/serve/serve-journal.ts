@@ -3,15 +3,24 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { LineFile } from '../output/line-file.ts';
 import { rewriteWith, type Span } from './journal-file.ts';
-import { type AdmittedEntry, type CallbackKind, type FinishedEntry, isSettled, type KeptLines, keyOf, type OwedRollout, readJournal } from './journal-replay.ts';
+import { type AdmittedEntry, type CallbackKind, type FinishedEntry, type KeptLines, keyOf, type OwedRollout, readJournal } from './journal-replay.ts';
 import { serveLog } from './serve-log.ts';
 
-/** The lines of a rollout still owing a callback, which a compaction keeps. */
-interface OpenRollout {
-  spans: Span[];
-  graderUrl: string | null;
-  settled: Set<CallbackKind>;
+/**
+ * Where the lines an entry of the index stands for are in the file: offset and length of each, one after the
+ * other (numbers, not an object per line: the index costs little per rollout).
+ */
+interface Lines {
+  lines: number[];
 }
+
+/** A rollout still owing a callback: its lines (admission, callbacks, settlements), kept by a compaction. */
+interface OpenRollout extends Lines {
+  /** The callbacks it owes until settled: completion 1, grader 2. */
+  owing: number;
+}
+
+const BIT: Record<CallbackKind, number> = { completion: 1, grader: 2 };
 
 type OnError = (error: Error, file: string) => void;
 
@@ -34,7 +43,7 @@ export class ServeJournal {
   readonly #sealed = new Map<string, string>();
   readonly #open = new Map<string, OpenRollout>();
   /** Finished rollouts' lines, in the order they finished. */
-  readonly #finished = new Map<string, { span: Span; at: number }>();
+  readonly #finished = new Map<string, Lines & { at: number }>();
   /** Bytes of the lines in the index. */
   #liveBytes = 0;
   /** Bytes written to the file, this turn's included. */
@@ -72,34 +81,33 @@ export class ServeJournal {
   }
 
   admit(entry: AdmittedEntry, bearer: string | null): void {
-    const span = this.#write(`${JSON.stringify({ t: 'admit', ...entry, auth: bearer === null ? null : this.#seal(bearer) })}\n`);
     const key = keyOf(entry.suite, entry.id);
-    this.#forgetOpen(key);
-    this.#open.set(key, { spans: [span], graderUrl: entry.graderUrl, settled: new Set() });
-    this.#liveBytes += span.length;
+    this.#forget(this.#open, key);
+    const rollout: OpenRollout = { lines: [], owing: entry.graderUrl === null ? BIT.completion : BIT.completion | BIT.grader };
+    this.#write(`${JSON.stringify({ t: 'admit', ...entry, auth: bearer === null ? null : this.#seal(bearer) })}\n`, rollout);
+    this.#open.set(key, rollout);
   }
 
   /** Journals a callback body, given as the JSON text that is sent (it is serialized once, not twice). */
   owe(suite: string, id: string, kind: CallbackKind, bodyJson: string): void {
-    const span = this.#write(`${JSON.stringify({ t: 'owe', suite, id, kind }).slice(0, -1)},"body":${bodyJson}}\n`);
-    this.#addOpenLine(keyOf(suite, id), span);
+    this.#write(`${JSON.stringify({ t: 'owe', suite, id, kind }).slice(0, -1)},"body":${bodyJson}}\n`, this.#open.get(keyOf(suite, id)));
   }
 
   settle(suite: string, id: string, kind: CallbackKind): void {
     const key = keyOf(suite, id);
-    this.#addOpenLine(key, this.#write(`${JSON.stringify({ t: 'settle', suite, id, kind })}\n`));
     const rollout = this.#open.get(key);
-    rollout?.settled.add(kind);
-    if (rollout && isSettled(rollout)) this.#forgetOpen(key);
+    this.#write(`${JSON.stringify({ t: 'settle', suite, id, kind })}\n`, rollout);
+    if (rollout) rollout.owing &= ~BIT[kind];
+    if (rollout?.owing === 0) this.#forget(this.#open, key);
     this.#compactIfWorthIt();
   }
 
   finish(entry: FinishedEntry): void {
-    const span = this.#write(`${JSON.stringify({ t: 'finish', ...entry })}\n`);
     const key = keyOf(entry.suite, entry.id);
-    this.#forgetFinished(key);
-    this.#finished.set(key, { span, at: entry.at });
-    this.#liveBytes += span.length;
+    this.#forget(this.#finished, key);
+    const finished: Lines & { at: number } = { lines: [], at: entry.at };
+    this.#write(`${JSON.stringify({ t: 'finish', ...entry })}\n`, finished);
+    this.#finished.set(key, finished);
   }
 
   /** Resolves once everything written so far is in the file (one write per event-loop turn for all of it). */
@@ -111,43 +119,31 @@ export class ServeJournal {
     this.#file.close();
   }
 
-  #write(line: string): Span {
+  /** Writes a line, and adds it to the lines of `entry` when the index has one for it. */
+  #write(line: string, entry: Lines | undefined): void {
     const length = Buffer.byteLength(line);
     const offset = this.#file.write(line, length);
     this.#endBytes = offset + length;
-    return { offset, length };
+    if (!entry) return;
+    entry.lines.push(offset, length);
+    this.#liveBytes += length;
   }
 
-  #addOpenLine(key: string, span: Span): void {
-    const rollout = this.#open.get(key);
-    if (!rollout) return;
-    rollout.spans.push(span);
-    this.#liveBytes += span.length;
-  }
-
-  #forgetOpen(key: string): void {
-    const rollout = this.#open.get(key);
-    if (!rollout) return;
-    this.#open.delete(key);
-    for (const span of rollout.spans) this.#liveBytes -= span.length;
-  }
-
-  #forgetFinished(key: string): void {
-    const finished = this.#finished.get(key);
-    if (!finished) return;
-    this.#finished.delete(key);
-    this.#liveBytes -= finished.span.length;
+  #forget(index: Map<string, Lines>, key: string): void {
+    const entry = index.get(key);
+    if (!entry) return;
+    index.delete(key);
+    for (let i = 1; i < entry.lines.length; i += 2) this.#liveBytes -= entry.lines[i]!;
   }
 
   /** Indexes the lines a rewrite kept, at their new offsets. */
   #index(keep: KeptLines[], offsets: number[]): void {
-    let i = 0;
-    const moved = (spans: Span[]) => spans.map((span) => ({ offset: offsets[i++]!, length: span.length }));
+    let next = 0;
     for (const kept of keep) {
-      const spans = moved(kept.spans);
-      if (kept.finished) this.#finished.set(kept.key, { span: spans[0]!, at: kept.finished.at });
-      else this.#open.set(kept.key, { spans, graderUrl: kept.graderUrl, settled: new Set(kept.settled) });
-      for (const span of spans) this.#liveBytes += span.length;
+      const lines = kept.spans.flatMap((span) => [offsets[next++]!, span.length]);
+      if (kept.finished) this.#finished.set(kept.key, { lines, at: kept.finished.at });
+      else this.#open.set(kept.key, { lines, owing: owingOf(kept) });
+      for (const span of kept.spans) this.#liveBytes += span.length;
     }
     this.#endBytes = this.#file.durableSize;
   }
@@ -157,7 +153,7 @@ export class ServeJournal {
     const since = Date.now() - this.retentionMs;
     for (const [key, { at }] of this.#finished) {
       if (at >= since) break;
-      this.#forgetFinished(key);
+      this.#forget(this.#finished, key);
     }
     const dead = this.#endBytes - this.#liveBytes;
     if (dead >= this.#compactMinBytes && dead >= this.#liveBytes) this.#compact();
@@ -168,8 +164,8 @@ export class ServeJournal {
     this.#file.flush();
     // A write that failed (a full disk) left lines of the index out of the file: nothing to compact them from.
     if (this.#file.durableSize !== this.#endBytes) return;
-    const entries = [...[...this.#finished.values()].map((f) => [f.span]), ...[...this.#open.values()].map((r) => r.spans)];
-    const spans = entries.flat();
+    const entries: Lines[] = [...this.#finished.values(), ...this.#open.values()];
+    const spans = entries.flatMap(({ lines }) => spansOf(lines));
     let offsets: number[];
     try {
       offsets = rewriteWith(this.#file.file, spans);
@@ -179,7 +175,8 @@ export class ServeJournal {
       this.#compactMinBytes = this.#endBytes;
       return;
     }
-    for (const [i, span] of spans.entries()) span.offset = offsets[i]!;
+    let next = 0;
+    for (const { lines } of entries) for (let i = 0; i < lines.length; i += 2) lines[i] = offsets[next++]!;
     this.#file.close();
     this.#file = new LineFile(this.#file.file, true, this.onError);
     this.#endBytes = this.#file.durableSize;
@@ -214,6 +211,18 @@ export class ServeJournal {
       return null;
     }
   }
+}
+
+function spansOf(lines: number[]): Span[] {
+  const spans: Span[] = [];
+  for (let i = 0; i < lines.length; i += 2) spans.push({ offset: lines[i]!, length: lines[i + 1]! });
+  return spans;
+}
+
+/** The callbacks a kept rollout still owes, as {@link OpenRollout.owing}. */
+function owingOf({ graderUrl, settled }: KeptLines): number {
+  const owed = graderUrl === null ? BIT.completion : BIT.completion | BIT.grader;
+  return settled.reduce((owing, kind) => owing & ~BIT[kind], owed);
 }
 
 function loadSecret(file: string): Buffer {

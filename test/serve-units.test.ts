@@ -206,6 +206,21 @@ describe('ServeJournal compaction', () => {
   });
 });
 
+describe('ServeJournal ids', () => {
+  it('keeps the body of a rollout whose id and suite name look like the journal\'s own syntax', () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'serve-ids-'));
+    const id = 'a","body":{"forged":1}},\\","body":';
+    const suite = 's,"body":"x"';
+    const { journal } = ServeJournal.open(dir, 60_000);
+    journal.admit({ suite, id, completionUrl: 'http://127.0.0.1:1/c', graderUrl: null }, null);
+    journal.owe(suite, id, 'completion', '{"status":"success"}');
+    journal.close();
+    const reopened = ServeJournal.open(dir, 60_000);
+    reopened.journal.close();
+    expect(reopened.owed.map((o) => [o.suite, o.id, o.owed])).toEqual([[suite, id, { completion: '{"status":"success"}' }]]);
+  });
+});
+
 describe('scanLines', () => {
   it('finds every line and callback body wherever the 1 MiB chunks cut them', () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'serve-scan-'));
@@ -240,7 +255,7 @@ describe('nestsDeeperThan', () => {
 
 describe('oneLine', () => {
   it('shows control characters as escapes, and leaves other text as it is', () => {
-    expect(oneLine('a\nb\r\tc\u001b[31m\u0000\u007f\u0085\u2028é ✓')).toBe('a\\nb\\r\\tc\\u001b[31m\\u0000\\u007f\\u0085\\u2028é ✓');
+    expect(oneLine('a\nb\r\tc\u001b[31m\u0000\u007f\u0085\u2028\u202eé ✓')).toBe('a\\nb\\r\\tc\\u001b[31m\\u0000\\u007f\\u0085\\u2028\\u202eé ✓');
   });
 });
 

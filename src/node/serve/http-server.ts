@@ -9,7 +9,7 @@ import { serveLog } from './serve-log.ts';
 import type { SuiteService } from './suite-service.ts';
 
 /** How deep a request body may nest: deeper, it is refused before validation (whose recursion it could overflow). */
-export const MAX_BODY_DEPTH = 100;
+const MAX_BODY_DEPTH = 100;
 
 /** What the HTTP layer needs of the server. */
 export interface HttpOptions {

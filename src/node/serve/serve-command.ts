@@ -19,7 +19,6 @@ import { serveLog } from './serve-log.ts';
 import type { ServeOptions } from './serve-options.ts';
 import { SuiteService } from './suite-service.ts';
 
-
 /**
  * `rollout-test serve`: serves the selected suites' backends to a trainer over the osmosis v0.3 HTTP protocol
  * until SIGTERM (or Ctrl-C), then shuts down gracefully and resolves with exit code 0.

@@ -32,8 +32,10 @@ describe('CLI option tables', () => {
   });
 
   it('gives the serve options their defaults', () => {
-    expect(parseServeOptions({ port: '0' })).toEqual({ port: 0, host: '127.0.0.1', grace: 30, retention: 900, maxBody: 8 * 1024 * 1024, retryAfter: 1, queueFactor: 1 });
+    expect(parseServeOptions({ port: '0' })).toEqual({ port: 0, host: '127.0.0.1', grace: 30, retention: 900, maxBody: 8 * 1024 * 1024, retryAfter: 1, queueFactor: 1, idleTimeout: 60, requestTimeout: 300 });
     expect(() => parseServeOptions({ grace: '-1' })).toThrow('--grace must be at least 0');
+    expect(() => parseServeOptions({ idleTimeout: '0' })).toThrow('--idle-timeout must be more than 0');
+    expect(() => parseServeOptions({ maxConnections: '1.5' })).toThrow('--max-connections must be a whole number');
   });
 });
 

@@ -3,7 +3,7 @@
  * compromised controller would (idle sockets, malformed paths, deep bodies, forged log lines, prototype ids,
  * big callback bodies).
  */
-import { mkdtempSync, statSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
 import os from 'node:os';
@@ -19,7 +19,12 @@ defineRollout({ name: 'echo', workflow: Echo, grader: Exact, workflowConfig: { c
 `;
 
 const user = (content: string) => [{ role: 'user', content }];
-const outputDir = (name: string) => mkdtempSync(path.join(os.tmpdir(), `serve-abuse-${name}-`));
+const dirs: string[] = [];
+const outputDir = (name: string) => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), `serve-abuse-${name}-`));
+  dirs.push(dir);
+  return dir;
+};
 
 let project: string;
 let controller: RolloutController;
@@ -45,6 +50,8 @@ afterEach(async () => {
     expect(server.log()).not.toMatch(/RangeError|Maximum call stack|internal error/);
   }
   await controller?.close();
+  // The journals of big callbacks are tens of MB each.
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
 /** A raw TCP connection to the server, open. */

@@ -185,7 +185,7 @@ describe('the coordinator cutting a run into jobs', () => {
       await waitUntil(async () => (await queues.load()).workers === 3, 30_000, 'three workers attached');
       // As the runner does after its discovery: a window of the run in one turn, once the workers are known.
       await sleep(200);
-      const suite = { file: 'f', suite: 's', code: 'c', single: false };
+      const suite = { file: 'f', suite: 's', code: 'c', entry: 'e', config: null, single: false };
       for (let i = 0; i < 1_000; i++) queues.submit(suite, { request: { id: `r${i}-60000` }, row: 'r' } as QueuedRollout, () => undefined);
       const sizes = async () => (await queues.rollouts.getJobs(['waiting', 'active'])).map((j) => j.data.rollouts.length);
       await waitUntil(async () => (await sizes()).reduce((sum, n) => sum + n, 0) === 1_000, 30_000, 'the window queued');

@@ -47,16 +47,20 @@ describe('queue URLs', () => {
 });
 
 describe('the flags of a run, as a worker follows them', () => {
-  it('never has a worker import a config file outside its checkout: the run announcement is anyone with Redis', () => {
-    expect(() => checkoutFlags({ config: '../evil.config.mjs' }, '/w/checkout')).toThrow(/config file \.\.\/evil\.config\.mjs, outside this checkout/);
-    expect(() => checkoutFlags({ config: '/tmp/evil.config.mjs' }, '/w/checkout')).toThrow(/outside this checkout/);
-    expect(checkoutFlags({ config: 'conf/rollout.config.ts' }, '/w/checkout')).toEqual({ config: 'conf/rollout.config.ts', root: '/w/checkout' });
+  it('never has a worker import a config file but its checkout\'s own: the run announcement is anyone with Redis', () => {
+    const own = '/w/checkout/rollout.config.ts';
+    expect(() => checkoutFlags({ config: '../evil.config.mjs' }, '/w/checkout', own)).toThrow(/config file \.\.\/evil\.config\.mjs, not this checkout's own \(rollout\.config\.ts/);
+    expect(() => checkoutFlags({ config: '/tmp/evil.config.mjs' }, '/w/checkout', own)).toThrow(/not this checkout's own/);
+    expect(() => checkoutFlags({ config: '.rollouts/x.config.mjs' }, '/w/checkout', own)).toThrow(/not this checkout's own/);
+    expect(() => checkoutFlags({ config: 'rollout.config.ts' }, '/w/checkout', undefined)).toThrow(/not this checkout's own \(none/);
+    expect(checkoutFlags({ config: 'rollout.config.ts' }, '/w/checkout', own)).toEqual({ config: 'rollout.config.ts', root: '/w/checkout' });
+    expect(checkoutFlags({ config: './x/../rollout.config.ts' }, '/w/checkout', own).root).toBe('/w/checkout');
   });
 
   it('writes under its checkout only: an output directory elsewhere gives way to its own', () => {
-    expect(checkoutFlags({ outputDir: '/root/.ssh', bail: 2 }, '/w/checkout')).toEqual({ bail: 2, root: '/w/checkout' });
-    expect(checkoutFlags({ outputDir: 'out/runs' }, '/w/checkout')).toEqual({ outputDir: 'out/runs', root: '/w/checkout' });
-    expect(checkoutFlags({ outputDir: '/w/checkout/out' }, '/w/checkout').outputDir).toBe('/w/checkout/out');
+    expect(checkoutFlags({ outputDir: '/root/.ssh', bail: 2 }, '/w/checkout', undefined)).toEqual({ bail: 2, root: '/w/checkout' });
+    expect(checkoutFlags({ outputDir: 'out/runs' }, '/w/checkout', undefined)).toEqual({ outputDir: 'out/runs', root: '/w/checkout' });
+    expect(checkoutFlags({ outputDir: '/w/checkout/out' }, '/w/checkout', undefined).outputDir).toBe('/w/checkout/out');
   });
 
   it('tells a file of the checkout from one beside it', () => {

@@ -10,6 +10,7 @@ import { refModule, refPackage, suiteCodeRefs } from '../watch/export-refs.ts';
 import { type ImportGraph, importGraph, isIncomplete, packagesOf, reachable, unfollowed } from '../watch/import-graph.ts';
 import type { PackageRef } from '../watch/package-imports.ts';
 import { backendEntry } from '../../backends/registry.ts';
+import { rootRelative } from './checkout-paths.ts';
 
 const sha = (data: string | Buffer) => hash('sha256', data, 'hex');
 
@@ -86,7 +87,7 @@ export async function suiteCode(file: string, settings: SuiteSettings, config: R
     for (const f of await treeFiles(path.resolve(path.dirname(file), input))) files.add(f);
   }
   const digests = new Map(await Promise.all([...files].sort().map(async (f) => [f, await fileDigest(f)] as const)));
-  const lines = [...digests].map(([f, digest]) => `${path.relative(config.root, f).split(path.sep).join('/')}\0${digest}`);
+  const lines = [...digests].map(([f, digest]) => `${rootRelative(config.root, f)}\0${digest}`);
   const ids = [...new Set(packages.map((p) => `package\0${p.id}`))].sort();
   // A package's directory stands with the modules: a process keeps the version it first imported.
   const held = [...[...modules].map((f) => [f, digests.get(f)!] as const), ...packages.map((p) => [p.dir, p.id] as const)];
@@ -97,6 +98,27 @@ export async function suiteCode(file: string, settings: SuiteSettings, config: R
 export async function suiteCodeHash(file: string, suite: RolloutSuite<any, any>, settings: SuiteSettings, config: ResolvedConfig, fileGraph?: Promise<ImportGraph>): Promise<{ code: string; unfollowed: string[] }> {
   const found = await suiteModules(file, suite, config, fileGraph);
   return { code: (await suiteCode(file, settings, config, found)).code, unfollowed: found.unfollowed };
+}
+
+/**
+ * The hash of the local modules `roots` reach in `graph`, as esbuild found them without running any: what a job
+ * carries for its rollout file and its config file, and what a worker matches before it imports either.
+ */
+export async function staticHash(graph: ImportGraph, roots: string[], root: string): Promise<string> {
+  const files = [...reachable(graph, roots)].sort();
+  const lines = await Promise.all(files.map(async (f) => `${rootRelative(root, f)}\0${await fileDigest(f)}`));
+  return sha(lines.join('\n')).slice(0, 16);
+}
+
+/** {@link staticHash} of the config file, null without one. */
+export async function configHash(configFile: string | undefined, root: string): Promise<string | null> {
+  return configFile ? staticHash(await importGraph([configFile], root), [configFile], root) : null;
+}
+
+/** A rollout file's import graph (the file's and the config's, which its code hash reuses) and {@link staticHash} of the file. */
+export async function entryHash(file: string, config: ResolvedConfig): Promise<{ graph: ImportGraph; hash: string }> {
+  const graph = await importGraph(fileEntries(file, config), config.root);
+  return { graph, hash: await staticHash(graph, [file], config.root) };
 }
 
 /** The dataset row a request was made from: its prompt, label and metadata. */

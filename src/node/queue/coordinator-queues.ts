@@ -18,6 +18,8 @@ export interface JobSuite {
   file: string;
   suite: string;
   code: string;
+  entry: string;
+  config: string | null;
   /** One rollout per job: each is long (a Harbor trial), so balance and stall recovery stay per rollout. */
   single: boolean;
 }
@@ -232,11 +234,11 @@ export class CoordinatorQueues {
   }
 
   /** A job's id is its first rollout's, and how many it holds: a rollout is queued in one job per run. */
-  #job({ file, suite, code }: JobSuite, rollouts: QueuedRollout[]): QueuedJob {
+  #job({ single: _single, ...suite }: JobSuite, rollouts: QueuedRollout[]): QueuedJob {
     const ids = rollouts.map((r) => r.request.id);
     const jobId = ids.length === 1 ? ids[0]! : `${ids[0]}+${ids.length}`;
     this.#jobs.set(jobId, ids);
-    return { name: suite, data: { file, suite, code, node: process.version, rollouts }, opts: { jobId } };
+    return { name: suite.suite, data: { ...suite, node: process.version, rollouts }, opts: { jobId } };
   }
 
   /**

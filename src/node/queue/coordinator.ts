@@ -9,9 +9,9 @@ import type { RunReport } from '../types/run-report.ts';
 import { UsageError } from '../errors.ts';
 import { runRollouts } from '../run/runner.ts';
 import type { RemoteBackends } from '../run/run-suite.ts';
-import { type ImportGraph, importGraph, startImportGraphs } from '../watch/import-graph.ts';
-import { insideCheckout } from './checkout-paths.ts';
-import { fileEntries, suiteCodeHash } from './content-hash.ts';
+import { findConfigFile } from '../config/load-config.ts';
+import { startImportGraphs } from '../watch/import-graph.ts';
+import { suiteCodeHash } from './content-hash.ts';
 import { CANCEL_GRACE_MS, CoordinatorQueues } from './coordinator-queues.ts';
 import type { WorkerLoad } from './job-size.ts';
 import { QUEUE_WINDOW } from './job-size.ts';
@@ -20,6 +20,7 @@ import { newRunId, projectName, type RunAnnouncement } from './queue-names.ts';
 import { parseRedisUrl } from './redis-url.ts';
 import { RedisHealth } from './redis-health.ts';
 import { RunRegistry } from './run-registry.ts';
+import { RunEntryHashes } from './run-entry-hashes.ts';
 
 const LOAD_POLL_MS = 1_000;
 const ENTRY_POLL_MS = 2_000;
@@ -100,6 +101,14 @@ async function startRun(registry: RunRegistry, queues: CoordinatorQueues, announ
   }
 }
 
+/** Tells the workers the hashes the run's jobs will carry, so that they preload its files (best effort: jobs carry them too). */
+async function announceHashes(registry: RunRegistry, announcement: RunAnnouncement, hashes: RunEntryHashes): Promise<void> {
+  const found = await hashes.all().catch(() => undefined);
+  if (!found) return;
+  announcement.hashes = found;
+  await registry.announce(announcement).catch(() => undefined);
+}
+
 /**
  * `run --queue`: plans the run as a local run does and hands its rollouts to the workers of the run's BullMQ
  * queue, then writes the same journal, reports and exit code from the results they send back. A run that ends
@@ -107,8 +116,8 @@ async function startRun(registry: RunRegistry, queues: CoordinatorQueues, announ
  * `--resume` reattaches to them: results that came in the meantime are taken, finished rollouts not run again.
  */
 export async function runOnQueue(config: ResolvedConfig, reporters: Reporter[], interrupt: AbortSignal, terminal: Terminal, url: string): Promise<RunReport> {
-  if (config.configFile && !insideCheckout(config.root, config.configFile)) {
-    throw new UsageError(`--queue: the config file ${config.configFile} is outside the project root ${config.root}; workers load their checkout's files only`);
+  if (config.configFile && config.configFile !== findConfigFile(config.root)) {
+    throw new UsageError(`--queue: the config file ${config.configFile} is not the project's own (rollout.config.* at the root ${config.root}); workers load only the config file they find themselves`);
   }
   const registry = await RunRegistry.connect(url);
   const previous = config.resume ? previousRunId(config.outputDir) : undefined;
@@ -123,6 +132,7 @@ export async function runOnQueue(config: ResolvedConfig, reporters: Reporter[], 
   const told = new ReporterSet(reporters);
   let ended = false;
   let stopWatching = () => {};
+  let hashesAnnounced = Promise.resolve();
   try {
     await startRun(registry, queues, announcement, resumed, config.outputDir, url);
     queues.lookForWorkers();
@@ -144,8 +154,8 @@ export async function runOnQueue(config: ResolvedConfig, reporters: Reporter[], 
         if (silent) queues.abandon(`cancelled; Redis did not answer for ${CANCEL_GRACE_MS / 1000} s, so its worker could not be told to stop it`);
       });
     };
-    // Each file's import graph (for its code hash) is built by esbuild's process while this one loads the file.
-    const graphs = new Map<string, Promise<ImportGraph>>();
+    // Each file's import graph (for its hashes) is built by esbuild's process while this one loads the file.
+    const hashes = new RunEntryHashes(config);
     const remote: RemoteBackends = {
       window: QUEUE_WINDOW,
       // A Redis that does not answer for 2 s from now is not waited for (a read of its own waits 5 s at most).
@@ -155,13 +165,14 @@ export async function runOnQueue(config: ResolvedConfig, reporters: Reporter[], 
         return read.value;
       },
       found: (paths) => {
-        for (const file of paths) graphs.set(file, importGraph(fileEntries(file, config), config.root));
+        hashes.found(paths);
+        hashesAnnounced = announceHashes(registry, announcement, hashes);
       },
       create: async ({ file, suite, settings }) => {
-        const { code, unfollowed } = await suiteCodeHash(file, suite, settings, config, graphs.get(file));
+        const [{ code, unfollowed }, entry, configHash] = await Promise.all([suiteCodeHash(file, suite, settings, config, hashes.graph(file)), hashes.entry(file), hashes.configHash()]);
         for (const what of unfollowed) terminal.write(`queue: suite "${suite.name}": ${what}: workers do not check that code against this checkout's\n`);
         // A Harbor trial takes minutes: one per job keeps balance and stall recovery per trial.
-        return new QueueBackend(queues, { file, suite: suite.name, root: config.root, code, single: settings.backend.type !== 'local' }, cancel);
+        return new QueueBackend(queues, { file, suite: suite.name, root: config.root, code, entry, config: configHash, single: settings.backend.type !== 'local' }, cancel);
       },
     };
     const report = await runRollouts(config, [told], interrupt, { remote });
@@ -170,6 +181,8 @@ export async function runOnQueue(config: ResolvedConfig, reporters: Reporter[], 
   } finally {
     stopWatching();
     const closed = (async () => {
+      // Announced after its end, the run would stay in Redis.
+      await hashesAnnounced;
       if (ended) await registry.remove(announcement.id);
       await queues.close(ended);
       await registry.close();

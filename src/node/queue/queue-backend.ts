@@ -1,9 +1,9 @@
-import path from 'node:path';
 import type { ExecuteOptions, ExecutionBackend, ResultCallback } from '../../backends/backend.ts';
 import { deliver } from '../../backends/results.ts';
 import type { ExecutionRequest } from '../../model/request.ts';
 import type { CoordinatorQueues, JobSuite } from './coordinator-queues.ts';
 import { rowHash } from './content-hash.ts';
+import { rootRelative } from './checkout-paths.ts';
 
 /** What the jobs of one suite share. */
 export interface QueueSuite {
@@ -11,8 +11,10 @@ export interface QueueSuite {
   file: string;
   suite: string;
   root: string;
-  /** The suite's code hash (see suiteCodeHash). */
+  /** The suite's code hash (see suiteCodeHash), and the static hashes of its file and the config (see RolloutJob). */
   code: string;
+  entry: string;
+  config: string | null;
   /** One rollout per job (see JobSuite). */
   single: boolean;
 }
@@ -35,8 +37,8 @@ export class QueueBackend implements ExecutionBackend {
     suite: QueueSuite,
     private readonly onCancel: () => void,
   ) {
-    const file = path.relative(suite.root, suite.file).split(path.sep).join('/');
-    this.#suite = { file, suite: suite.suite, code: suite.code, single: suite.single };
+    const { root, file, ...shared } = suite;
+    this.#suite = { ...shared, file: rootRelative(root, file) };
   }
 
   execute(request: ExecutionRequest, onWorkflowComplete: ResultCallback, onGraderComplete?: ResultCallback, options: ExecuteOptions = {}): Promise<void> {

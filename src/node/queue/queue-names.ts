@@ -30,6 +30,19 @@ export interface RunAnnouncement {
   startedAt: string;
   /** The coordinator's Node (`process.version`): a worker on another does not load the run's suites ahead of its jobs. */
   node: string;
+  /**
+   * Once the coordinator found the run's rollout files, the hashes its jobs carry: a worker imports (preloads)
+   * ahead of the jobs only the files whose hash it matches.
+   */
+  hashes?: EntryHashes;
+}
+
+/** What a worker matches before it imports anything of a run (see staticHash). */
+export interface EntryHashes {
+  /** The config file's, null without one. */
+  config: string | null;
+  /** Each rollout file's, by its path relative to the root (`/`-separated). */
+  files: Record<string, string>;
 }
 
 /** A rollout of a job: its request, and the hash of the dataset row it was made from. */
@@ -48,6 +61,12 @@ export interface RolloutJob {
   suite: string;
   /** Hash of the rollout file, the local modules it reaches, the config file and a harbor suite's task. */
   code: string;
+  /**
+   * Hash of the local modules the rollout file imports statically, and of those of the config file (null without
+   * one), found without running them: a worker imports neither before it matches both.
+   */
+  entry: string;
+  config: string | null;
   /** The coordinator's Node (`process.version`): the runtime is part of what runs, so a worker on another refuses the job. */
   node: string;
   rollouts: QueuedRollout[];

@@ -5,7 +5,7 @@ import { formatDuration } from '../reporters/format.ts';
 import { FinishedRollouts } from './finished-rollouts.ts';
 import { JobTaker } from './job-taker.ts';
 import { LateFaultLog } from './late-fault-log.ts';
-import { PREFIX, type QueuedRollout, type RolloutJob, rolloutQueueName } from './queue-names.ts';
+import { type EntryHashes, PREFIX, type QueuedRollout, type RolloutJob, rolloutQueueName } from './queue-names.ts';
 import { RolloutSlots } from './rollout-slots.ts';
 import { cancelledInSetup, failedInSetup } from './setup-results.ts';
 import type { RedisConnection } from './redis-url.ts';
@@ -191,6 +191,11 @@ export class RunWorker {
     const { log, runId } = this.options;
     log(`run ${runId} late fault of ${fault.rolloutId}, after it finished: ${fault.message.split('\n')[0]}`);
     this.#lateFaults.add(fault).catch((error: Error) => log(`run ${runId}: could not send the late fault of ${fault.rolloutId}: ${error.message}`));
+  }
+
+  /** The announcement told the hashes the run's jobs carry: the suites they match load ahead of the jobs. */
+  preload(hashes: EntryHashes): void {
+    this.options.suites.preload(hashes);
   }
 
   /** The coordinator cancelled the run: the active rollouts stop, and their (cancelled) results go back. */

@@ -1,4 +1,5 @@
 import { redactUrlCredentials } from '../../runtime/redact.ts';
+import { showControls } from '../../runtime/show-controls.ts';
 import os from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { WorkerPool } from '../../backends/local/worker-pool.ts';
@@ -9,6 +10,7 @@ import { RedisHealth } from './redis-health.ts';
 import { LOCK_MS, RunWorker } from './run-worker.ts';
 import { WorkerFaults } from './worker-faults.ts';
 import { WorkerSuites } from './worker-suites.ts';
+import { TrustedFiles } from './trusted-files.ts';
 
 /** How often a worker looks for new, cancelled and ended runs. */
 const POLL_MS = 500;
@@ -34,7 +36,8 @@ export interface WorkerCommandOptions {
  */
 export async function runWorkerCommand(options: WorkerCommandOptions): Promise<number> {
   const { url, root, concurrency } = options;
-  const log = (line: string) => options.log(redactCredentials(line, url));
+  // Lines name what jobs and announcements hold, anyone's who can write to Redis: never a terminal's command.
+  const log = (line: string) => options.log(showControls(redactCredentials(line, url)));
   const registry = await RunRegistry.connect(url);
   const connection = parseRedisUrl(url);
   const pool = new WorkerPool({ threads: WorkerPool.defaultThreads(concurrency) });
@@ -63,10 +66,10 @@ export async function runWorkerCommand(options: WorkerCommandOptions): Promise<n
 
   const start = async (run: RunAnnouncement): Promise<RunWorker | undefined> => {
     try {
-      // On another Node, the jobs are refused (see WorkerSuites.run): the run's code is not imported ahead of them.
-      const sameNode = run.node === process.version;
-      const suites = await WorkerSuites.open(run.cli, root, concurrency, pool, name, sameNode);
-      const refusing = sameNode ? '' : `; the coordinator runs Node ${run.node}, this worker ${process.version}: its rollouts are refused`;
+      const trusted = new TrustedFiles(run.cli, root, concurrency);
+      const suites = new WorkerSuites(trusted, pool, name);
+      const otherNode = run.node === process.version ? '' : `; the coordinator runs Node ${run.node}, this worker ${process.version}: its rollouts are refused`;
+      const refusing = trusted.refused ? `; its rollouts are refused: ${trusted.refused}` : otherNode;
       log(`run ${run.id}: serving (started ${run.startedAt})${refusing}`);
       const worker = new RunWorker({ connection, runId: run.id, suites, concurrency, faults, name, log });
       served.add(worker);
@@ -82,6 +85,9 @@ export async function runWorkerCommand(options: WorkerCommandOptions): Promise<n
     if (stopped.signal.aborted) return;
     for (const run of announced.values()) {
       if (!runs.has(run.id)) runs.set(run.id, start(run));
+      // On another Node, the jobs are refused (see WorkerSuites.run): the run's code is not imported ahead of them.
+      const { hashes } = run;
+      if (hashes && run.node === process.version) void runs.get(run.id)?.then((worker) => worker?.preload(hashes));
       if (run.state === 'cancelled') void runs.get(run.id)?.then((worker) => worker?.cancel());
     }
     for (const [id, run] of runs) {

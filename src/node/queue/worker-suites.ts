@@ -1,16 +1,11 @@
-import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { ExecutionBackend } from '../../backends/backend.ts';
 import type { WorkerPool } from '../../backends/local/worker-pool.ts';
 import { resolveModelCache } from '../../integrations/recording/model-cache-settings.ts';
 import type { ExecutionResult } from '../../model/result.ts';
 import type { RolloutSuite } from '../../runtime/suite.ts';
-import type { CliOptions } from '../config/cli-options.ts';
-import { findConfigFile, loadUserConfig } from '../config/load-config.ts';
-import { checkoutFlags, insideCheckout } from './checkout-paths.ts';
-import { type ResolvedConfig, resolveConfig } from '../config/resolve-config.ts';
+import { rootRelative } from './checkout-paths.ts';
 import { collectSuites } from '../discovery/collect-suites.ts';
-import { findRolloutFiles } from '../discovery/find-rollout-files.ts';
 import { ModelEndpoints } from '../run/model-endpoints.ts';
 import { planSuite } from '../run/plan-suite.ts';
 import { suiteIdPrefix } from '../run/request-id.ts';
@@ -21,7 +16,9 @@ import { suiteSettings } from '../run/suite-settings.ts';
 import { type SuiteModules, suiteCode, suiteModules } from './content-hash.ts';
 import { PlannedRows } from './planned-rows.ts';
 import { setupError } from './setup-results.ts';
-import type { QueuedRollout, RolloutJob } from './queue-names.ts';
+import type { EntryHashes, QueuedRollout, RolloutJob } from './queue-names.ts';
+import { Refusal, type TrustedFiles, type TrustedRun } from './trusted-files.ts';
+import type { ImportGraph } from '../watch/import-graph.ts';
 
 /**
  * The digest of each module file when this process first hashed it, just after a suite's first import of it. Node
@@ -75,48 +72,40 @@ function changedSinceImported(modules: Map<string, string>): boolean {
 interface LocalSuite {
   backend: ExecutionBackend;
   code: string;
+  /** The static hash of its file that this worker matched before it imported the file (see TrustedFiles). */
+  entry: string;
   /** The modules changed on disk since this process imported them: it would run the old ones. */
   stale: boolean;
   /** Request id → hash of the dataset row it is made from, as this checkout plans the suite. */
   rows: PlannedRows;
 }
 
-/** A job this worker will not run: its result is an error in setup that says why. */
-class Refusal extends Error {}
-
 /**
  * One run's suites on a worker: its settings resolved from the run's flags against this checkout, each suite
- * loaded, hashed and given a local backend (the worker pool, or harbor trials) on its first job.
+ * loaded, hashed and given a local backend (the worker pool, or harbor trials) on its first job. What it imports
+ * is what TrustedFiles allows, nothing else.
  */
 export class WorkerSuites {
   /** By `file\0suite`, the file relative to the root as jobs name it. */
   readonly #suites = new Map<string, Promise<LocalSuite>>();
-  readonly #models: ModelEndpoints;
+  #models: ModelEndpoints | undefined;
+  /** Settles once the suites preloaded (see preload) are loading. */
+  #prepared: Promise<void> | undefined;
 
-  /** Settles once the suites the run's filters select here are loading (see #prepare). */
-  readonly #prepared: Promise<void>;
-
-  private constructor(
-    private readonly config: ResolvedConfig,
+  constructor(
+    private readonly trusted: TrustedFiles,
     private readonly pool: WorkerPool,
     private readonly worker: string,
-    preload: boolean,
-  ) {
-    this.#models = new ModelEndpoints(config);
-    this.#prepared = preload ? this.#prepare().catch(() => undefined) : Promise.resolve();
-  }
+  ) {}
 
   /**
-   * The run's flags resolved against this root. The worker's `--concurrency` stands in for a suite
-   * concurrency nobody set (a suite's own limit holds on each worker). With `preload`, the suites the run selects
-   * load at once (see #prepare); without, only as a job names them.
+   * Loads the suites the run's filters select in this checkout once the announcement tells the hashes its jobs
+   * will carry, while the coordinator plans the run: the first jobs find them loaded, and the threads have imported
+   * the files. Only the first call counts. Best effort: a file that fails here is loaded again, and refused with its
+   * error, when a job names it.
    */
-  static async open(cli: CliOptions, root: string, concurrency: number, pool: WorkerPool, worker: string, preload: boolean): Promise<WorkerSuites> {
-    const flags = checkoutFlags(cli, root);
-    const configFile = findConfigFile(root, flags.config);
-    const user = await loadUserConfig(configFile);
-    const config = resolveConfig(flags, { ...user, concurrency: user.concurrency ?? concurrency }, root, configFile, []);
-    return new WorkerSuites(config, pool, worker, preload);
+  preload(hashes: EntryHashes): void {
+    this.#prepared ??= this.#prepare(hashes).catch(() => undefined);
   }
 
   /**
@@ -128,27 +117,33 @@ export class WorkerSuites {
     try {
       // Checked first: a suite may not even load on another Node, and its error would hide why.
       if (job.node !== process.version) {
-        throw new Refusal(`worker ${this.worker} refused rollout ${rollout.request.id}: it runs Node ${process.version}, the coordinator Node ${job.node}: run the workers on the coordinator's Node`);
+        throw new Refusal(`it runs Node ${process.version}, the coordinator Node ${job.node}: run the workers on the coordinator's Node`);
       }
-      local = await this.#suite(job.file, job.suite);
+      local = await this.#suite(await this.#open(job.config), job);
       await this.#check(job, rollout, local);
     } catch (error) {
-      const why = error instanceof Refusal ? error.message : `worker ${this.worker} could not set up suite "${job.suite}": ${(error as Error).message}`;
-      return setupError(rollout.request.id, why);
+      const why = error instanceof Refusal ? `refused rollout ${rollout.request.id}: ${error.message}` : `could not set up suite "${job.suite}": ${(error as Error).message}`;
+      return setupError(rollout.request.id, `worker ${this.worker} ${why}`);
     }
     let final!: ExecutionResult;
     await executeTracked(local.backend, rollout.request, signal, faults, (result) => (final = result));
     return final;
   }
 
+  async #open(configHash: string | null): Promise<TrustedRun> {
+    const run = await this.trusted.run(configHash);
+    this.#models ??= new ModelEndpoints(run.config);
+    return run;
+  }
+
   async #check(job: RolloutJob, { request, row }: QueuedRollout, local: LocalSuite): Promise<void> {
-    const differs = `worker ${this.worker} refused rollout ${request.id}: its checkout differs from the coordinator's`;
+    const differs = "its checkout differs from the coordinator's";
     if (local.stale) {
       throw new Refusal(
-        `worker ${this.worker} refused rollout ${request.id}: ${job.file}, a module it imports or the config changed after this worker imported them (or a package they import changed version, or an import of them now finds another file), and Node cannot unload a module: restart the worker to serve the checkout as it is now`,
+        `${job.file}, a module it imports or the config changed after this worker imported them (or a package they import changed version, or an import of them now finds another file), and Node cannot unload a module: restart the worker to serve the checkout as it is now`,
       );
     }
-    if (local.code !== job.code) {
+    if (local.code !== job.code || local.entry !== job.entry) {
       throw new Refusal(
         `${differs}: ${job.file}, the modules it imports (workspace packages included), the versions of the packages they import or of rollout-test, the config or the task (code ${local.code} here, ${job.code} there)`,
       );
@@ -159,33 +154,32 @@ export class WorkerSuites {
     }
   }
 
-  /**
-   * Loads the suites the run's filters select in this checkout as soon as the run is announced, while the
-   * coordinator plans it: the first jobs find them loaded, and the threads have imported the files. Best effort:
-   * a file that fails here is loaded again, and refused with its error, when a job names it.
-   */
-  async #prepare(): Promise<void> {
-    const { root, include, exclude, fileFilters, namePattern, inline } = this.config;
-    const paths = await findRolloutFiles(root, include, exclude, fileFilters);
+  async #prepare(hashes: EntryHashes): Promise<void> {
+    const run = await this.#open(hashes.config);
+    const { root, inline, namePattern } = run.config;
+    const matching = async (file: string) => {
+      const hash = hashes.files[rootRelative(root, file)];
+      return hash !== undefined && (await this.trusted.rolloutFile(run, file, hash).then(() => true, () => false));
+    };
+    const files = [...run.files];
+    const checked = await Promise.all(files.map(matching));
+    const paths = files.filter((_, i) => checked[i]);
     if (!inline) this.pool.preload(paths);
     for (const { file, suites, loadError } of await collectSuites(paths, namePattern)) {
       if (loadError) continue;
-      const relative = path.relative(root, file).split(path.sep).join('/');
-      for (const suite of suites) this.#remember(`${relative}\0${suite.name}`, this.#build(file, suite));
+      for (const suite of suites) this.#remember(`${rootRelative(root, file)}\0${suite.name}`, this.#build(run, file, suite, hashes.files[rootRelative(root, file)]!));
     }
   }
 
-  async #suite(file: string, name: string): Promise<LocalSuite> {
+  async #suite(run: TrustedRun, job: RolloutJob): Promise<LocalSuite> {
     await this.#prepared;
-    const key = `${file}\0${name}`;
+    const file = path.resolve(run.config.root, job.file);
+    const key = `${rootRelative(run.config.root, file)}\0${job.suite}`;
     const local = this.#suites.get(key);
     if (local) return local;
-    return this.#remember(
-      key,
-      insideCheckout(this.config.root, file)
-        ? this.#load(path.resolve(this.config.root, file), name)
-        : Promise.reject(new Refusal(`worker ${this.worker} refused: ${file} is outside its checkout (--root ${this.config.root})`)),
-    );
+    // Refused before the import, the file is not remembered: a job of the run that names it rightly still may load it.
+    const graph = await this.trusted.rolloutFile(run, job.file, job.entry);
+    return this.#suites.get(key) ?? this.#remember(key, this.#load(run, file, job, graph));
   }
 
   #remember(key: string, local: Promise<LocalSuite>): Promise<LocalSuite> {
@@ -194,45 +188,45 @@ export class WorkerSuites {
     return local;
   }
 
-  async #load(file: string, name: string): Promise<LocalSuite> {
-    if (!existsSync(file)) throw new Refusal(`worker ${this.worker} refused: ${file} does not exist in its checkout (--root ${this.config.root})`);
+  async #load(run: TrustedRun, file: string, job: RolloutJob, graph: ImportGraph): Promise<LocalSuite> {
     const [collected] = await collectSuites([file], undefined);
     // Node keeps a failed import's error for the module, as it keeps a module: only a new process loads it anew.
     if (collected?.loadError) throw new Error(`${collected.loadError.message} (once the file is fixed, restart the worker: it keeps what it first imported, a failed import too)`);
-    const suite = collected?.suites.find((s) => s.name === name);
-    if (!suite) throw new Refusal(`worker ${this.worker} refused: ${file} declares no suite "${name}" in its checkout`);
-    return this.#build(file, suite);
+    const suite = collected?.suites.find((s) => s.name === job.suite);
+    if (!suite) throw new Refusal(`${job.file} declares no suite "${job.suite}" in its checkout`);
+    return this.#build(run, file, suite, job.entry, Promise.resolve(graph));
   }
 
   /** A loaded suite's hashes and backend. */
-  async #build(file: string, suite: RolloutSuite<any, any>): Promise<LocalSuite> {
-    const settings = suiteSettings(suite, this.config);
-    const idPrefix = suiteIdPrefix(this.config.root, file, suite.name);
-    const rows = new PlannedRows(planSuite({ file, suite, settings, config: this.config, idPrefix }));
+  async #build(run: TrustedRun, file: string, suite: RolloutSuite<any, any>, entry: string, graph?: Promise<ImportGraph>): Promise<LocalSuite> {
+    const { config } = run;
+    const settings = suiteSettings(suite, config);
+    const idPrefix = suiteIdPrefix(config.root, file, suite.name);
+    const rows = new PlannedRows(planSuite({ file, suite, settings, config, idPrefix }));
     const [{ found, code, modules }, backend] = await Promise.all([
-      suiteModules(file, suite, this.config).then(async (found) => ({ found, ...(await suiteCode(file, settings, this.config, found)) })),
-      this.#models.urlFor(suite, file).then((chatCompletionsUrl) =>
+      suiteModules(file, suite, config, graph).then(async (found) => ({ found, ...(await suiteCode(file, settings, config, found)) })),
+      this.#models!.urlFor(suite, file).then((chatCompletionsUrl) =>
         createSuiteBackend({
           file,
           suite,
           settings,
-          config: this.config,
+          config,
           pool: this.pool,
           chatCompletionsUrl,
-          modelCache: resolveModelCache(this.config.modelCache, { outputDir: this.config.outputDir, cwd: this.config.root }),
+          modelCache: resolveModelCache(config.modelCache, { outputDir: config.outputDir, cwd: config.root }),
           // A worker's trials and artifacts go under the run's output dir as the coordinator names it, on the worker's machine.
-          runDir: this.config.outputDir,
+          runDir: config.outputDir,
         }),
       ),
     ]);
-    const key = `${file}\0${suite.name}\0${this.config.configFile ?? ''}`;
-    return { backend, code, rows, stale: changedSinceImported(modules) || divergedFromFirstLoad(key, found) };
+    const key = `${file}\0${suite.name}\0${config.configFile ?? ''}`;
+    return { backend, code, entry, rows, stale: changedSinceImported(modules) || divergedFromFirstLoad(key, found) };
   }
 
   async close(): Promise<void> {
     await this.#prepared;
     const suites = await Promise.allSettled(this.#suites.values());
     await Promise.all(suites.map((s) => (s.status === 'fulfilled' ? s.value.backend.close() : undefined)));
-    await this.#models.close();
+    await this.#models?.close();
   }
 }

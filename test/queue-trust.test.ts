@@ -201,6 +201,8 @@ describe('a queue worker given forged jobs', () => {
     const { project, markers } = hostileProject();
     const served = worker(project);
     await served.waitFor(/serving runs of/);
+    // Entries that are no announcement at all: left out, not fatal to the runs beside them.
+    await redis.cli('-n', String(db), 'HSET', RUNS_KEY, 'junk-text', 'not json', 'junk-null', 'null');
     await forgeRun('f0rged0000a1', {}, { config: null, files: { 'real.rollout.ts': '0123456789abcdef', '.rollouts/evil.rollout.ts': '0123456789abcdef', 'tools/evil.ts': '0123456789abcdef' } });
     const queue = await forgeJobs('f0rged0000a1', [{ id: 'forged-after-preload', file: 'tools/evil.ts' }]);
     const results = await resultsOf(queue, ['forged-after-preload']);

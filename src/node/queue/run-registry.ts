@@ -4,6 +4,15 @@ import { type RunAnnouncement, RUNS_CHANNEL, RUNS_KEY } from './queue-names.ts';
 import { UsageError } from '../errors.ts';
 import { parseRedisUrl, type RedisConnection, redactCredentials } from './redis-url.ts';
 
+function parsed(text: string): Partial<Record<keyof RunAnnouncement, unknown>> | undefined {
+  try {
+    const value: unknown = JSON.parse(text);
+    return typeof value === 'object' && value !== null ? value : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * The runs in progress, in one Redis hash: a coordinator announces its run there, workers read it to find the
  * queues to serve and whether a run was cancelled. The jobs themselves are BullMQ's.
@@ -43,8 +52,12 @@ export class RunRegistry {
     return text ? (JSON.parse(text) as RunAnnouncement) : undefined;
   }
 
+  /** The runs announced; an entry that is no announcement (anyone can write to Redis) is left out, not fatal to the rest. */
   async list(): Promise<RunAnnouncement[]> {
-    return Object.values(await this.#redis.hgetall(RUNS_KEY)).map((text) => JSON.parse(text) as RunAnnouncement);
+    return Object.values(await this.#redis.hgetall(RUNS_KEY)).flatMap((text) => {
+      const run = parsed(text);
+      return typeof run?.id === 'string' && typeof run.project === 'string' ? [run as RunAnnouncement] : [];
+    });
   }
 
   async remove(id: string): Promise<void> {

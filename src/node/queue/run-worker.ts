@@ -5,6 +5,7 @@ import { formatDuration } from '../reporters/format.ts';
 import { FinishedRollouts } from './finished-rollouts.ts';
 import { JobTaker } from './job-taker.ts';
 import { LateFaultLog } from './late-fault-log.ts';
+import { LockWatch } from './lock-watch.ts';
 import { type EntryHashes, PREFIX, type QueuedRollout, type RolloutJob, rolloutQueueName } from './queue-names.ts';
 import { RolloutSlots } from './rollout-slots.ts';
 import { cancelledInSetup, failedInSetup } from './setup-results.ts';
@@ -78,6 +79,9 @@ export class RunWorker {
   #cancelled = false;
   /** The rollouts running here, to wait for when Redis is gone (see abandon). */
   readonly #running = new Set<Promise<ExecutionResult>>();
+  readonly #locks: LockWatch;
+  /** Jobs whose lock was lost (see LockWatch): their rollouts are cancelled, and nothing of them is sent from here. */
+  readonly #lost = new Set<string>();
 
   constructor(private readonly options: RunWorkerOptions) {
     const base = { connection: options.connection, prefix: PREFIX };
@@ -89,6 +93,16 @@ export class RunWorker {
     this.#lateFaults = new LateFaultLog(this.#worker.client, options.runId);
     this.#faults = options.faults.open((fault) => this.#sendLate(fault));
     this.#worker.on('error', queueError);
+    this.#locks = new LockWatch(this.#worker, LOCK_MS, (jobId, why) => this.#lockLost(jobId, why));
+  }
+
+  /** Another worker is given the job: its rollouts stop here (see LockWatch). */
+  #lockLost(jobId: string, why: string): void {
+    // A job handed back lost its lock on purpose.
+    if (this.#handingBack || this.#handedBack.has(jobId)) return;
+    this.#lost.add(jobId);
+    this.options.log(`run ${this.options.runId} job ${jobId} lost its lock (${why}): its rollouts stop here, and another worker runs them`);
+    this.#worker.cancelJob(jobId, 'the job lost its lock');
   }
 
   /**
@@ -114,6 +128,7 @@ export class RunWorker {
     const { rollouts } = job.data;
     const jobId = job.id!;
     this.#notStarted.add(jobId);
+    this.#locks.taken(jobId);
     this.#batch = rollouts.length > 1;
     const held = { unfinished: rollouts.length };
     this.#hold(rollouts.length);
@@ -125,6 +140,8 @@ export class RunWorker {
       const ids = rollouts.map((r) => r.request.id);
       if (ids.length > 1) this.options.log(`run ${this.options.runId} job ${job.id}: ${ids.length} rollouts of ${job.data.suite}`);
       const results = await this.#runAll(job, signal ?? new AbortController().signal, held);
+      // Neither completed nor handed back from here: the job is another worker's now.
+      if (this.#lost.has(jobId)) throw new WaitingError();
       if ((this.#handingBack || this.#handedBack.has(jobId)) && results.some((r) => r.status === 'cancelled')) {
         // Shutting down: the job goes back to the queue for another worker, which runs what did not finish here.
         await this.#finished.written();
@@ -136,6 +153,8 @@ export class RunWorker {
       this.#finished.drop(ids);
       return results;
     } finally {
+      this.#locks.released(jobId);
+      this.#lost.delete(jobId);
       this.#notStarted.delete(jobId);
       this.#handedBack.delete(jobId);
       this.#hold(-held.unfinished);
@@ -155,7 +174,7 @@ export class RunWorker {
     const notStarted = (rollout: QueuedRollout) => cancelledInSetup(rollout.request.id, 'cancelled before it started');
     const inSlot = (rollout: QueuedRollout) => {
       this.#notStarted.delete(job.id!);
-      return stop.aborted || this.#cancelled ? Promise.resolve(notStarted(rollout)) : this.#run(job.data, rollout, stop);
+      return stop.aborted || this.#cancelled ? Promise.resolve(notStarted(rollout)) : this.#run(job, rollout, stop);
     };
     const finish = (result: ExecutionResult) => {
       held.unfinished--;
@@ -172,14 +191,18 @@ export class RunWorker {
     throw new WaitingError();
   }
 
-  async #run(job: RolloutJob, rollout: QueuedRollout, signal: AbortSignal): Promise<ExecutionResult> {
+  async #run(job: Job<RolloutJob>, rollout: QueuedRollout, signal: AbortSignal): Promise<ExecutionResult> {
     const { log, runId } = this.options;
     const id = rollout.request.id;
-    log(`run ${runId} ▶ ${job.suite} › ${id}`);
+    log(`run ${runId} ▶ ${job.data.suite} › ${id}`);
     // One rollout the worker could not run fails alone, not its whole job (the others go on).
-    const running = this.options.suites.run(job, rollout, signal, this.#faults).catch((error: unknown) => failedInSetup(id, error));
+    const running = this.options.suites.run(job.data, rollout, signal, this.#faults).catch((error: unknown) => failedInSetup(id, error));
     this.#running.add(running);
     const result = await running.finally(() => this.#running.delete(running));
+    if (this.#lost.has(job.id!)) {
+      log(`run ${runId} ⊘ ${id} stopped: its job lost its lock`);
+      return result;
+    }
     if (result.status !== 'cancelled') this.#finished.record(result);
     const stopped = this.#abandoned ? 'cancelled: Redis does not answer' : 'handed back';
     log(this.#handingBack && result.status === 'cancelled' ? `run ${runId} ↩ ${id} ${stopped}` : `run ${runId} ${outcome(result)} ${id}`);
@@ -218,6 +241,7 @@ export class RunWorker {
       this.#worker.cancelJob(jobId, 'the worker is shutting down');
     }
     await closing;
+    this.#locks.close();
     // Faults of this run's rollouts that come from now on can reach its coordinator no more: the worker logs them.
     this.#faults.close();
     await this.options.suites.close();
@@ -249,6 +273,7 @@ export class RunWorker {
     this.#abandoned = true;
     this.handBack();
     await Promise.all(this.#running);
+    this.#locks.close();
     this.#faults.close();
     await this.options.suites.close();
   }

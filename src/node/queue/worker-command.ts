@@ -21,6 +21,12 @@ const ABANDON_GRACE_MS = 5_000;
  * the 3 s after which Redis is said to be silent, and a PING's second on top: silence counts from the last answer.
  */
 const IDLE_PATIENCE_MS = 5_000;
+/**
+ * How long a stopping worker that holds jobs waits for a silent Redis: past a job's lock, plus the second a lock
+ * renewed after the last PING may outlast it and the time its rollouts take to stop once it ran out (see
+ * LockWatch), the jobs are not its anymore, and their rollouts that ignore their cancel are ended with the pool.
+ */
+const HOLDING_PATIENCE_MS = LOCK_MS + 3_000;
 export const DEFAULT_WORKER_CONCURRENCY = 8;
 
 export interface WorkerCommandOptions {
@@ -131,14 +137,14 @@ export async function runWorkerCommand(options: WorkerCommandOptions): Promise<n
   // However long the active jobs take while Redis answers; silent past a job's lock, the jobs are not ours anymore.
   const shutDown = Promise.all([...ending, ...closing]).then(() => registry.close());
   const holding = () => [...served].some((worker) => worker.holdsJobs);
-  const patience = () => (holding() ? LOCK_MS : IDLE_PATIENCE_MS);
+  const patience = () => (holding() ? HOLDING_PATIENCE_MS : IDLE_PATIENCE_MS);
   const done = await health.whileAnswering(shutDown, patience);
   health.close();
   faults.close();
   // Given up on Redis, the process exits with BullMQ's connections still waiting for it (see RunWorker.abandon).
   if (!done) {
     const unsent = holding() ? ' without sending the results of its jobs; once Redis is back, its stalled-job check gives them to another worker' : '';
-    log(`worker ${name}: Redis has not answered for ${patience() / 1000} s: stopping${unsent}`);
+    log(`worker ${name}: Redis has not answered for ${Math.floor(health.silentMs() / 1000)} s: stopping${unsent}`);
     await abandon([...served], pool);
     return 1;
   }

@@ -237,4 +237,11 @@ describe('a queue worker given a forged run announcement', () => {
     expectRefused(results['forged-config-hash'], /its checkout differs from the coordinator's: the config \(rollout\.config\.mjs\) or the modules it imports \(hash \w+ here, 0123456789abcdef there\)/);
     expect(imported(markers)).toEqual([]);
   });
+
+  it('has a coordinator refuse at start a queued run whose --config is not the project\'s own: workers would refuse every rollout', { timeout: 60_000 }, async () => {
+    const project = makeProject({ 'a.rollout.ts': HELD_SUITE, 'other.config.mjs': 'export default {};\n' });
+    const run = await runCli(project, ['run', '--queue', url, '--config', 'other.config.mjs']);
+    expect(run.exitCode, String(run.all)).toBe(2);
+    expect(run.stderr).toMatch(/--queue: the config file \S+other\.config\.mjs is not the project's own \(rollout\.config\.\* at the root/);
+  });
 });

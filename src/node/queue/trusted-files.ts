@@ -29,7 +29,7 @@ export interface TrustedRun {
 export class TrustedFiles {
   readonly #configFile: string | undefined;
   readonly #flags: CliOptions | Refusal;
-  #configHash: Promise<string | null> | undefined;
+  readonly #configHash: Promise<string | null>;
   #run: Promise<TrustedRun> | undefined;
   readonly #entries = new Map<string, Promise<{ graph: ImportGraph; hash: string }>>();
 
@@ -39,6 +39,9 @@ export class TrustedFiles {
     private readonly concurrency: number,
   ) {
     this.#configFile = findConfigFile(root);
+    // Started at once (it runs nothing): the hashes the run's jobs carry come soon after its announcement.
+    this.#configHash = configHash(this.#configFile, root);
+    this.#configHash.catch(() => undefined);
     try {
       this.#flags = checkoutFlags(cli, root, this.#configFile);
     } catch (error) {
@@ -55,7 +58,6 @@ export class TrustedFiles {
   async run(hash: string | null): Promise<TrustedRun> {
     if (this.#flags instanceof Refusal) throw this.#flags;
     const flags = this.#flags;
-    this.#configHash ??= configHash(this.#configFile, this.root);
     const here = await this.#configHash;
     if (here !== hash) {
       const file = this.#configFile ? rootRelative(this.root, this.#configFile) : 'no config file';

@@ -3,6 +3,8 @@ import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { ResolvedConfig } from '../src/node/config/resolve-config.ts';
+import { entryHash } from '../src/node/queue/content-hash.ts';
 import { PREFIX, rolloutQueueName, RUNS_KEY } from '../src/node/queue/queue-names.ts';
 import { parseRedisUrl } from '../src/node/queue/redis-url.ts';
 import { makeProject, runCli } from './helpers/project.ts';
@@ -89,6 +91,9 @@ function hostileProject(config?: string) {
 
 const imported = (markers: string) => readdirSync(markers);
 
+/** A file's hash as a coordinator of a project without a config file would put it in the run's jobs. */
+const hashOfFile = async (project: string, file: string) => (await entryHash(path.join(project, file), { root: project, configFile: undefined } as ResolvedConfig)).hash;
+
 function worker(cwd: string): WorkerProcess {
   const started = startWorker(cwd, url, ['--concurrency', '8']);
   workers.push(started);
@@ -158,8 +163,7 @@ describe('a queue worker given forged jobs', () => {
     const runId = /run ([0-9a-f]{12}): serving/.exec(served.output())![1]!;
     await served.waitFor(/▶ a › /);
     // The worker's own files, hashed as a coordinator would: a matching hash alone opens nothing.
-    const { entryHash } = await import('../src/node/queue/content-hash.ts');
-    const hashOf = async (file: string) => (await entryHash(path.join(project, file), { root: project, configFile: undefined } as never)).hash;
+    const hashOf = (file: string) => hashOfFile(project, file);
     const queue = await forgeJobs(runId, [
       { id: 'forged-script-ts', file: 'tools/evil.ts', entry: await hashOf('tools/evil.ts') },
       { id: 'forged-script-js', file: 'scripts/evil.js' },
@@ -203,11 +207,16 @@ describe('a queue worker given forged jobs', () => {
     await served.waitFor(/serving runs of/);
     // Entries that are no announcement at all: left out, not fatal to the runs beside them.
     await redis.cli('-n', String(db), 'HSET', RUNS_KEY, 'junk-text', 'not json', 'junk-null', 'null');
-    await forgeRun('f0rged0000a1', {}, { config: null, files: { 'real.rollout.ts': '0123456789abcdef', '.rollouts/evil.rollout.ts': '0123456789abcdef', 'tools/evil.ts': '0123456789abcdef' } });
+    // A rollout file whose hash the announcement gives rightly: the worker imports it ahead of any job.
+    writeFileSync(path.join(project, 'good.rollout.ts'), `${marking(markers, 'preloaded')}${HELD_SUITE.replace("name: 'a'", "name: 'good'")}`);
+    const evil = await hashOfFile(project, '.rollouts/evil.rollout.ts');
+    const files = { 'good.rollout.ts': await hashOfFile(project, 'good.rollout.ts'), 'real.rollout.ts': '0123456789abcdef', '.rollouts/evil.rollout.ts': evil, 'tools/evil.ts': '0123456789abcdef' };
+    await forgeRun('f0rged0000a1', {}, { config: null, files });
+    await waitUntil(() => imported(markers).includes('preloaded'), 60_000, 'the worker to preload good.rollout.ts');
     const queue = await forgeJobs('f0rged0000a1', [{ id: 'forged-after-preload', file: 'tools/evil.ts' }]);
     const results = await resultsOf(queue, ['forged-after-preload']);
     expectRefused(results['forged-after-preload'], /tools\/evil\.ts is no rollout file/);
-    expect(imported(markers)).toEqual([]);
+    expect(imported(markers)).toEqual(['preloaded']);
   });
 });
 
@@ -243,5 +252,24 @@ describe('a queue worker given a forged run announcement', () => {
     const run = await runCli(project, ['run', '--queue', url, '--config', 'other.config.mjs']);
     expect(run.exitCode, String(run.all)).toBe(2);
     expect(run.stderr).toMatch(/--queue: the config file \S+other\.config\.mjs is not the project's own \(rollout\.config\.\* at the root/);
+  });
+
+  it('imports the run\'s rollout files ahead of its jobs once the coordinator announces their hashes', { timeout: 120_000 }, async () => {
+    // The coordinator takes 3 s to import the file, and queues no job before: a worker that imported it earlier preloaded it.
+    const timed = `import { appendFileSync } from 'node:fs';
+const log = (what) => appendFileSync(new URL('./imports.log', import.meta.url), what + ' ' + Date.now() + '\\n');
+if (process.env.SLOW_IMPORT) await new Promise((resolve) => setTimeout(resolve, 3_000));
+log(process.env.SLOW_IMPORT ? 'coordinator' : 'worker');
+`;
+    const project = makeProject({ 'a.rollout.ts': `${timed}${HELD_SUITE}` });
+    writeFileSync(path.join(project, 'release'), '');
+    const served = worker(project);
+    await served.waitFor(/serving runs of/);
+    const run = await runCli(project, ['run', '--queue', url, '--outputDir', mkdtempSync(path.join(os.tmpdir(), 'rollout-test-preload-'))], { env: { SLOW_IMPORT: '1' } });
+    expect(run.exitCode, String(run.all)).toBe(0);
+    const lines = readFileSync(path.join(project, 'imports.log'), 'utf8').trim().split('\n').map((line) => line.split(' ') as [string, string]);
+    // The worker imports the file on its main thread and in its threads: the first import counts.
+    const first = (who: string) => Math.min(...lines.filter(([what]) => what === who).map(([, at]) => Number(at)));
+    expect(first('worker')).toBeLessThan(first('coordinator'));
   });
 });

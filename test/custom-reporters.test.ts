@@ -69,7 +69,7 @@ export default defineConfig({
     });
     const run = await runCli(dir, ['run', '--reporter', './broken-reporter.mjs', '--reporter', 'json', '--outputFile', 'r.json']);
     expect(run.exitCode).toBe(1);
-    expect(run.stderr).toMatch(/a reporter failed in onRolloutResult: Error: reporter bug/);
+    expect(run.stderr).toMatch(/reporter \.\/broken-reporter\.mjs failed in onRolloutResult: Error: reporter bug/);
     expect(JSON.parse(readFileSync(path.join(dir, 'r.json'), 'utf8')).overall.counts.passed).toBe(1);
   });
 

@@ -9,5 +9,5 @@ import type { RunRolloutsOptions } from './run-rollouts-options.ts';
 export async function startRun(options: RunRolloutsOptions): Promise<RunReport> {
   const { filters = [], reporters = [], signal = new AbortController().signal, ...flags } = options;
   const config = await loadRunConfig(filters, flags, 0, { reporters });
-  return runRollouts(config, await createReporters(config.reporters, stdoutTerminal(), config.root), signal);
+  return runRollouts(config, await createReporters(config, stdoutTerminal()), signal);
 }

@@ -12,6 +12,7 @@ import { redactUrlCredentials } from '../../runtime/redact.ts';
 import { TurnBuffer } from '../output/turn-buffer.ts';
 import { interruptOnSignals } from './signals.ts';
 import { explainUnknownOption } from './unknown-option.ts';
+import { exitOnceWritten } from './exit-once-written.ts';
 import { packageVersion } from '../../package-files.ts';
 
 async function watch(filters: string[], rawOptions: Record<string, unknown>): Promise<number> {
@@ -40,12 +41,12 @@ async function run(filters: string[], rawOptions: Record<string, unknown>, early
   if (early !== pool) await early?.close();
   pool?.warmUp();
   try {
-    const reporters = await createReporters(config.reporters, terminal, config.root);
+    const reporters = await createReporters(config, terminal);
     // Loaded on demand: local runs never load BullMQ and the Redis client.
     const report = queue
       ? await (await import('../queue/coordinator.ts')).runOnQueue(config, reporters, interrupt.signal, terminal, queue)
       : await (await import('../run/runner.ts')).runRollouts(config, reporters, interrupt.signal, { pool });
-    return report.exitCode;
+    return exitOnceWritten(reporters, report.exitCode);
   } finally {
     // The run closes its pool; this closes it when the run could not start (a bad reporter, a missing baseline).
     await pool?.close();

@@ -4,16 +4,17 @@ import type { ResolvedConfig } from '../config/resolve-config.ts';
 import { suiteKeyOfRollout } from '../baseline/comparison-side.ts';
 import { type JournalSuite, readJournal } from '../output/journal-reader.ts';
 import { latestRun } from '../output/run-history.ts';
-import { writeSummary } from '../output/run-outputs.ts';
+import { foreignFileMessage, isForeignFile } from '../output/own-files.ts';
+import { SUMMARY_FILE, writeSummary } from '../output/run-outputs.ts';
 import { createReporters } from '../reporters/create-reporters.ts';
-import { ReporterSet } from '../reporters/reporter-set.ts';
 import type { Terminal } from '../reporters/terminal.ts';
 import { finishRun, type RunFacts } from '../run/finish-run.ts';
 import type { RolloutRecord } from '../types/rollout-record.ts';
-import type { SuiteReport } from '../types/run-report.ts';
+import type { RunReport, SuiteReport } from '../types/run-report.ts';
 import { buildSuiteReport } from '../run/suite-report.ts';
 import { SuiteRecords } from '../output/suite-records.ts';
 import { UsageError } from '../errors.ts';
+import { exitOnceWritten } from './exit-once-written.ts';
 
 interface MergedSuite {
   meta: JournalSuite;
@@ -45,6 +46,13 @@ function factsOf(dirs: string[]): RunFacts {
   };
 }
 
+/** The merged `summary.json`, in the output directory: never over a `summary.json` of the user's (`--outputDir .`). */
+function writeMergedSummary(outputDir: string, report: RunReport): void {
+  const file = path.join(outputDir, SUMMARY_FILE);
+  if (isForeignFile(file, (head) => /^\{\s*"version": \d+,/.test(head))) throw new UsageError(foreignFileMessage(file, 'give merge-reports an --outputDir of its own'));
+  writeSummary(outputDir, report);
+}
+
 /** `rollout-test merge-reports DIR...`: one set of reports from the output dirs of shards (`--shard i/n`). */
 export async function mergeReports(dirs: string[], config: ResolvedConfig, terminal: Terminal): Promise<number> {
   if (dirs.length === 0) throw new UsageError('merge-reports needs the output directories of the shards, e.g. merge-reports shard-1 shard-2');
@@ -59,9 +67,9 @@ export async function mergeReports(dirs: string[], config: ResolvedConfig, termi
     return records.size ? report : { ...report, noRollouts };
   });
   const report = finishRun(suites, factsOf(runDirs), config);
-  const reporters = new ReporterSet(await createReporters(config.reporters, terminal, config.root));
+  writeMergedSummary(config.outputDir, report);
+  const reporters = await createReporters(config, terminal);
   for (const suite of report.suites) reporters.onSuiteEnd(suite);
-  writeSummary(config.outputDir, report);
   await reporters.onRunEnd(report);
-  return reporters.verdict(report).exitCode;
+  return exitOnceWritten(reporters, reporters.verdict(report).exitCode);
 }

@@ -29,6 +29,6 @@ export async function reportCommand(run: string | undefined, config: ResolvedCon
   const flag = config.outputFile;
   const given = typeof flag === 'string' ? flag : flag?.html;
   const outputFile = given === undefined ? undefined : path.resolve(config.root, given);
-  new HtmlReporter(terminal, outputFile).onRunEnd(storedReport(runDir));
+  new HtmlReporter(terminal, outputFile, config.outputDir).onRunEnd(storedReport(runDir));
   return 0;
 }

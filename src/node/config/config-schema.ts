@@ -59,8 +59,10 @@ export const UserConfigSchema = z.strictObject({
   workerMemoryLimitMb: z.number().int().positive().optional(),
   /** The longest dataset line (JSONL) or record (CSV) read, in bytes (64 MiB by default); a longer one is a row error. */
   datasetMaxLineBytes: z.number().int().positive().optional(),
-  /** Runs kept in `<outputDir>/runs`, the oldest removed first; 20 by default. */
+  /** Runs kept in `<outputDir>/runs`, the oldest removed first (never one still running); 20 by default. */
   keepRuns: z.number().int().positive().optional(),
+  /** Seconds a reporter's hook may take (its promise, when it returns one) before it is given up; 30 by default. */
+  reporterTimeoutSec: z.number().positive().max(86_400).optional(),
   /**
    * Prices per million tokens by model name (as the model endpoint reports it), to turn the recorded token
    * usage into cost: `{ 'gpt-4o-mini': { prompt: 0.15, completion: 0.6, cached: 0.075 } }`.

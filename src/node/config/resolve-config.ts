@@ -13,6 +13,9 @@ export const DEFAULT_EXCLUDE = ['**/node_modules/**', '**/dist/**', '**/.git/**'
 
 const DOCUMENT_REPORTERS = new Set(['json', 'junit']);
 
+/** Seconds a reporter's hook may take unless the config says otherwise. */
+const DEFAULT_REPORTER_TIMEOUT_SEC = 30;
+
 /**
  * A reporter to run: a built-in or a module by name, with its options and where it writes (stdout when no file
  * is given); or an object the config gave.
@@ -69,6 +72,8 @@ export interface ResolvedConfig {
   resume: boolean;
   /** Run folders kept in `<outputDir>/runs`. */
   keepRuns: number;
+  /** How long a reporter's hook may take before it is given up. */
+  reporterTimeoutMs: number;
   prices: UserConfig['prices'];
   /** The model every suite talks to unless it names its own. */
   model: UserConfig['model'];
@@ -187,6 +192,7 @@ export function resolveConfig(cli: CliOptions, config: UserConfig, root: string,
     saveBaseline: cli.saveBaseline,
     resume: cli.resume ?? false,
     keepRuns: config.keepRuns ?? DEFAULT_KEEP_RUNS,
+    reporterTimeoutMs: (config.reporterTimeoutSec ?? DEFAULT_REPORTER_TIMEOUT_SEC) * 1000,
     prices: config.prices,
     model: config.model,
     modelCache: cli.modelCache,

@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { UsageError } from '../errors.ts';
+import { inUseBy, markInUse } from './run-in-use.ts';
 
 /** Runs kept in `<outputDir>/runs` unless the config says otherwise. */
 export const DEFAULT_KEEP_RUNS = 20;
@@ -48,19 +50,41 @@ function pointLatest(outputDir: string, dir: string): void {
   }
 }
 
-/** Makes the directory of a new run and points `latest` at it. */
-export function createRunDir(outputDir: string, now = new Date()): string {
+/**
+ * Makes the directory of a new run, marked in use by this process, and points `latest` at it. The directory gets
+ * its name with the mark already inside: another run's retention never sees it unmarked.
+ */
+function createRunDir(outputDir: string, now: Date): string {
   const stamp = now.toISOString().replace(/[-:]/g, '');
-  const dir = path.join(runsDir(outputDir), `${stamp}-${randomBytes(3).toString('hex')}`);
-  mkdirSync(dir, { recursive: true });
+  const name = `${stamp}-${randomBytes(3).toString('hex')}`;
+  const dir = path.join(runsDir(outputDir), name);
+  const unnamed = path.join(runsDir(outputDir), `.${name}.new`);
+  mkdirSync(unnamed, { recursive: true });
+  markInUse(unnamed);
+  renameSync(unnamed, dir);
   pointLatest(outputDir, dir);
   return dir;
 }
 
-/** Removes the oldest runs beyond `keep` (never `current`). */
-export function pruneRuns(outputDir: string, keep: number, current: string): void {
+/** Removes the oldest runs beyond `keep`: never `current`, nor a run that a live process still runs. */
+function pruneRuns(outputDir: string, keep: number, current: string): void {
   const runs = listRuns(outputDir).filter((dir) => dir !== current);
   for (const dir of runs.slice(0, Math.max(0, runs.length - (keep - 1)))) {
-    rmSync(dir, { recursive: true, force: true });
+    if (inUseBy(dir) === undefined) rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/**
+ * The folder a run writes, marked in use by this process until the run calls `unmarkInUse`: with `resume`, the
+ * newest run's (unless another live process runs it still); otherwise, or when there is none, a new one, beyond
+ * which the oldest runs are pruned to `keep`.
+ */
+export function openRun(outputDir: string, { resume, keep, now }: { resume: boolean; keep: number; now: Date }): { dir: string; resumed: boolean } {
+  const latest = resume ? latestRun(outputDir) : undefined;
+  const owner = latest === undefined ? undefined : inUseBy(latest);
+  if (owner !== undefined) throw new UsageError(`--resume: the newest run, ${latest}, is still running (process ${owner}); wait for it to end, or stop it first`);
+  if (latest !== undefined) markInUse(latest);
+  const dir = latest ?? createRunDir(outputDir, now);
+  pruneRuns(outputDir, keep, dir);
+  return { dir, resumed: latest !== undefined };
 }

@@ -7,6 +7,9 @@ import { journalPath } from './journal-reader.ts';
 import { LineFile } from './line-file.ts';
 import { ROLLOUT_LINE_PREFIX, SuiteRecords } from './suite-records.ts';
 
+/** The run's report without its rollouts, in the run's folder. */
+export const SUMMARY_FILE = 'summary.json';
+
 /** A file of the run that could not be written (a full disk): the run stops and says which. */
 export type OutputErrorHandler = (error: NodeJS.ErrnoException, file: string) => void;
 
@@ -59,7 +62,7 @@ export class RunOutputs {
     try {
       writeSummary(this.outputDir, report);
     } catch (error) {
-      this.onError(error as NodeJS.ErrnoException, path.join(this.outputDir, 'summary.json'));
+      this.onError(error as NodeJS.ErrnoException, path.join(this.outputDir, SUMMARY_FILE));
     }
   }
 }
@@ -68,5 +71,5 @@ export class RunOutputs {
 export function writeSummary(outputDir: string, report: RunReport): void {
   const summary = { ...report, suites: report.suites.map(({ records: _, ...suite }) => suite) };
   mkdirSync(outputDir, { recursive: true });
-  writeFileSync(path.join(outputDir, 'summary.json'), `${JSON.stringify(summary, null, 2)}\n`);
+  writeFileSync(path.join(outputDir, SUMMARY_FILE), `${JSON.stringify(summary, null, 2)}\n`);
 }

@@ -2,8 +2,7 @@ import { redactUrlCredentials } from '../../runtime/redact.ts';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { ResolvedConfig } from '../config/resolve-config.ts';
-import type { Reporter } from '../types/reporter.ts';
-import { ReporterSet } from '../reporters/reporter-set.ts';
+import type { ReporterSet } from '../reporters/reporter-set.ts';
 import type { Terminal } from '../reporters/terminal.ts';
 import type { RunReport } from '../types/run-report.ts';
 import { UsageError } from '../errors.ts';
@@ -115,7 +114,7 @@ async function announceHashes(registry: RunRegistry, announcement: RunAnnounceme
  * (finished, cancelled or stopped by `--bail`) deletes its queues; a coordinator that dies leaves them, and
  * `--resume` reattaches to them: results that came in the meantime are taken, finished rollouts not run again.
  */
-export async function runOnQueue(config: ResolvedConfig, reporters: Reporter[], interrupt: AbortSignal, terminal: Terminal, url: string): Promise<RunReport> {
+export async function runOnQueue(config: ResolvedConfig, reporters: ReporterSet, interrupt: AbortSignal, terminal: Terminal, url: string): Promise<RunReport> {
   if (config.configFile && config.configFile !== findConfigFile(config.root)) {
     throw new UsageError(`--queue: the config file ${config.configFile} is not the project's own (rollout.config.* at the root ${config.root}); workers load only the config file they find themselves`);
   }
@@ -128,8 +127,6 @@ export async function runOnQueue(config: ResolvedConfig, reporters: Reporter[], 
   const health = new RedisHealth(connection, (silent) => terminal.write(`queue: ${silent ? 'Redis does not answer; waiting for it (finished results wait there)' : 'Redis answers again'}\n`));
   /** Aborted as the run ends: a cancel no longer waits for Redis to go silent. */
   const ending = new AbortController();
-  // One set hears every event, the queue's status included: a reporter that throws fails the run, never ends it.
-  const told = new ReporterSet(reporters);
   let ended = false;
   let stopWatching = () => {};
   let hashesAnnounced = Promise.resolve();
@@ -138,7 +135,7 @@ export async function runOnQueue(config: ResolvedConfig, reporters: Reporter[], 
     queues.lookForWorkers();
     const how = `rollout-test worker --queue ${redactUrlCredentials(url)} in a checkout of ${announcement.project}`;
     terminal.write(`queue: ${redactUrlCredentials(url)} · run ${announcement.id}${resumed ? ' (resumed)' : ''} · workers: ${how}\n`);
-    const stopLoad = watchLoad(queues, told, terminal, health);
+    const stopLoad = watchLoad(queues, reporters, terminal, health);
     const stopEntry = watchRunEntry(registry, announcement.id, queues);
     stopWatching = () => (stopLoad(), stopEntry());
     const cancel = () => {
@@ -175,9 +172,10 @@ export async function runOnQueue(config: ResolvedConfig, reporters: Reporter[], 
         return new QueueBackend(queues, { file, suite: suite.name, root: config.root, code, entry, config: configHash, single: settings.backend.type !== 'local' }, cancel);
       },
     };
-    const report = await runRollouts(config, [told], interrupt, { remote });
+    // The run tells the reporters (and judges their failures) as a local run does.
+    const report = await runRollouts(config, reporters, interrupt, { remote });
     ended = true;
-    return told.verdict(report);
+    return report;
   } finally {
     stopWatching();
     const closed = (async () => {

@@ -6,9 +6,9 @@ import { type CollectedFile, collectSuites } from '../discovery/collect-suites.t
 import { findRolloutFiles } from '../discovery/find-rollout-files.ts';
 import { RunOutputs } from '../output/run-outputs.ts';
 import { finishedRollouts, readJournal } from '../output/journal-reader.ts';
-import { createRunDir, latestRun, pruneRuns } from '../output/run-history.ts';
-import type { Reporter } from '../types/reporter.ts';
-import { ReporterSet } from '../reporters/reporter-set.ts';
+import { openRun } from '../output/run-history.ts';
+import { unmarkInUse } from '../output/run-in-use.ts';
+import type { ReporterSet } from '../reporters/reporter-set.ts';
 import { countPlanned } from './plan-suite.ts';
 import { runPool } from './run-pool.ts';
 import { suiteIdPrefix } from './request-id.ts';
@@ -164,11 +164,10 @@ export interface RunOptions {
 }
 
 /**
- * Runs every discovered suite, telling the reporters as rollouts and suites end. A reporter that throws is named
- * on stderr and skipped for that event; the others go on, and the run exits 1 at least.
+ * Runs every discovered suite, telling the reporters as rollouts and suites end. A reporter that throws, rejects or
+ * hangs is named on stderr and given up for that event; the others go on, and the run exits 1 at least.
  */
-export async function runRollouts(config: ResolvedConfig, given: Reporter[], interrupt: AbortSignal, options: RunOptions = {}): Promise<RunReport> {
-  const reporters = new ReporterSet(given);
+export async function runRollouts(config: ResolvedConfig, reporters: ReporterSet, interrupt: AbortSignal, options: RunOptions = {}): Promise<RunReport> {
   const startedAt = new Date();
   const started = performance.now();
   const { baseline } = preflight(config);
@@ -182,96 +181,98 @@ export async function runRollouts(config: ResolvedConfig, given: Reporter[], int
   reporters.onRunStart({ total, suites: suiteCount, files: files.length, root: config.root, startedAt: startedAt.toISOString() });
   const control = runController(config, interrupt);
   // A resumed run goes on in the directory of the run it resumes; any other run gets a new one in the history.
-  const resumed = config.resume ? latestRun(config.outputDir) : undefined;
-  const runDir = resumed ?? createRunDir(config.outputDir, startedAt);
-  pruneRuns(config.outputDir, config.keepRuns, runDir);
-  const finished = resumed ? finishedRollouts(readJournal(resumed)) : new Map<string, RolloutRecord>();
-  const outputs = new RunOutputs(runDir, resumed !== undefined, (error, file) => {
-    process.stderr.write(
-      `rollout-test: cannot write ${file}: ${error.message}\nStopping the run. The journal keeps every rollout written before; once there is room, run again with --resume.\n`,
-    );
-    control.stop('write-error');
-  });
-  // Rollouts get a moment to stop on their own; a thread stuck in a loop is then terminated with its pool.
-  let cancelGrace: NodeJS.Timeout | undefined;
-  const endWorkers = () => void (options.keepPool ? pool.recycle() : pool.close());
-  control.signal.addEventListener('abort', () => (cancelGrace = setTimeout(endWorkers, CANCEL_GRACE_MS).unref()), { once: true });
-  const models = new ModelEndpoints(config);
-  // The grace for late faults starts as the run's last rollout settles: the suites' reports and the run's statistics
-  // are built during it, unless the rollouts ran on this thread (--inline, see below).
-  const graceDuringReports = options.remote !== undefined || !config.inline;
-  let lateFaultGrace: Promise<void> | undefined;
-  const startGrace = () => void (lateFaultGrace ??= sleep(LATE_FAULT_GRACE_MS));
-  let unsettledSuites = files.reduce((sum, f) => sum + (f.loadError ? 0 : f.suites.length), 0);
-  const lateFaults = new LateFaults();
-  const stopHearing = hearLateFaults(pool, config.inline, (fault) => lateFaults.add(fault));
-  const ctx: RunContext = {
-    lateFaults,
-    config,
-    pool,
-    models,
-    modelCache: resolveModelCache(config.modelCache, { outputDir: config.outputDir, cwd: config.root }),
-    outputs,
-    runDir,
-    finished,
-    signal: control.signal,
-    remote: options.remote,
-    onRecord: (record) => {
-      control.onRecord(record);
-      reporters.onRolloutResult(record);
-    },
-    onRolloutsSettled: () => {
-      if (--unsettledSuites === 0 && graceDuringReports) startGrace();
-    },
-  };
-  const verdicts = verdictOptions(config);
-  const finishSuite = (report: SuiteReport) => {
-    const compared = baseline ? compareSuite(report, baseline, verdicts) : report;
-    reporters.onSuiteEnd(compared);
-    return compared;
-  };
-  let suites: SuiteReport[];
-  let totals: RunTotals;
-  let closing: Promise<unknown> = Promise.resolve();
+  const { dir: runDir, resumed } = openRun(config.outputDir, { resume: config.resume, keep: config.keepRuns, now: startedAt });
   try {
-    // Suites run side by side (each within its own concurrency limit), as Vitest runs files; the report keeps
-    // the order of the files and of the suites in them.
-    suites = await Promise.all(
-      files.flatMap((file) => [
-        ...(file.loadError ? [Promise.resolve(finishSuite(failedReport(file.file, undefined, file.loadError, config)))] : []),
-        ...file.suites.map((suite) => {
-          const planned = counts.get(suiteKey(file.file, suite.name));
-          const key = suiteIdPrefix(config.root, file.file, suite.name);
-          const rollouts = planned instanceof Error ? undefined : planned?.rollouts;
-          const event = { name: suite.name, file: file.file, key, rollouts, passThreshold: passThresholdOf(config, suite) };
-          reporters.onSuiteStart(event);
-          return reportOf(runOne(file.file, suite, ctx), file.file, suite.name, config).then(finishSuite);
-        }),
-      ]),
-    );
-    // A rollout's timer that fires just after the last rollout ended still has its fault heard and reported (by
-    // this process's pool, or by the remote workers, which send it at once). Late faults change neither the suites
-    // nor the run's statistics: those are computed during the grace, unless the rollouts ran on this thread
-    // (--inline): computing them would hold back the event loop, and the grace could end before the I/O callbacks
-    // and timers it is there to hear had a turn.
-    if (graceDuringReports) startGrace();
-    totals = runTotals(suites, config, runDir, baseline);
+    const finished = resumed ? finishedRollouts(readJournal(runDir)) : new Map<string, RolloutRecord>();
+    const outputs = new RunOutputs(runDir, resumed, (error, file) => {
+      process.stderr.write(
+        `rollout-test: cannot write ${file}: ${error.message}\nStopping the run. The journal keeps every rollout written before; once there is room, run again with --resume.\n`,
+      );
+      control.stop('write-error');
+    });
+    // Rollouts get a moment to stop on their own; a thread stuck in a loop is then terminated with its pool.
+    let cancelGrace: NodeJS.Timeout | undefined;
+    const endWorkers = () => void (options.keepPool ? pool.recycle() : pool.close());
+    control.signal.addEventListener('abort', () => (cancelGrace = setTimeout(endWorkers, CANCEL_GRACE_MS).unref()), { once: true });
+    const models = new ModelEndpoints(config);
+    // The grace for late faults starts as the run's last rollout settles: the suites' reports and the run's statistics
+    // are built during it, unless the rollouts ran on this thread (--inline, see below).
+    const graceDuringReports = options.remote !== undefined || !config.inline;
+    let lateFaultGrace: Promise<void> | undefined;
+    const startGrace = () => void (lateFaultGrace ??= sleep(LATE_FAULT_GRACE_MS));
+    let unsettledSuites = files.reduce((sum, f) => sum + (f.loadError ? 0 : f.suites.length), 0);
+    const lateFaults = new LateFaults();
+    const stopHearing = hearLateFaults(pool, config.inline, (fault) => lateFaults.add(fault));
+    const ctx: RunContext = {
+      lateFaults,
+      config,
+      pool,
+      models,
+      modelCache: resolveModelCache(config.modelCache, { outputDir: config.outputDir, cwd: config.root }),
+      outputs,
+      runDir,
+      finished,
+      signal: control.signal,
+      remote: options.remote,
+      onRecord: (record) => {
+        control.onRecord(record);
+        reporters.onRolloutResult(record);
+      },
+      onRolloutsSettled: () => {
+        if (--unsettledSuites === 0 && graceDuringReports) startGrace();
+      },
+    };
+    const verdicts = verdictOptions(config);
+    const finishSuite = (report: SuiteReport) => {
+      const compared = baseline ? compareSuite(report, baseline, verdicts) : report;
+      reporters.onSuiteEnd(compared);
+      return compared;
+    };
+    let suites: SuiteReport[];
+    let totals: RunTotals;
+    let closing: Promise<unknown> = Promise.resolve();
+    try {
+      // Suites run side by side (each within its own concurrency limit), as Vitest runs files; the report keeps
+      // the order of the files and of the suites in them.
+      suites = await Promise.all(
+        files.flatMap((file) => [
+          ...(file.loadError ? [Promise.resolve(finishSuite(failedReport(file.file, undefined, file.loadError, config)))] : []),
+          ...file.suites.map((suite) => {
+            const planned = counts.get(suiteKey(file.file, suite.name));
+            const key = suiteIdPrefix(config.root, file.file, suite.name);
+            const rollouts = planned instanceof Error ? undefined : planned?.rollouts;
+            const event = { name: suite.name, file: file.file, key, rollouts, passThreshold: passThresholdOf(config, suite) };
+            reporters.onSuiteStart(event);
+            return reportOf(runOne(file.file, suite, ctx), file.file, suite.name, config).then(finishSuite);
+          }),
+        ]),
+      );
+      // A rollout's timer that fires just after the last rollout ended still has its fault heard and reported (by
+      // this process's pool, or by the remote workers, which send it at once). Late faults change neither the suites
+      // nor the run's statistics: those are computed during the grace, unless the rollouts ran on this thread
+      // (--inline): computing them would hold back the event loop, and the grace could end before the I/O callbacks
+      // and timers it is there to hear had a turn.
+      if (graceDuringReports) startGrace();
+      totals = runTotals(suites, config, runDir, baseline);
+    } finally {
+      // Every rollout has settled: a kept pool's next run must not lose its workers to this run's cancel.
+      clearTimeout(cancelGrace);
+      await (lateFaultGrace ?? sleep(LATE_FAULT_GRACE_MS));
+      await Promise.all([pool.flush(), hearRemoteLateFaults(options.remote, lateFaults)]);
+      stopHearing();
+      // The threads end while the reports are written.
+      closing = Promise.all([options.keepPool ? undefined : pool.close(), models.close()]);
+    }
+    // In the run's order, not as they ended: merge-reports rebuilds the report from these entries.
+    for (const { records: _, ...summary } of suites) outputs.journal({ type: 'suite', ...summary });
+    for (const fault of lateFaults.late) outputs.journal({ type: 'late-fault', ...fault });
+    const facts = { startedAt: startedAt.toISOString(), durationMs: performance.now() - started, interrupted: control.reason(), noRollouts: nothingMatched, lateFaults: lateFaults.late, runDir };
+    const report = finishRun(suites, facts, config, baseline, totals);
+    outputs.finish(report);
+    await reporters.onRunEnd(report);
+    await closing;
+    return reporters.verdict(report);
   } finally {
-    // Every rollout has settled: a kept pool's next run must not lose its workers to this run's cancel.
-    clearTimeout(cancelGrace);
-    await (lateFaultGrace ?? sleep(LATE_FAULT_GRACE_MS));
-    await Promise.all([pool.flush(), hearRemoteLateFaults(options.remote, lateFaults)]);
-    stopHearing();
-    // The threads end while the reports are written.
-    closing = Promise.all([options.keepPool ? undefined : pool.close(), models.close()]);
+    unmarkInUse(runDir);
   }
-  // In the run's order, not as they ended: merge-reports rebuilds the report from these entries.
-  for (const { records: _, ...summary } of suites) outputs.journal({ type: 'suite', ...summary });
-  for (const fault of lateFaults.late) outputs.journal({ type: 'late-fault', ...fault });
-  const facts = { startedAt: startedAt.toISOString(), durationMs: performance.now() - started, interrupted: control.reason(), noRollouts: nothingMatched, lateFaults: lateFaults.late, runDir };
-  const report = finishRun(suites, facts, config, baseline, totals);
-  outputs.finish(report);
-  await reporters.onRunEnd(report);
-  await closing;
-  return reporters.verdict(report);
 }

@@ -32,8 +32,11 @@ export interface SuiteStartEvent {
  *
  * A custom reporter is a module whose default export is a class implementing it (constructed with the options
  * given in the config: `['./my-reporter.ts', {...}]`), or such an object; or an object in the config's
- * `reporters`. `onRolloutResult` is called on the hot path of the run: keep it quick and synchronous. A reporter
- * that throws does not stop the run or the other reporters; the error is printed and the run exits non-zero.
+ * `reporters`. `onRolloutResult` is called on the hot path of the run: keep it quick and synchronous. A hook may
+ * return a promise: the run does not wait for it, except that a reporter's `onRunEnd` comes once its earlier hooks
+ * settled, and `onRunEnd`'s own promise is awaited. A hook that throws, rejects, or does not settle within
+ * `reporterTimeoutSec` (30 s) is named on stderr and given up; the run and the other reporters go on, every report
+ * is written, and the run exits non-zero.
  *
  * @example
  * ```ts
@@ -46,14 +49,14 @@ export interface SuiteStartEvent {
  * ```
  */
 export interface Reporter {
-  onRunStart?(event: RunStartEvent): void;
-  onSuiteStart?(event: SuiteStartEvent): void;
+  onRunStart?(event: RunStartEvent): void | Promise<void>;
+  onSuiteStart?(event: SuiteStartEvent): void | Promise<void>;
   /** A rollout's final record: its status, reward, rewards, error and, when it did not pass, why. */
-  onRolloutResult?(record: RolloutRecord): void;
+  onRolloutResult?(record: RolloutRecord): void | Promise<void>;
   /** Who runs the rollouts, when that changes: e.g. `3 workers · 120/150 busy` on a queue. */
-  onStatus?(status: string): void;
+  onStatus?(status: string): void | Promise<void>;
   /** A suite's report; its `records` are read back from the run's journal when iterated (see `SuiteRecords`). */
-  onSuiteEnd?(suite: SuiteReport): void;
+  onSuiteEnd?(suite: SuiteReport): void | Promise<void>;
   /**
    * The run's report, also what `summary.json` and the JSON reporter hold; awaited before the run returns. Each
    * suite's `records` are read back from the run's journal when iterated: iterate them rather than copy them all.

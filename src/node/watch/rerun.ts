@@ -82,7 +82,7 @@ export async function rerun(input: RerunInput): Promise<void> {
   const { files, modes } = select(await reload(input), input);
   terminal.write(rerunHeader(terminal, input.trigger, modes));
   if (modes.size === 0) return;
-  const reporters = [...(await createReporters(config.reporters, terminal, config.root)), stateReporter(input)];
+  const reporters = await createReporters(config, terminal, [{ name: 'watch mode', reporter: stateReporter(input) }]);
   const report = await runRollouts(config, reporters, signal, {
     files,
     pool: input.pool,

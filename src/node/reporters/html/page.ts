@@ -51,12 +51,15 @@ function transcriptOf(record: RolloutRecord, messages: unknown[] | undefined): o
   return { messages, rewards: record.rewards, usage: record.usage, error: record.error, label: record.details?.label?.text, trialDir: record.trialDir };
 }
 
+/** The page's title, by which a file at the report's default place is known as one the tool wrote. */
+export const PAGE_TITLE = 'rollout-test report';
+
 /**
  * The HTML report: one self-contained page (no server, no network), the run's data embedded once and each
  * rollout's transcript in its own block, parsed only when opened. Produced a piece at a time.
  */
 export function* htmlPage(report: RunReport): Generator<string> {
-  yield `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>rollout-test report</title><style>${uplotCss()}${STYLE}</style></head><body>`;
+  yield `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${PAGE_TITLE}</title><style>${uplotCss()}${STYLE}</style></head><body>`;
   yield '<header><h1 id="title">rollout-test</h1></header><div id="suites"></div>';
   yield '<div id="filters"><select id="f-suite"><option value="">all suites</option></select><select id="f-status"><option value="">any status</option></select>';
   yield '<select id="f-category"><option value="">any category</option></select><input id="f-row" placeholder="row"><input id="f-search" placeholder="search"><span id="count"></span></div>';

@@ -58,6 +58,14 @@ describe('a custom reporter that fails', () => {
     expectReportsWritten(dir);
   });
 
+  it('throwing in its constructor is a usage error that names it', async () => {
+    const dir = project('export default class Picky { constructor(options) { throw new Error(`bad options ${JSON.stringify(options)}`); } }\n');
+    const run = await runCli(dir, ['run', '--reporter', './bad.mjs']);
+    expect(run.exitCode, String(run.all)).toBe(2);
+    expect(run.stderr).toContain('rollout-test: reporter "./bad.mjs" could not be constructed: Error: bad options {}');
+    expect(run.stderr).not.toMatch(/internal error/);
+  });
+
   it('a mistyped reporterTimeoutSec is a config error that names the key meant', async () => {
     const run = await runCli(project('export default {};\n', '{ reporterTimeoutSecs: 1 }'), ['run']);
     expect(run.exitCode).toBe(2);

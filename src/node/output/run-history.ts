@@ -39,15 +39,19 @@ export function findRun(outputDir: string, root: string, run: string): string | 
   return existsSync(path.join(byPath, 'journal.jsonl')) ? byPath : undefined;
 }
 
-/** Points `runs/latest` at a run: a relative symlink, or a text file naming it where links cannot be made. */
+/**
+ * Points `runs/latest` at a run: a relative symlink, or a text file naming it where links cannot be made. Made
+ * beside and renamed over the old one, so that two runs starting at once never find it half replaced.
+ */
 function pointLatest(outputDir: string, dir: string): void {
   const link = path.join(runsDir(outputDir), 'latest');
-  rmSync(link, { force: true });
+  const next = `${link}.${process.pid}-${randomBytes(3).toString('hex')}`;
   try {
-    symlinkSync(path.basename(dir), link, 'dir');
+    symlinkSync(path.basename(dir), next, 'dir');
   } catch {
-    writeFileSync(link, `${path.basename(dir)}\n`);
+    writeFileSync(next, `${path.basename(dir)}\n`);
   }
+  renameSync(next, link);
 }
 
 /**

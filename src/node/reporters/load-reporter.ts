@@ -3,6 +3,16 @@ import { UsageError } from '../errors.ts';
 import type { ReporterChoice } from '../config/resolve-config.ts';
 import { BUILT_IN_REPORTERS } from './built-in.ts';
 import type { Reporter } from '../types/reporter.ts';
+import { describeFailure, escapeLine } from './reporter-failure.ts';
+
+/** A reporter's class constructed with its options: one that throws is a usage error naming it. */
+function construct(name: string, Class: new (options: object) => Reporter, options: object): Reporter {
+  try {
+    return new Class(options);
+  } catch (error) {
+    throw new UsageError(`reporter "${escapeLine(name)}" could not be constructed: ${describeFailure(error)}`);
+  }
+}
 
 /**
  * A custom reporter from a module path or package name: its default export, a class constructed with the
@@ -16,7 +26,7 @@ export async function loadReporter({ name, options }: ReporterChoice, root: stri
   } catch (error) {
     throw new UsageError(`unknown reporter "${name}": not one of ${Object.keys(BUILT_IN_REPORTERS).join(', ')}, and it could not be loaded as a module: ${(error as Error).message}`);
   }
-  if (typeof exported === 'function') return new (exported as new (options: object) => Reporter)({ ...options });
+  if (typeof exported === 'function') return construct(name, exported as new (options: object) => Reporter, { ...options });
   if (typeof exported === 'object' && exported !== null) return exported as Reporter;
   throw new UsageError(`reporter module "${name}" has no default export: export a class implementing Reporter, or a reporter object`);
 }

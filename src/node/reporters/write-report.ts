@@ -1,12 +1,32 @@
-import { closeSync, mkdirSync, openSync, writeSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, realpathSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import type { RunReport } from '../types/run-report.ts';
 import type { Reporter } from '../types/reporter.ts';
 import type { Terminal } from './terminal.ts';
 
+function writeChunks(chunks: Iterable<string>, file: string): void {
+  const fd = openSync(file, 'w');
+  try {
+    for (const chunk of chunks) writeSync(fd, chunk);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** The file a path names, through symbolic links; undefined when it is no regular file (a pipe, `/dev/stdout`). */
+function regularFileAt(file: string): string | undefined {
+  try {
+    const real = realpathSync(file);
+    return statSync(real).isFile() ? real : undefined;
+  } catch {
+    return file;
+  }
+}
+
 /**
  * Writes a report, piece by piece, to its file (creating the directory) or to the terminal when no file is
- * given. A report of 100,000 rollouts is never one string in memory.
+ * given. A report of 100,000 rollouts is never one string in memory. A regular file is written beside and renamed
+ * into place once whole: a report that fails midway, or two runs writing one file at once, never leave a torn one.
  */
 export function writeReport(chunks: Iterable<string>, outputFile: string | undefined, terminal: Terminal): void {
   if (!outputFile) {
@@ -14,11 +34,14 @@ export function writeReport(chunks: Iterable<string>, outputFile: string | undef
     return;
   }
   mkdirSync(path.dirname(outputFile), { recursive: true });
-  const fd = openSync(outputFile, 'w');
+  const target = regularFileAt(outputFile);
+  if (target === undefined) return writeChunks(chunks, outputFile);
+  const partial = `${target}.${process.pid}.partial`;
   try {
-    for (const chunk of chunks) writeSync(fd, chunk);
+    writeChunks(chunks, partial);
+    renameSync(partial, target);
   } finally {
-    closeSync(fd);
+    rmSync(partial, { force: true });
   }
 }
 

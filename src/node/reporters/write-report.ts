@@ -35,7 +35,10 @@ export function writeReport(chunks: Iterable<string>, outputFile: string | undef
   }
   mkdirSync(path.dirname(outputFile), { recursive: true });
   const target = regularFileAt(outputFile);
-  if (target === undefined) return writeChunks(chunks, outputFile);
+  if (target === undefined) {
+    writeChunks(chunks, outputFile);
+    return;
+  }
   const partial = `${target}.${process.pid}.partial`;
   try {
     writeChunks(chunks, partial);

@@ -50,11 +50,10 @@ describe('a custom reporter that fails', () => {
 
   it('never settling in onRunEnd (holding a timer) is abandoned after reporterTimeoutSec; the reports are written; exit 1', async () => {
     const dir = project('export default { onRunEnd() { return new Promise(() => setInterval(() => {}, 1000)); } };\n', '{ reporterTimeoutSec: 1 }');
-    const started = Date.now();
+    // A CLI kept alive by the abandoned timer would never return: the test's own timeout would fail it.
     const run = await runWithBadReporter(dir);
     expect(run.exitCode, String(run.all)).toBe(1);
     expect(run.stderr).toContain('rollout-test: reporter ./bad.mjs did not settle onRunEnd within 1 s (reporterTimeoutSec): abandoned');
-    expect(Date.now() - started).toBeLessThan(20_000);
     expectReportsWritten(dir);
   });
 

@@ -3,12 +3,13 @@ import { mkdtempSync, readdirSync, readFileSync, symlinkSync, writeFileSync } fr
 import os from 'node:os';
 import path from 'node:path';
 import { execa } from 'execa';
-import pc from 'picocolors';
 import { describe, expect, it } from 'vitest';
-import { describeFailure, escapeLine } from '../src/node/reporters/reporter-failure.ts';
+import { createColors } from '../src/node/reporters/colors.ts';
+import { describeFailure } from '../src/node/reporters/reporter-failure.ts';
+import type { Terminal } from '../src/node/reporters/terminal.ts';
 import { writeReport } from '../src/node/reporters/write-report.ts';
 
-const terminal = { write: () => {}, interactive: false, colors: pc.createColors(false) };
+const terminal: Terminal = { write: () => {}, command: () => {}, interactive: false, colors: createColors(false) };
 
 function* failingMidway() {
   yield '{"version": 1, ';
@@ -43,18 +44,10 @@ describe('writeReport', () => {
   });
 });
 
-describe('a reporter failure on stderr', () => {
-  it('keeps its message on one line, control characters shown as escapes', () => {
-    expect(escapeLine('a\n::error::x\r\t\u001b[31m\u0000\u2028')).toBe('a\\n::error::x\\r\\t\\u001b[31m\\u0000\\u2028');
-  });
-
-  it('names the error and keeps its stack frames, each on a line of its own', () => {
-    const error = new TypeError('bad\nthing');
-    error.stack = 'TypeError: bad\nthing\n    at onRunEnd (file:///r.mjs:1:2)\n    at \u001bX';
-    expect(describeFailure(error)).toBe('TypeError: bad\\nthing\n    at onRunEnd (file:///r.mjs:1:2)\n    at \\u001bX');
-  });
-
-  it('prints what is not an Error, even one that cannot be turned into text', () => {
+describe('a reporter failure as text', () => {
+  it('is an error\'s stack, or the thrown value, even one that cannot be turned into text', () => {
+    const error = new TypeError('bad');
+    expect(describeFailure(error)).toBe(error.stack);
     expect(describeFailure('plain')).toBe('plain');
     expect(describeFailure({ toString: () => { throw new Error('no'); } })).toBe('a thrown object that cannot be printed');
   });

@@ -3,14 +3,15 @@ import { UsageError } from '../errors.ts';
 import type { ReporterChoice } from '../config/resolve-config.ts';
 import { BUILT_IN_REPORTERS } from './built-in.ts';
 import type { Reporter } from '../types/reporter.ts';
-import { describeFailure, escapeLine } from './reporter-failure.ts';
+import { printable } from './printable.ts';
+import { describeFailure } from './reporter-failure.ts';
 
 /** A reporter's class constructed with its options: one that throws is a usage error naming it. */
 function construct(name: string, Class: new (options: object) => Reporter, options: object): Reporter {
   try {
     return new Class(options);
   } catch (error) {
-    throw new UsageError(`reporter "${escapeLine(name)}" could not be constructed: ${describeFailure(error)}`);
+    throw new UsageError(printable(`reporter "${name}" could not be constructed: ${describeFailure(error)}`));
   }
 }
 

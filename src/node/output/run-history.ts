@@ -78,15 +78,21 @@ function pruneRuns(outputDir: string, keep: number, current: string): void {
   }
 }
 
-/**
- * The folder a run writes, marked in use by this process until the run calls `unmarkInUse`: with `resume`, the
- * newest run's (unless another live process runs it still); otherwise, or when there is none, a new one, beyond
- * which the oldest runs are pruned to `keep`.
- */
-export function openRun(outputDir: string, { resume, keep, now }: { resume: boolean; keep: number; now: Date }): { dir: string; resumed: boolean } {
-  const latest = resume ? latestRun(outputDir) : undefined;
+/** The newest run, which `--resume` goes on with: a usage error while another live process still runs it. */
+export function runToResume(outputDir: string): string | undefined {
+  const latest = latestRun(outputDir);
   const owner = latest === undefined ? undefined : inUseBy(latest);
   if (owner !== undefined) throw new UsageError(`--resume: the newest run, ${latest}, is still running (process ${owner}); wait for it to end, or stop it first`);
+  return latest;
+}
+
+/**
+ * The folder a run writes, marked in use by this process until the run calls `unmarkInUse`: with `resume`, the
+ * newest run's ({@link runToResume}); otherwise, or when there is none, a new one. Then the oldest runs are pruned
+ * to `keep`.
+ */
+export function openRun(outputDir: string, { resume, keep, now }: { resume: boolean; keep: number; now: Date }): { dir: string; resumed: boolean } {
+  const latest = resume ? runToResume(outputDir) : undefined;
   if (latest !== undefined) markInUse(latest);
   const dir = latest ?? createRunDir(outputDir, now);
   pruneRuns(outputDir, keep, dir);

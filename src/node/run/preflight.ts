@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { ComparisonSide } from '../baseline/baseline-store.ts';
 import { loadBaseline } from '../baseline/comparison-side.ts';
 import { UsageError } from '../errors.ts';
+import { runToResume } from '../output/run-history.ts';
 import type { ResolvedConfig } from '../config/resolve-config.ts';
 
 /** What the checks made before a run found: the baseline to compare with, read once. */
@@ -12,13 +13,16 @@ export interface Preflight {
 
 /**
  * Checks, before any rollout runs, what would otherwise fail only after all of them ran: that the output
- * directory and the report files' directories can be written, and that `--baseline` can be read.
+ * directory and the report files' directories can be written, that `--baseline` can be read, and that the run
+ * `--resume` names is not running still.
  */
 export function preflight(config: ResolvedConfig): Preflight {
   checkWritable(config.outputDir, 'the output directory (--outputDir)');
   for (const { name, outputFile } of config.reporters) {
     if (outputFile) checkWritable(path.dirname(outputFile), `the directory of the ${name} report (--outputFile)`);
   }
+  // Before the worker threads start: a run still running elsewhere is not resumed (the run checks again as it opens it).
+  if (config.resume) runToResume(config.outputDir);
   // Before this run's directory exists: `previous` is the newest run of the history.
   const baseline = config.baseline ? loadBaseline(config.baseline, config, undefined) : undefined;
   return { baseline };

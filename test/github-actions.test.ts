@@ -45,8 +45,10 @@ describe('in GitHub Actions', async () => {
   it('appends a Markdown job summary with the suite table and intervals', () => {
     const summary = readFileSync(summaryFile, 'utf8');
     expect(summary).toContain('## rollout-test: ❌ 1 of 1 suites failed');
-    expect(summary).toContain('| Suite | Rollouts | Passed | Failed | Errored | Skipped | Mean reward [95% CI] | pass@k | Duration |');
-    expect(summary).toMatch(/\| ❌ gh \| 3 \| 1 \| 1 \| 1 \| 0 \| 0\.333 \[0\.000, 1\.000\] \| @1 0\.333 \| /);
+    expect(summary).toContain('| Suite | Rollouts | Passed | Failed | Errored | Skipped | Mean reward [95% CI] | Rows like these | pass@k [95% CI] | Duration |');
+    // 1 of 3 single-run rows passed: Wilson (continuity-corrected) on 3 runs; rows like these on t with 2 degrees of freedom.
+    expect(summary).toMatch(/\| ❌ gh \| 3 \| 1 \| 1 \| 1 \| 0 \| 0\.333 \[0\.018, 0\.875\] \| \[0\.004, 0\.964\] \| @1 0\.333 \[0\.018, 0\.875\] \| /);
+    expect(summary).toContain('95% intervals for these rows (each row\'s runs are the chance part) by Wilson on all runs (0/1 rewards): gh, All.');
     expect(summary).toMatch(/\| \*\*All\*\* \| 3 \| 1 \| 1 \| 1 \|/);
   });
 

@@ -1,13 +1,17 @@
-import { bootstrapMeanInterval, type BootstrapOptions, type MeanInterval } from './bootstrap.ts';
 import { distribution, type Distribution } from './describe.ts';
+import { meanRewardInterval, type MeanRewardInterval } from './intervals.ts';
 import { isInfrastructureFailure, isPass, scoredRows, type RolloutOutcome, type ScoredRun } from './outcomes.ts';
 import { kValues, passAtK, passHatK } from './passk.ts';
+import { passAtKInterval, type PassAtKInterval } from './passk-interval.ts';
 import { trainability, type Trainability } from './trainability.ts';
+import { varianceSplit, type VarianceSplit } from './variance.ts';
 
 /** Settings of {@link summarizeOutcomes}. */
-export interface SummaryOptions extends BootstrapOptions {
+export interface SummaryOptions {
   /** A scored run passes when its reward is at least this; default 1.0 (the seed SDK's default). */
   passThreshold?: number;
+  /** Two-sided confidence level of the intervals, in (0, 1); default 0.95. */
+  confidence?: number;
 }
 
 /** How many rollouts ended each way. */
@@ -32,14 +36,16 @@ export interface OutcomeCounts {
  */
 export interface SuiteStatistics {
   counts: OutcomeCounts;
-  /** Mean scored reward with a row-level bootstrap interval. */
-  meanReward: MeanInterval;
+  /** Mean scored reward with its interval for the suite's own rows and, as `population`, for rows like these. */
+  meanReward: MeanRewardInterval;
   /** Passing share of the scored runs. */
   passRate: number | null;
   /** The `n` behind pass@k and pass^k: the fewest scored runs of any row. */
   runsPerRow: number | null;
   /** pass@k averaged over rows, keyed by k (1, 2, 4, … ≤ `runsPerRow`). */
   passAtK: Record<string, number>;
+  /** The interval of each `passAtK`, keyed like it. */
+  passAtKInterval: Record<string, PassAtKInterval>;
   /** pass^k (all k runs pass) averaged over rows, keyed like `passAtK`. */
   passHatK: Record<string, number>;
   /** Distribution of the scored rewards. */
@@ -49,6 +55,8 @@ export interface SuiteStatistics {
   /** The infrastructure failures alone, by category. */
   infrastructureErrorsByCategory: Record<string, number>;
   trainability: Trainability;
+  /** Variance between and within rows, with advice; `null` unless some row has two or more runs. */
+  variance: VarianceSplit | null;
 }
 
 function countOutcomes(outcomes: readonly RolloutOutcome[]): OutcomeCounts {
@@ -99,38 +107,49 @@ function averageByK(
   return result;
 }
 
+/** pass@k's interval for each k in `kValues(n)`; every row uses all of its own runs, as in {@link averageByK}. */
+function intervalsByK(rows: readonly (readonly ScoredRun[])[], n: number, passThreshold: number, confidence: number | undefined): Record<string, PassAtKInterval> {
+  const passes = rows.map((runs) => ({ n: runs.length, c: runs.filter((run) => isPass(run, passThreshold)).length }));
+  const result: Record<string, PassAtKInterval> = {};
+  for (const k of kValues(n)) {
+    const interval = passAtKInterval(passes, k, confidence);
+    if (interval) result[String(k)] = interval;
+  }
+  return result;
+}
+
 /**
- * Statistics of one suite's rollouts: counts, mean reward with a 95% bootstrap interval over rows,
+ * Statistics of one suite's rollouts: counts, mean reward with its 95% intervals (own rows and population),
  * pass rate, pass@k and pass^k, reward distribution, errors by category and trainability.
  * @throws RangeError on a non-finite reward or invalid options.
  */
 export function summarizeOutcomes(outcomes: readonly RolloutOutcome[], options: SummaryOptions = {}): SuiteStatistics {
-  const { passThreshold = 1, ...bootstrap } = options;
+  const { passThreshold = 1, confidence } = options;
   if (!Number.isFinite(passThreshold)) throw new RangeError(`passThreshold must be finite, got ${passThreshold}`);
   const rows = scoredRows(outcomes).map(([, runs]) => runs);
   const runs = rows.flat();
+  const rewardsByRow = rows.map((r) => r.map((run) => run.reward));
   // reduce, not Math.min(...): spreading a very large suite's rows would overflow the call stack.
   const runsPerRow = rows.length === 0 ? null : rows.reduce((least, r) => Math.min(least, r.length), Infinity);
   return {
     counts: countOutcomes(outcomes),
-    meanReward: bootstrapMeanInterval(
-      rows.map((r) => r.map((run) => run.reward)),
-      bootstrap,
-    ),
+    meanReward: meanRewardInterval(rewardsByRow, confidence),
     passRate: runs.length === 0 ? null : runs.filter((run) => isPass(run, passThreshold)).length / runs.length,
     runsPerRow,
     passAtK: averageByK(rows, runsPerRow ?? 0, passThreshold, passAtK),
+    passAtKInterval: intervalsByK(rows, runsPerRow ?? 0, passThreshold, confidence),
     passHatK: averageByK(rows, runsPerRow ?? 0, passThreshold, passHatK),
     rewards: distribution(runs.map((run) => run.reward)),
     errorsByCategory: errorsByCategory(outcomes, () => true),
     infrastructureErrorsByCategory: errorsByCategory(outcomes, isInfrastructureFailure),
     trainability: trainability(rows, passThreshold),
+    variance: varianceSplit(rewardsByRow),
   };
 }
 
 /**
  * Statistics per suite and over the whole run. Row keys are qualified by suite for the overall figures, so
- * rows of different suites that share a key stay apart in the row-level bootstrap and pass@k.
+ * rows of different suites that share a key stay apart in the row-level intervals and pass@k.
  */
 export function summarizeSuites(
   outcomesBySuite: Readonly<Record<string, readonly RolloutOutcome[]>>,

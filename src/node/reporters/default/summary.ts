@@ -1,26 +1,16 @@
 import type { RunReport } from '../../types/run-report.ts';
 import { formatUsage } from '../../cost/format-usage.ts';
 import type { SuiteStatistics } from '../../stats/index.ts';
-import { formatDuration, formatNumber } from '../format.ts';
+import { formatDuration } from '../format.ts';
+import { meanRewardText, passAtKText, populationText, statisticsNotes } from '../statistics-text.ts';
 import type { Terminal } from '../terminal.ts';
 import { statisticsTable } from './statistics-table.ts';
 import { TerminalTable } from './terminal-table.ts';
 import { sourceText } from '../comparison-format.ts';
 
-function interval(stats: SuiteStatistics): string {
-  const { mean, low, high } = stats.meanReward;
-  if (mean === null) return 'n/a';
-  return low === null || high === null ? formatNumber(mean) : `${formatNumber(mean)} [${formatNumber(low)}, ${formatNumber(high)}]`;
-}
-
-function passAtKCell(stats: SuiteStatistics): string {
-  const entries = Object.entries(stats.passAtK);
-  return entries.length ? entries.map(([k, v]) => `@${k} ${formatNumber(v)}`).join('  ') : 'n/a';
-}
-
 function row(name: string, stats: SuiteStatistics, durationMs: number): string[] {
   const c = stats.counts;
-  return [name, String(c.total), String(c.passed), String(c.failed), String(c.errored), String(c.skipped), interval(stats), passAtKCell(stats), formatDuration(durationMs)];
+  return [name, String(c.total), String(c.passed), String(c.failed), String(c.errored), String(c.skipped), meanRewardText(stats), populationText(stats), passAtKText(stats, '\n'), formatDuration(durationMs)];
 }
 
 /** Why a run ended early, as the summaries say it. */
@@ -47,7 +37,7 @@ function regressedLine(report: RunReport, colors: Terminal['colors']): string[] 
 /** The closing summary: a table per suite and overall, errors by category, and the run's verdict lines. */
 export function summary(report: RunReport, terminal: Terminal): string {
   const { colors } = terminal;
-  const table = new TerminalTable(['Suite', 'Rollouts', 'Passed', 'Failed', 'Errored', 'Skipped', 'Mean reward [95% CI]', 'pass@k', 'Duration'], colors);
+  const table = new TerminalTable(['Suite', 'Rollouts', 'Passed', 'Failed', 'Errored', 'Skipped', 'Mean reward [95% CI]', 'Rows like these', 'pass@k [95% CI]', 'Duration'], colors);
   for (const suite of report.suites) table.push(row(suite.name === suite.file ? 'load error' : suite.name, suite.stats, suite.durationMs));
   table.push(row('All', report.overall, report.durationMs));
 
@@ -63,6 +53,7 @@ export function summary(report: RunReport, terminal: Terminal): string {
   const lines = [
     '',
     table.toString() + statisticsTable(report, terminal),
+    ...statisticsNotes(report.suites.filter((s) => !s.error), report.overall).map((line) => colors.dim(line)),
     '',
     `${colors.dim('   Suites')}  ${failedSuites ? `${colors.red(`${failedSuites} failed`)} | ` : ''}${colors.green(`${suitesPassed} passed`)} (${report.suites.length})`,
     ...regressedLine(report, colors),

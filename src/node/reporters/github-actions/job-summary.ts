@@ -4,19 +4,13 @@ import type { Cost } from '../../cost/prices.ts';
 import { type TokenUsage, totalTokens } from '../../cost/usage.ts';
 import type { SuiteStatistics } from '../../stats/index.ts';
 import { INTERRUPTED } from '../default/summary.ts';
-import { formatDuration, formatNumber } from '../format.ts';
+import { formatDuration } from '../format.ts';
 import { MAX_CELL_CHARS, markdownCell } from './markdown-cell.ts';
 import { deltaText, sourceText, verdictText } from '../comparison-format.ts';
+import { meanRewardText, passAtKText, populationText, statisticsNotes } from '../statistics-text.ts';
 
 /** GitHub drops a step's summary over 1 MiB; this leaves room for what else the step writes. */
 export const MAX_SUMMARY_BYTES = 1_000_000;
-
-function interval({ meanReward: { mean, low, high } }: SuiteStatistics): string {
-  if (mean === null) return '–';
-  return low === null || high === null ? formatNumber(mean) : `${formatNumber(mean)} [${formatNumber(low)}, ${formatNumber(high)}]`;
-}
-
-const passAtK = (stats: SuiteStatistics) => Object.entries(stats.passAtK).map(([k, v]) => `@${k} ${formatNumber(v)}`).join(' ') || '–';
 
 function baseline(suite: Pick<SuiteReport, 'baseline'>): string {
   const b = suite.baseline;
@@ -32,7 +26,7 @@ function usageCell(usage: TokenUsage | undefined, cost: Cost | undefined): strin
 
 function row(name: string, stats: SuiteStatistics, durationMs: number, extra: string[]): string {
   const c = stats.counts;
-  return `| ${[name, c.total, c.passed, c.failed, c.errored, c.skipped, interval(stats), passAtK(stats), ...extra, formatDuration(durationMs)].join(' | ')} |`;
+  return `| ${[name, c.total, c.passed, c.failed, c.errored, c.skipped, meanRewardText(stats), populationText(stats), passAtKText(stats, ' '), ...extra, formatDuration(durationMs)].join(' | ')} |`;
 }
 
 /** A suite as the table names it: a suite that failed to load has no name of its own. */
@@ -43,16 +37,21 @@ const bytes = (lines: string[]) => lines.reduce((sum, line) => sum + Buffer.byte
 /** Room kept for the notes on what was cut. */
 const NOTES_BYTES = 400;
 
-/** The suites' rows that fit in `budget` bytes, and notes saying what was cut. */
-function fittedRows(suites: SuiteReport[], row: (suite: SuiteReport) => string, budget: number): { rows: string[]; notes: string[] } {
+/** The leading `lines` that fit in `budget` bytes. */
+function linesWithin(lines: string[], budget: number): string[] {
+  let left = budget;
   const kept: string[] = [];
-  let left = budget - NOTES_BYTES;
-  for (const suite of suites) {
-    const line = row(suite);
+  for (const line of lines) {
     left -= Buffer.byteLength(line) + 1;
     if (left < 0) break;
     kept.push(line);
   }
+  return kept;
+}
+
+/** The suites' rows that fit in `budget` bytes, and notes saying what was cut. */
+function fittedRows(suites: SuiteReport[], row: (suite: SuiteReport) => string, budget: number): { rows: string[]; notes: string[] } {
+  const kept = linesWithin(suites.map(row), budget - NOTES_BYTES);
   const cutNames = suites.filter((s) => shownName(s).length > MAX_CELL_CHARS).length;
   const notes = [
     cutNames ? `_${cutNames} suite name${cutNames > 1 ? 's' : ''} cut to ${MAX_CELL_CHARS} characters._` : '',
@@ -61,17 +60,25 @@ function fittedRows(suites: SuiteReport[], row: (suite: SuiteReport) => string, 
   return { rows: kept, notes: notes.length ? ['', ...notes] : [] };
 }
 
+/** The notes on interval methods and variance, a paragraph each, suite names escaped like the table's. */
+function statisticsParagraphs(report: RunReport): string[] {
+  const suites = report.suites.filter((s) => !s.error).map((s) => ({ name: markdownCell(s.name), stats: s.stats }));
+  return statisticsNotes(suites, report.overall).flatMap((note) => ['', note]);
+}
+
 /**
  * The job summary of a run, in GitHub-flavoured Markdown: a headline, then a table of the suites with their
- * mean reward and 95% interval, pass@k, the change against the baseline and the duration. It stays within
- * `budget` bytes: long suite names are cut, and the suites that do not fit are left out, with a note saying so.
+ * mean reward and its 95% intervals (these rows, rows like these), pass@k with its interval, the change against the
+ * baseline and the duration; then notes on the interval methods and where each suite's variance is. It stays within
+ * `budget` bytes: long suite names are cut, the suites that do not fit are left out with a note saying so, and the
+ * statistics notes are kept to what room is left.
  */
 export function jobSummary(report: RunReport, budget = MAX_SUMMARY_BYTES): string {
   const failing = report.suites.filter((s) => !s.passed).length;
   const headline = failing ? `❌ ${failing} of ${report.suites.length} suites failed` : `✅ ${report.suites.length} suites passed`;
   const withBaseline = report.suites.some((s) => s.baseline);
   const withUsage = report.usage !== undefined;
-  const head = ['Suite', 'Rollouts', 'Passed', 'Failed', 'Errored', 'Skipped', 'Mean reward [95% CI]', 'pass@k', ...(withBaseline ? ['vs baseline'] : []), ...(withUsage ? [report.cost ? 'Tokens in / out · cost' : 'Tokens in / out'] : []), 'Duration'];
+  const head = ['Suite', 'Rollouts', 'Passed', 'Failed', 'Errored', 'Skipped', 'Mean reward [95% CI]', 'Rows like these', 'pass@k [95% CI]', ...(withBaseline ? ['vs baseline'] : []), ...(withUsage ? [report.cost ? 'Tokens in / out · cost' : 'Tokens in / out'] : []), 'Duration'];
   const extra = (suite: Pick<SuiteReport, 'usage' | 'cost' | 'baseline'>, isAll = false) => [
     ...(withBaseline ? [isAll ? '' : baseline(suite)] : []),
     ...(withUsage ? [usageCell(suite.usage, suite.cost)] : []),
@@ -81,5 +88,6 @@ export function jobSummary(report: RunReport, budget = MAX_SUMMARY_BYTES): strin
   const end = [...(report.comparedWith ? ['', `Compared with ${sourceText(report.comparedWith)}.`] : []), ...(report.interrupted ? ['', INTERRUPTED[report.interrupted]] : [])];
   const suiteRow = (s: SuiteReport) => row(`${s.passed ? '✅' : '❌'} ${markdownCell(shownName(s))}`, s.stats, s.durationMs, extra(s));
   const { rows, notes } = fittedRows(report.suites, suiteRow, budget - bytes([...top, all, ...end]));
-  return `${[...top, ...rows, all, ...end, ...notes].join('\n')}\n\n`;
+  const statistics = linesWithin(statisticsParagraphs(report), budget - bytes([...top, ...rows, all, ...end, ...notes]));
+  return `${[...top, ...rows, all, ...statistics, ...end, ...notes].join('\n')}\n\n`;
 }

@@ -6,6 +6,7 @@ import { buildSync } from 'esbuild';
 import { ownFileUrl } from '../../../package-files.ts';
 import type { RolloutRecord } from '../../types/rollout-record.ts';
 import type { RunReport } from '../../types/run-report.ts';
+import { statisticsText } from '../statistics-text.ts';
 import { readLines } from './read-lines.ts';
 
 const APP = fileURLToPath(ownFileUrl('node/reporters/html/app/app.js'));
@@ -36,14 +37,14 @@ const embed = (value: unknown) => JSON.stringify(value).replace(/</g, '\\u003c')
 
 const COLUMNS = ['id', 'suite', 'row', 'rowId', 'run', 'status', 'reward', 'category', 'message'] as const;
 
-/** The run for the page: suites without their records, and the records (each suite's, in its order) as compact arrays of `COLUMNS`. */
+/** The run for the page: suites without their records (with their statistics worded as the other reports word them), and the records (each suite's, in its order) as compact arrays of `COLUMNS`. */
 function runData(report: RunReport, bySuite: RolloutRecord[][]): object {
   const records = bySuite.flatMap((suiteRecords, suite) =>
     suiteRecords.map((r) => [r.id, suite, r.row, r.rowId ?? null, r.run, r.status, r.reward, r.error?.category ?? null, r.error?.message.split('\n')[0] ?? null]),
   );
   const categories = [...new Set(bySuite.flatMap((s) => s.map((r) => r.error?.category)).filter(Boolean))];
   const { suites, ...rest } = report;
-  return { ...rest, suites: suites.map(({ records: _, ...suite }) => suite), columns: COLUMNS, records, categories };
+  return { ...rest, suites: suites.map(({ records: _, ...suite }) => ({ ...suite, text: statisticsText(suite.stats) })), columns: COLUMNS, records, categories };
 }
 
 /** What a transcript shows beside the messages: rewards, tokens, error, label, trial. */

@@ -47,12 +47,28 @@ function testcaseBody(record: RolloutRecord, passThreshold: number, root: string
   return parts.join('');
 }
 
+/** The mean reward and pass@k with their 95% intervals and methods, and the variance split. */
+function intervalProperties(stats: SuiteStatistics): Array<[string, string | number]> {
+  const entries: Array<[string, string | number]> = [];
+  const { mean, low, high, method, population } = stats.meanReward;
+  if (mean !== null) entries.push(['meanReward', mean]);
+  if (low !== null && high !== null) entries.push(['meanReward.ci95.low', low], ['meanReward.ci95.high', high], ['meanReward.method', method ?? 'n/a']);
+  if (population && population.low !== null && population.high !== null) {
+    entries.push(['meanReward.population.ci95.low', population.low], ['meanReward.population.ci95.high', population.high], ['meanReward.population.method', population.method]);
+  }
+  for (const [k, value] of Object.entries(stats.passAtK)) {
+    entries.push([`pass@${k}`, value]);
+    const interval = stats.passAtKInterval[k];
+    if (interval) entries.push([`pass@${k}.ci95.low`, interval.low], [`pass@${k}.ci95.high`, interval.high]);
+  }
+  const split = stats.variance;
+  if (split) entries.push(['variance.betweenRows', split.betweenRows], ['variance.withinRows', split.withinRows], ['variance.icc', split.icc ?? 'n/a']);
+  return entries;
+}
+
 function suiteProperties(stats: SuiteStatistics, suite: SuiteReport): string {
   const entries: Array<[string, string | number]> = [['passThreshold', suite.passThreshold], ['runs', suite.runs]];
-  const { mean, low, high } = stats.meanReward;
-  if (mean !== null) entries.push(['meanReward', mean]);
-  if (low !== null && high !== null) entries.push(['meanReward.ci95.low', low], ['meanReward.ci95.high', high]);
-  for (const [k, value] of Object.entries(stats.passAtK)) entries.push([`pass@${k}`, value]);
+  entries.push(...intervalProperties(stats));
   for (const [k, value] of Object.entries(stats.passHatK)) entries.push([`pass^${k}`, value]);
   if (stats.trainability.zeroVarianceShare !== null) entries.push(['zeroVarianceRowShare', stats.trainability.zeroVarianceShare]);
   const b = suite.baseline;

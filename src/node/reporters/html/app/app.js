@@ -49,7 +49,10 @@ function suiteCard(suite, index) {
   const charts = el('div', { className: 'charts' });
   const card = el('section', { className: 'card' },
     el('h2', { textContent: suite.name }),
-    el('p', { className: 'mean', textContent: `mean reward ${num(s.meanReward.mean)} [${num(s.meanReward.low)}, ${num(s.meanReward.high)}]` }),
+    el('p', { className: 'mean', textContent: suite.text.meanReward }),
+    el('p', { className: 'population', textContent: suite.text.population }),
+    el('p', { className: 'pass-at-k', textContent: suite.text.passAtK }),
+    suite.text.variance ? el('p', { className: 'variance', textContent: suite.text.variance }) : undefined,
     el('p', { textContent: `${c.total} rollouts · ${c.passed} passed · ${c.failed} failed · ${c.errored} errored · ${c.skipped} skipped · ${duration(suite.durationMs)}` }),
     el('p', { className: 'errors', textContent: `errors: ${errors}` }),
     suite.cost ? el('p', { textContent: `cost ${num(suite.cost.total, 4)}` }) : undefined,

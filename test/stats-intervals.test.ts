@@ -1,0 +1,176 @@
+import { describe, expect, it } from 'vitest';
+import { meanRewardInterval, passAtKInterval, varianceSplit } from '../src/node/stats/index.ts';
+import { normalQuantile, studentQuantile } from '../src/node/stats/quantiles.ts';
+import {
+  createRng,
+  ownRowsPassAtK,
+  populationPassAtK,
+  type RewardKind,
+  simulateSuite,
+} from './helpers/reward-simulation.ts';
+
+describe('quantiles', () => {
+  it('match the tables', () => {
+    expect(normalQuantile(0.975)).toBeCloseTo(1.959964, 6);
+    expect(normalQuantile(0.001)).toBeCloseTo(-3.090232, 6);
+    expect(studentQuantile(0.975, 1)).toBeCloseTo(12.7062, 4);
+    expect(studentQuantile(0.975, 4)).toBeCloseTo(2.7764, 4);
+    expect(studentQuantile(0.975, 29)).toBeCloseTo(2.0452, 4);
+    expect(studentQuantile(0.995, 9)).toBeCloseTo(3.2498, 4);
+  });
+});
+
+describe('meanRewardInterval', () => {
+  it('never has zero width when every rollout agrees', () => {
+    const allPass = meanRewardInterval([[1], [1], [1]]);
+    expect(allPass).toMatchObject({ mean: 1, high: 1, method: 'wilson' });
+    expect(allPass.low).toBeLessThan(0.6);
+    expect(allPass.population?.low).toBeLessThan(allPass.low!);
+    const allFail = meanRewardInterval([[0, 0], [0, 0]]);
+    expect(allFail.low).toBe(0);
+    expect(allFail.high).toBeGreaterThan(0.3);
+    const graded = meanRewardInterval([[0.8, 0.8], [0.8, 0.8], [0.8, 0.8]]);
+    expect(graded.method).toBe('wilson-stratified');
+    expect(graded.high! - graded.low!).toBeGreaterThan(0.2);
+  });
+
+  it('uses Wilson on all runs for 0/1 rewards with the rows fixed, and clusters by row for the population', () => {
+    // Five rows that always pass and five that never do: given the rows nothing is random, but rows like these vary.
+    const rows = [...Array<number[]>(5).fill([1, 1, 1, 1]), ...Array<number[]>(5).fill([0, 0, 0, 0])];
+    const result = meanRewardInterval(rows);
+    expect(result.mean).toBe(0.5);
+    const own = result.high! - result.low!;
+    const population = result.population!.high! - result.population!.low!;
+    expect(population).toBeGreaterThan(own * 1.5);
+    expect(result.population?.method).toBe('wilson-clustered');
+  });
+
+  it('falls back to Student t for rewards outside [0, 1], and to no interval when they cannot vary', () => {
+    const result = meanRewardInterval([[2, 4], [3, 5], [10, 12]]);
+    expect(result.method).toBe('t-stratified');
+    expect(result.mean).toBe(6);
+    // Within rows: each row's variance is 2, so the mean's is 6 · 2 / 36 with 3 degrees of freedom.
+    expect(result.high! - 6).toBeCloseTo(studentQuantile(0.975, 3) * Math.sqrt(12 / 36), 10);
+    expect(result.population?.method).toBe('t-clustered');
+    expect(meanRewardInterval([[5], [5]])).toMatchObject({ mean: 5, low: null, high: null });
+  });
+
+  it('is null without rewards, has no population interval from one row, and rejects bad input', () => {
+    expect(meanRewardInterval([])).toEqual({ mean: null, low: null, high: null, method: null, population: null });
+    expect(meanRewardInterval([[1, 0]]).population).toBeNull();
+    expect(() => meanRewardInterval([[Number.NaN]])).toThrow(RangeError);
+    expect(() => meanRewardInterval([[1]], 1)).toThrow(RangeError);
+  });
+});
+
+describe('passAtKInterval', () => {
+  it('covers pass@1 like the mean and pass@n on one trial per row', () => {
+    const rows = [{ n: 4, c: 4 }, { n: 4, c: 3 }, { n: 4, c: 0 }];
+    const one = passAtKInterval(rows, 1)!;
+    expect(one.low).toBeLessThan(7 / 12);
+    expect(one.high).toBeGreaterThan(7 / 12);
+    const four = passAtKInterval(rows, 4)!;
+    // pass@4 is 1, 1, 0: three 0/1 trials, so wider than pass@1's twelve.
+    expect(four.high - four.low).toBeGreaterThan(one.high - one.low);
+    expect(passAtKInterval([{ n: 2, c: 2 }], 1)?.population).toBeNull();
+    expect(passAtKInterval([], 1)).toBeNull();
+  });
+});
+
+describe('varianceSplit', () => {
+  it('splits by hand-computable rows', () => {
+    // Row means 0.5 and 1 (variance 0.125); within: 0.25 and 0, mean 0.125; between = 0.125 − 0.125 / 3.
+    const split = varianceSplit([[0, 1, 0.5], [1, 1, 1]])!;
+    expect(split.withinRows).toBeCloseTo(0.125, 12);
+    expect(split.betweenRows).toBeCloseTo(0.125 - 0.125 / 3, 12);
+    expect(split.icc).toBeCloseTo(0.4, 12);
+  });
+
+  it('handles rows with different numbers of runs and needs a repeated row', () => {
+    expect(varianceSplit([[1], [0]])).toBeNull();
+    expect(varianceSplit([[1, 0]])).toBeNull();
+    const split = varianceSplit([[1, 0], [1], [0, 0, 0]])!;
+    expect(split.withinRows).toBeCloseTo(0.25, 12);
+    // Row means 0.5, 1, 0 vary by 0.25, of which noise within adds 0.25 · (1/2 + 1 + 1/3) / 3 (one over each row's runs).
+    expect(split.betweenRows).toBeCloseTo(0.25 - (0.25 * (1 / 2 + 1 + 1 / 3)) / 3, 12);
+  });
+
+  it('advises rows when rows differ and runs when runs do', () => {
+    expect(varianceSplit([[0, 0], [1, 1], [0, 0], [1, 1]])!.advice).toEqual({ rows: 16, runsPerRow: null });
+    // Same-looking rows, noisy runs: between is 0, so four times the runs halve it.
+    expect(varianceSplit([[0, 1], [1, 0], [0, 1], [1, 0]])!.advice).toEqual({ rows: 16, runsPerRow: 8 });
+  });
+});
+
+/** Misses allowed by Monte-Carlo error: a cell fails when its coverage is more than 2 SE below 93% at its replications. */
+const floor = (replications: number) => 0.93 - 2 * Math.sqrt((0.93 * 0.07) / replications);
+
+interface Cell {
+  kind: RewardKind;
+  rows: number;
+  runs: number;
+  mean: number;
+  replications: number;
+  /** Share of suites whose interval held its truth, for each target. */
+  covered: Record<string, number>;
+}
+
+const covers = (interval: { low: number | null; high: number | null } | null | undefined, truth: number) =>
+  interval?.low != null && interval.high != null && interval.low <= truth + 1e-12 && truth <= interval.high + 1e-12;
+
+/** Coverage of both targets of the mean reward and, for 0/1 rewards, of pass@1 and pass@K, in one grid cell. */
+function measureCell(kind: RewardKind, rows: number, runs: number, mean: number, replications: number): Cell {
+  const random = createRng(Math.imul(rows * 7919 + runs * 104729 + Math.round(mean * 1000), 2654435761) ^ kind.length);
+  const ks = kind === 'graded-rows' ? [] : [...new Set([1, runs])];
+  const hits: Record<string, number> = { own: 0, population: 0 };
+  for (const k of ks) Object.assign(hits, { [`pass@${k} own`]: 0, [`pass@${k} population`]: 0 });
+  for (let r = 0; r < replications; r++) {
+    const suite = simulateSuite(random, kind, rows, runs, mean);
+    const interval = meanRewardInterval(suite.rows);
+    if (covers(interval, suite.ownRowsTruth)) hits.own! += 1;
+    if (covers(interval.population, suite.populationTruth)) hits.population! += 1;
+    for (const k of ks) {
+      const pass = passAtKInterval(suite.rows.map((row) => ({ n: row.length, c: row.filter((y) => y === 1).length })), k);
+      if (covers(pass, ownRowsPassAtK(suite.rowMeans, k))) hits[`pass@${k} own`]! += 1;
+      if (covers(pass?.population, populationPassAtK(kind, mean, k))) hits[`pass@${k} population`]! += 1;
+    }
+  }
+  const covered = Object.fromEntries(Object.entries(hits).map(([target, n]) => [target, n / replications]));
+  return { kind, rows, runs, mean, replications, covered };
+}
+
+/** Replications per cell: enough to tell 93% from 95% where suites are small, fewer where each suite is large. */
+const REPLICATIONS: Record<number, number> = { 5: 400, 10: 400, 30: 300, 100: 150, 1000: 40 };
+
+describe.each(['binary-same', 'binary-rows', 'graded-rows'] as const)('interval coverage, %s rewards', (kind) => {
+  it('is at least 93% for the 95% intervals in every cell of rows {5..1000} × runs {1..10} × means {0.5..0.99}', () => {
+    const cells: Cell[] = [];
+    for (const rows of [5, 10, 30, 100, 1000]) {
+      for (const runs of [1, 2, 5, 10]) {
+        for (const mean of [0.5, 0.8, 0.9, 0.95, 0.99]) cells.push(measureCell(kind, rows, runs, mean, REPLICATIONS[rows]!));
+      }
+    }
+    const targets = Object.keys(cells[0]!.covered);
+    const lines = targets.map((target) => {
+      const values = cells.map((c) => c.covered[target]!).filter((v) => v !== undefined);
+      const worst = cells.reduce((a, b) => ((b.covered[target] ?? 1) < (a.covered[target] ?? 1) ? b : a));
+      const mean = values.reduce((a, b) => a + b, 0) / values.length;
+      return `${kind} ${target}: min ${(worst.covered[target]! * 100).toFixed(1)}% (${worst.rows} rows × ${worst.runs} runs, mean ${worst.mean}), mean ${(mean * 100).toFixed(1)}% over ${values.length} cells`;
+    });
+    console.log(lines.join('\n'));
+    const failing = cells.flatMap((c) =>
+      Object.entries(c.covered)
+        .filter(([, v]) => v < floor(c.replications))
+        .map(([target, v]) => `${target} ${c.rows}×${c.runs} @${c.mean}: ${(v * 100).toFixed(1)}% of ${c.replications}`),
+    );
+    expect(failing).toEqual([]);
+    // Pooled over the 20 cells of each size, the Monte-Carlo error is small enough to hold 93% itself.
+    for (const rows of [5, 10, 30, 100, 1000]) {
+      const sized = cells.filter((c) => c.rows === rows);
+      for (const target of targets) {
+        const pooled = sized.reduce((sum, c) => sum + (c.covered[target] ?? 0), 0) / sized.filter((c) => target in c.covered).length;
+        expect(pooled, `${target} pooled over ${rows} rows`).toBeGreaterThanOrEqual(floor(REPLICATIONS[rows]! * sized.length));
+      }
+    }
+  });
+});

@@ -38,17 +38,33 @@ describe('the HTML report in a real browser', async () => {
   }, 60_000);
   afterAll(() => browser?.close());
 
-  const expectedMeans = () => report.suites.map((s: any) => `mean reward ${num(s.stats.meanReward.mean)} [${num(s.stats.meanReward.low)}, ${num(s.stats.meanReward.high)}]`);
+  const expectedMeans = () => report.suites.map((s: any) => `mean reward ${num(s.stats.meanReward.mean)} [${num(s.stats.meanReward.low)}, ${num(s.stats.meanReward.high)}] (95%, these rows: `);
+  /** The cards' mean reward lines up to the method's name. */
+  const shownMeans = async (p: Page) => (await p.locator('.card .mean').allTextContents()).map((t) => t.slice(0, t.indexOf('these rows: ') + 'these rows: '.length));
 
   it('shows each suite\'s mean reward and interval as the JSON report has them', async () => {
     expect(run.exitCode).toBe(1);
     expect(String(run.stdout)).toContain(`HTML report: ${path.join(out, 'html', 'index.html')}`);
-    const means = await page.locator('.card .mean').allTextContents();
-    expect(means).toEqual(expectedMeans());
+    expect(await shownMeans(page)).toEqual(expectedMeans());
     expect(await page.locator('#count').textContent()).toBe(`${report.overall.counts.total} of ${report.overall.counts.total} rollouts`);
     expect(await page.locator('.card .errors').allTextContents()).toContain('errors: AGENT_ERROR 1, VALIDATION_ERROR 1');
     expect(await page.locator('.card canvas').count()).toBeGreaterThan(0);
+    const variances = await page.locator('.card .variance').allTextContents();
+    expect(variances.length).toBe(report.suites.filter((s: any) => s.stats.variance).length);
+    expect(variances.length).toBeGreaterThan(0);
+    for (const text of variances) expect(text).toMatch(/^variance: between rows \d\.\d{4} · within rows \d\.\d{4} · ICC /);
     expect(errors).toEqual([]);
+  });
+
+  it('never shows a zero-width interval for a suite whose rollouts all passed, and shows rows like these', async () => {
+    const allPassed = report.suites.findIndex((s: any) => s.stats.counts.total > 0 && s.stats.counts.passed === s.stats.counts.total);
+    expect(allPassed).toBeGreaterThanOrEqual(0);
+    const card = page.locator('.card').nth(allPassed);
+    const { low, population } = report.suites[allPassed].stats.meanReward;
+    expect(low).toBeLessThan(1);
+    expect(await card.locator('.mean').textContent()).toMatch(/^mean reward 1\.000 \[0\.\d{3}, 1\.000\] \(95%, these rows: Wilson on all runs \(0\/1 rewards\)\)$/);
+    expect(await card.locator('.population').textContent()).toBe(`rows like these: [${num(population.low)}, ${num(population.high)}] (Wilson on the between-row variance (clustered by row))`);
+    expect(await card.locator('.pass-at-k').textContent()).toMatch(/^pass@k: @1 1\.000 \[0\.\d{3}, 1\.000\]/);
   });
 
   it('filters by category and opens the transcript of a rollout, with its error and stack', async () => {
@@ -83,7 +99,7 @@ describe('the HTML report in a real browser', async () => {
     const second = await browser.newPage();
     await second.goto(`file://${file}`);
     await second.waitForSelector('.card');
-    expect(await second.locator('.card .mean').allTextContents()).toEqual(expectedMeans());
+    expect(await shownMeans(second)).toEqual(expectedMeans());
     expect(await second.locator('#count').textContent()).toBe(`${report.overall.counts.total} of ${report.overall.counts.total} rollouts`);
     const missing = await runCli(REPO, ['report', 'nope', '--outputDir', path.join(out, 'runs-dir')]);
     expect(missing.exitCode).toBe(2);

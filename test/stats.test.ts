@@ -191,6 +191,8 @@ describe('summarizeOutcomes', () => {
     expect(stats.passAtK['1']).toBeCloseTo(0.75, 12);
     expect(stats.passAtK['2']).toBeCloseTo(11 / 12, 12);
     expect(stats.passAtK['4']).toBeCloseTo(1, 12);
+    expect(Object.keys(stats.passAtKInterval)).toEqual(['1', '2', '4']);
+    expect(stats.passAtKInterval['4']).toMatchObject({ method: 'wilson', high: 1 });
     expect(stats.passHatK['1']).toBeCloseTo(0.75, 12);
     expect(stats.passHatK['2']).toBeCloseTo(7 / 12, 12);
     expect(stats.passHatK['4']).toBeCloseTo(0.5, 12);
@@ -199,7 +201,9 @@ describe('summarizeOutcomes', () => {
 
   it('is JSON-safe, with nulls when nothing was scored', () => {
     const empty = summarizeOutcomes([outcome('a', 0, { status: 'skipped' })]);
-    expect(empty.meanReward).toEqual({ mean: null, low: null, high: null });
+    expect(empty.meanReward).toEqual({ mean: null, low: null, high: null, method: null, population: null });
+    expect(empty.passAtKInterval).toEqual({});
+    expect(empty.variance).toBeNull();
     expect(empty.passRate).toBeNull();
     expect(empty.passAtK).toEqual({});
     expect(empty.trainability.zeroVarianceShare).toBeNull();
@@ -223,6 +227,9 @@ describe('summarizeSuites', () => {
     expect(suites.code?.passRate).toBe(0);
     expect(overall.counts.rows).toBe(2);
     expect(overall.trainability.zeroVarianceShare).toBe(1);
-    expect(overall.meanReward).toMatchObject({ mean: 0.5, low: 0, high: 1 });
+    // Two rows (one per suite) of two runs: these rows fixed, the 4 runs bound the interval; rows like these, 2 rows.
+    expect(overall.meanReward).toMatchObject({ mean: 0.5, method: 'wilson', population: { method: 'wilson-clustered' } });
+    expect(overall.meanReward.population!.high! - overall.meanReward.population!.low!).toBeGreaterThan(overall.meanReward.high! - overall.meanReward.low!);
+    expect(overall.variance).toMatchObject({ betweenRows: 0.5, withinRows: 0, icc: 1, advice: { rows: 8, runsPerRow: null } });
   });
 });

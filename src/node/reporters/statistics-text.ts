@@ -24,8 +24,9 @@ export function meanRewardText({ meanReward }: SuiteStatistics): string {
   return meanReward.low === null ? formatNumber(meanReward.mean) : `${formatNumber(meanReward.mean)} ${range(meanReward)}`;
 }
 
-/** `[0.550, 0.990]`: the interval for rows like these, or `–` without one. */
+/** `[0.550, 0.990]`: the interval for rows like these; `n/a` with no reward, `–` with one row. */
 export function populationText({ meanReward }: SuiteStatistics): string {
+  if (meanReward.mean === null) return 'n/a';
   const population = meanReward.population;
   return population && population.low !== null ? range(population) : '–';
 }

@@ -92,3 +92,26 @@ describe('intervals through the CLI', () => {
     }
   });
 });
+
+describe('intervals in the terminal and JUnit reports', () => {
+  it('shows both intervals with their methods, and the variance split with advice, for 3 rows that always pass', async () => {
+    const dataset = (p: number) => JSON.stringify([0, 1, 2].map((row) => ({ prompt: `r${row}`, label: `r${row}`, metadata: { p, checks: 1 } })));
+    const suites = [`defineRollout({ name: 'sure', dataset: ${dataset(1)}, workflow: Echo, grader: Chance, n: 2 });`, `defineRollout({ name: 'coin', dataset: ${dataset(0.5)}, workflow: Echo, grader: Chance, n: 4, threshold: 0 });`];
+    const project = makeProject({ 'rollouts/sure.rollout.ts': `${SOURCE}\n${suites.join('\n')}\n` });
+    const run = await runCli(project, ['run', '--reporter', 'default', '--reporter', 'junit', '--outputFile.junit', 'junit.xml']);
+    expect(run.exitCode, String(run.all)).toBe(0);
+    const expected = meanRewardInterval([[1, 1], [1, 1], [1, 1]]);
+    const shown = (v: number | null) => v!.toFixed(3);
+    expect(expected.low).toBeLessThan(0.6);
+    expect(run.stdout).toMatch(new RegExp(`│ sure +│ 6 +│ 6 +│ 0 +│ 0 +│ 0 +│ 1\\.000 \\[${shown(expected.low)}, 1\\.000\\] │ \\[${shown(expected.population!.low)}, 1\\.000\\] +│ @1 1\\.000 \\[`));
+    expect(run.stdout).not.toContain('[1.000, 1.000]');
+    expect(run.stdout).toContain('95% intervals for these rows (each row\'s runs are the chance part) by Wilson on all runs (0/1 rewards): sure, coin, All. For rows like these (rows resampled) by Wilson on the between-row variance (clustered by row): sure, coin, All.');
+    expect(run.stdout).toMatch(/Variance of coin: between rows \d\.\d{4} · within rows \d\.\d{4} · ICC \d\.\d{2}; to halve the interval for rows like these: 12 rows(, or \d+ runs per row|; more runs cannot halve it: add rows)\./);
+    expect(run.stdout).toContain('Variance of sure: between rows 0.0000 · within rows 0.0000 · ICC n/a; every run of every row got the same reward: no spread to split.');
+    const junit = readFileSync(path.join(project, 'junit.xml'), 'utf8');
+    expect(junit).toContain(`<property name="meanReward.ci95.low" value="${expected.low}"/>`);
+    expect(junit).toContain('<property name="meanReward.method" value="wilson"/>');
+    expect(junit).toContain(`<property name="meanReward.population.ci95.low" value="${expected.population!.low}"/>`);
+    expect(junit).toContain('<property name="variance.withinRows" value="0"/>');
+  });
+});

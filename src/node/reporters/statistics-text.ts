@@ -80,8 +80,8 @@ export function adviceText({ advice, icc }: VarianceSplit): string {
   if (icc === null) return 'every run of every row got the same reward: no spread to split';
   const rows = `${advice.rows} rows`;
   return advice.runsPerRow === null
-    ? `to halve the interval: ${rows}; more runs cannot halve it: add rows`
-    : `to halve the interval: ${rows}, or ${advice.runsPerRow} runs per row`;
+    ? `to halve the interval for rows like these: ${rows}; more runs cannot halve it: add rows`
+    : `to halve the interval for rows like these: ${rows}, or ${advice.runsPerRow} runs per row`;
 }
 
 /** A suite's variance split and advice on one line, or `undefined` without a split. */

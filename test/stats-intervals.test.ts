@@ -229,7 +229,7 @@ function coverageLine(kind: RewardKind, target: string, cells: readonly Cell[]):
 }
 
 /** Replications per cell: enough to tell 93% from 95% where suites are small, fewer where each suite is large. */
-const REPLICATIONS: Record<number, number> = { 5: 400, 10: 400, 30: 300, 100: 150, 1000: 30 };
+const REPLICATIONS: Record<number, number> = { 5: 400, 10: 400, 30: 250, 100: 150, 1000: 20 };
 
 describe.each(['binary-same', 'binary-rows', 'graded-rows'] as const)('interval coverage, %s rewards', (kind) => {
   it('is at least 93% for the 95% intervals in every cell of rows {5..1000} × runs {1..10} × means {0.5..0.99}', () => {
@@ -241,7 +241,7 @@ describe.each(['binary-same', 'binary-rows', 'graded-rows'] as const)('interval 
     }
     const targets = [...new Set(cells.flatMap((c) => Object.keys(c.covered)))];
     console.log(targets.map((target) => coverageLine(kind, target, cells.filter((c) => target in c.covered))).join('\n'));
-    // Each cell with 150 replications or more must hold 93% less 2 standard errors; the 1,000-row cells (30 each,
+    // Each cell with 150 replications or more must hold 93% less 2 standard errors; the 1,000-row cells (20 each,
     // too few alone) are judged pooled, below, as are the cells of every size.
     const failing = cells.filter((c) => c.replications >= 150).flatMap((c) =>
       Object.entries(c.covered)

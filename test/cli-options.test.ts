@@ -65,6 +65,6 @@ describe('--help', () => {
     const help = await runCli(makeProject({}), ['--help']);
     expect(help.stdout).toMatch(/--pass-threshold <reward> +Per rollout: reward at or above which a rollout passes \(default 1\)/);
     expect(help.stdout).toMatch(/--threshold <reward> +Per suite, the gate of the exit code: minimum mean reward; exit 1 below it/);
-    expect(help.stdout).toMatch(/--fail-on-regression +Exit 1 when a suite regressed against the baseline \(needs --baseline\)/);
+    expect(help.stdout).toMatch(/--fail-on-regression +Exit 1 when a suite regressed against the baseline, after Holm.s adjustment \(needs --baseline; in compare, B against A\)/);
   });
 });

@@ -132,8 +132,8 @@ export type WorkflowClass<TConfig = any> = new (config: TConfig) => Pick<AgentWo
 /** A grader class: a Grader subclass, or any class with the same `grade` method. */
 export type GraderClass<TConfig = any> = new (config: TConfig) => Pick<Grader<TConfig>, 'grade'>;
 
-/** A workflow: a class, a function, or a `"module:export"` string naming one (resolved from the cwd). */
+/** A workflow: a class, a function, or a `"module:export"` string naming one (a relative module resolves from the rollout file's directory). */
 export type WorkflowSpec<TConfig = any> = WorkflowClass<TConfig> | WorkflowFunction<TConfig> | string;
-/** A grader: a class, a function, or a `"module:export"` string naming one (resolved from the cwd). */
+/** A grader: a class, a function, or a `"module:export"` string naming one (a relative module resolves from the rollout file's directory). */
 export type GraderSpec<TConfig = any> = GraderClass<TConfig> | GraderFunction<TConfig> | string;
 

@@ -21,16 +21,22 @@ interface GraphNotes {
   packages: PackageImports;
   /** Modules with an `import()` of a module named at run time, which no graph can follow. */
   computed: Set<string>;
+  /** Each module's local imports: the specifier as written → the module it resolved to. */
+  specifiers: Map<string, Map<string, string>>;
 }
 
 const notes = new WeakMap<ImportGraph, GraphNotes>();
-const notesOf = (graph: ImportGraph): GraphNotes => notes.get(graph) ?? { packages: new Map(), computed: new Set() };
+const notesOf = (graph: ImportGraph): GraphNotes => notes.get(graph) ?? { packages: new Map(), computed: new Set(), specifiers: new Map() };
 
 /** Whether esbuild could not build `graph`, which then holds its entries without their imports. */
 export const isIncomplete = (graph: ImportGraph): boolean => notesOf(graph).failure !== undefined;
 
 /** The installed packages that `modules` (of the graph) import. */
 export const packagesOf = (graph: ImportGraph, modules: Iterable<string>): PackageRef[] => [...modules].flatMap((m) => notesOf(graph).packages.get(m) ?? []);
+
+/** The local module that `specifier`, as written in `module`, resolved to (esbuild's resolution: `./x.js` finds `x.ts`). */
+export const resolvedImport = (graph: ImportGraph, module: string, specifier: string): string | undefined =>
+  notesOf(graph).specifiers.get(module)?.get(specifier);
 
 /**
  * What the graph could not follow among `modules`, for the user: esbuild's error, or the modules that import a
@@ -56,14 +62,16 @@ function globPattern(glob: string): RegExp {
  * The edges of the metafile's inputs. esbuild bundles the files a template-literal `import()` may name (a glob)
  * and lists them as inputs, but its importer's entry names the glob only: the edges go to the inputs it matches.
  */
-function edgesOf(metafile: Metafile, cwd: string): ImportGraph {
+function edgesOf(metafile: Metafile, cwd: string, specifiers: GraphNotes['specifiers']): ImportGraph {
   const inputs = Object.keys(metafile.inputs).filter((input) => !NOT_A_FILE.test(input)).map((input) => path.resolve(cwd, input));
   const graph: ImportGraph = new Map();
   for (const [input, { imports }] of Object.entries(metafile.inputs)) {
     if (NOT_A_FILE.test(input)) continue;
     const file = path.resolve(cwd, input);
     const globs = imports.filter((i) => i.path.includes('*')).map((i) => globPattern(path.resolve(path.dirname(file), i.path)));
-    const local = imports.filter((i) => !i.external && !NOT_A_FILE.test(i.path)).map((i) => path.resolve(cwd, i.path));
+    const localImports = imports.filter((i) => !i.external && !NOT_A_FILE.test(i.path));
+    specifiers.set(file, new Map(localImports.flatMap((i) => (i.original === undefined ? [] : [[i.original, path.resolve(cwd, i.path)]]))));
+    const local = localImports.map((i) => path.resolve(cwd, i.path));
     graph.set(file, [...local, ...inputs.filter((m) => m !== file && globs.some((glob) => glob.test(m)))]);
   }
   return graph;
@@ -99,7 +107,7 @@ function bundle(entries: string[], cwd: string, plugins?: Plugin[]) {
  * graph again.
  */
 export async function importGraph(entries: string[], cwd: string, packages: PackageMode = 'identify'): Promise<ImportGraph> {
-  const found: GraphNotes = { packages: new Map(), computed: new Set() };
+  const found: GraphNotes = { packages: new Map(), computed: new Set(), specifiers: new Map() };
   let graph: ImportGraph = new Map(entries.map((entry) => [entry, []]));
   try {
     let { metafile, outputFiles } = await bundle(entries, cwd);
@@ -112,7 +120,7 @@ export async function importGraph(entries: string[], cwd: string, packages: Pack
       const inputs = new Set(Object.keys(metafile.inputs));
       for (const output of outputFiles) for (const input of computedImports(output.text, inputs)) found.computed.add(path.resolve(cwd, input));
     }
-    graph = new Map([...graph, ...edgesOf(metafile, cwd)]);
+    graph = new Map([...graph, ...edgesOf(metafile, cwd, found.specifiers)]);
   } catch (error) {
     // A syntax error or an unresolved import: the load that follows reports it to the user.
     found.failure = failureText(error);

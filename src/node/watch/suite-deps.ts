@@ -5,7 +5,8 @@ import type { GraderSpec, WorkflowSpec } from '../../runtime/workflow.ts';
 import { suiteKey } from '../types/suite-key.ts';
 import type { ResolvedConfig } from '../config/resolve-config.ts';
 import { refModule, suiteCodeRefs } from './export-refs.ts';
-import { type ImportGraph, importGraph, isIncomplete, reachable } from './import-graph.ts';
+import { graderOnlyImports } from './grader-imports.ts';
+import { type ImportGraph, importGraph, isIncomplete, reachable, resolvedImport } from './import-graph.ts';
 import { backendEntry } from '../../backends/registry.ts';
 import { isWithin } from '../../runtime/paths.ts';
 
@@ -54,11 +55,23 @@ function dataOf(suite: RolloutSuite<any, any>, file: string): string[] {
   return data;
 }
 
-/** `refs`: the local modules of the suite's `"module:export"` strings (see suiteCodeRefs), its model script's included. */
-async function depsOf(suite: RolloutSuite<any, any>, file: string, graph: ImportGraph, refs: string[]): Promise<SuiteDeps> {
+/**
+ * What a workflow declared in the rollout file reaches: the file's imports, but for the modules it imports only
+ * as a suite's `grader:` (see graderOnlyImports), which its workflows never run.
+ */
+function workflowGraph(graph: ImportGraph, file: string, graderImports: Set<string>): ImportGraph {
+  const graderModules = new Set([...graderImports].map((specifier) => resolvedImport(graph, file, specifier)));
+  return new Map([...graph, [file, (graph.get(file) ?? []).filter((m) => !graderModules.has(m))]]);
+}
+
+/**
+ * `refs`: the local modules of the suite's `"module:export"` strings (see suiteCodeRefs), its model script's included;
+ * `graderImports`: the specifiers the rollout file imports only as graders.
+ */
+async function depsOf(suite: RolloutSuite<any, any>, file: string, graph: ImportGraph, refs: string[], graderImports: Set<string>): Promise<SuiteDeps> {
   const workflowRoot = await definingModule(suite.workflow, file, graph);
   const graderRoot = suite.grader === undefined ? undefined : await definingModule(suite.grader, file, graph);
-  const workflow = reachable(graph, workflowRoot ? [workflowRoot] : []);
+  const workflow = reachable(workflowRoot === file ? workflowGraph(graph, file, graderImports) : graph, workflowRoot ? [workflowRoot] : []);
   // A grader declared in the rollout file shares it with the suite's declaration: it counts as both.
   const grader = graderRoot && graderRoot !== file ? reachable(graph, [graderRoot]) : new Set<string>();
   const graderOnly = new Set([...grader].filter((m) => m !== file && !workflow.has(m)));
@@ -74,8 +87,8 @@ export async function suiteDepsOf(file: string, suites: RolloutSuite<any, any>[]
       .map(({ spec, dir }) => refModule(spec, dir))
       .filter((m): m is string => m !== undefined),
   );
-  const graph = await importGraph([...new Set([file, ...refs.flat()])], config.root, 'skip');
-  return Promise.all(suites.map((suite, i) => depsOf(suite, file, graph, refs[i]!)));
+  const [graph, graderImports] = await Promise.all([importGraph([...new Set([file, ...refs.flat()])], config.root, 'skip'), graderOnlyImports(file)]);
+  return Promise.all(suites.map((suite, i) => depsOf(suite, file, graph, refs[i]!, graderImports)));
 }
 
 /** What a change to `changed` calls for in the suite: a run, a re-grade, or nothing (undefined). */

@@ -71,6 +71,25 @@ export class Zero {
   }
 }
 defineRollout({ name: 'trial', workflow: Lazy, grader: Zero, backend: { type: 'harbor', taskDir: '../task', environment: 'process' } });`,
+  'verified/task.toml': 'version = "1.0"\n',
+  'verified/instruction.md': 'Add the numbers.\n',
+  // 31 lines on stdout, one with an escape sequence, then the assertion's message; a warning on stderr.
+  'verified/tests/test.sh': `#!/bin/bash
+L="\${ROLLOUT_LOGS_DIR:-/logs}"
+for i in $(seq 1 29); do echo "noise $i"; done
+printf 'colour \\033[31mred\\n'
+echo "expected=23 got=24"
+echo "deprecated flag" >&2
+echo 0 > "$L/verifier/reward.txt"
+`,
+  'rollouts/verified.rollout.ts': `
+import { defineRollout } from 'rollout-test';
+export class Answer {
+  async run(ctx) {
+    return [...ctx.prompt, { role: 'assistant', content: 'the sum is 24' }];
+  }
+}
+defineRollout({ name: 'verified', workflow: Answer, backend: { type: 'harbor', taskDir: '../verified', environment: 'process' } });`,
   'node_modules/fake-tool/package.json': '{"name": "fake-tool", "type": "module", "main": "index.js"}',
   'node_modules/fake-tool/index.js': 'export async function lookup(q) { await null; throw new Error(`no entry for ${q}`); }\n',
   'rollouts/details.rollout.ts': `
@@ -132,10 +151,37 @@ describe('a run with failed and errored rollouts', async () => {
     expect(byRow('short').rewards).toEqual({ reward: 0, exact: 0, format: 1 });
   });
 
-  it('names the trial directory of a failed Harbor trial', () => {
+  it('names the trial directory of a failed Harbor trial, once', () => {
     expect(trial).toMatchObject({ status: 'failed', reward: 0, trialDir: expect.stringContaining(path.join(project, '.rollouts', 'runs')) });
-    expect(run.stdout).toContain(`trial: ${trial.trialDir}`);
+    expect(run.stdout).toContain(`trial: ${path.relative(project, trial.trialDir)}\n`);
+    expect(String(run.stdout).split(path.basename(trial.trialDir))).toHaveLength(2);
     expect(junit).toContain(`<system-out>trial: ${trial.trialDir}</system-out>`);
+    expect(junit.split(`trial: ${trial.trialDir}`)).toHaveLength(2);
+  });
+
+  const verifierTail = [
+    '   verifier stdout (last 20 of 31 lines):',
+    ...Array.from({ length: 18 }, (_, i) => `     noise ${i + 12}`),
+    '     colour \\u001b[31mred',
+    '     expected=23 got=24',
+    '   verifier stderr:',
+    '     deprecated flag',
+  ].join('\n');
+
+  it('shows the end of what a Harbor verifier printed, escaped, and the trial once', async () => {
+    const verified = report.suites.find((s: { name: string }) => s.name === 'verified').records[0];
+    expect(verified).toMatchObject({ status: 'failed', reward: 0 });
+    expect(run.stdout).toContain(`${verifierTail}\n   trial: ${path.relative(project, verified.trialDir)}\n`);
+    expect(String(run.stdout).split('expected=23 got=24')).toHaveLength(2);
+    expect(String(run.stdout).split(path.basename(verified.trialDir))).toHaveLength(2);
+    expect(run.stdout).not.toContain('\x1b');
+    expect(junit).toContain('verifier stdout (last 20 of 31 lines):\n  noise 12\n');
+    expect(junit).toContain('  expected=23 got=24\nverifier stderr:\n  deprecated flag</failure>');
+    const verbose = await runCli(project, ['run', 'verified', '--reporter', 'verbose']);
+    expect(verbose.exitCode).toBe(1);
+    expect(verbose.stdout).toContain(verifierTail);
+    expect(String(verbose.stdout).split('expected=23 got=24')).toHaveLength(2);
+    expect(String(verbose.stdout).match(/\.rollouts\/runs\/[^/\s]+\/trials\//g)).toHaveLength(1);
   });
 
   it('puts them into the JUnit failure and error, still valid against the schema', async () => {

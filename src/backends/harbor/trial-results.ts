@@ -67,5 +67,6 @@ export function finalResultOf(
     rewards: verifier.rewards,
     error: outcome.error?.rolloutError,
     logs: verifier.logs,
+    extraFields: verifier.output ? { ...base.extraFields, verifierOutput: verifier.output } : base.extraFields,
   });
 }

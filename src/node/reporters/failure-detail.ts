@@ -70,15 +70,27 @@ export function rewardComponents(record: RolloutRecord): string | undefined {
   return parts.length ? parts.map(([name, value]) => `${name} ${formatNumber(value)}`).join(' · ') : undefined;
 }
 
-/** The evidence beside a rollout's outcome: reward components, answer against label, trial directory. */
+/** What the verifier printed last, each stream under a heading that says how much of it is shown. */
+export function verifierLines(details: RolloutRecord['details'], paint: DetailPaint = PLAIN): string[] {
+  return (details?.verifierOutput ?? []).flatMap(({ stream, text, lines }) => {
+    const own = text.split('\n');
+    const shown = own.length < lines ? ` (last ${own.length} of ${lines.toLocaleString('en-US')} lines)` : '';
+    return [paint.dim(`verifier ${stream}${shown}:`), ...own.map((line) => `  ${line}`)];
+  });
+}
+
+/** Where the rollout's trial is, for reports that name it beside the details. */
+export const trialLines = (record: RolloutRecord, paint: DetailPaint = PLAIN): string[] => (record.trialDir ? [paint.dim(`trial: ${record.trialDir}`)] : []);
+
+/** The evidence beside a rollout's outcome: reward components, answer against label, what the verifier printed. */
 export function evidenceLines(record: RolloutRecord, paint: DetailPaint = PLAIN): string[] {
   const components = rewardComponents(record);
   // A workflow that failed before answering has nothing to compare: its error says it all.
   const answer = record.status === 'errored' && !record.details?.answer ? [] : answerLines(record.details, paint);
-  return [...(components ? [`components: ${components}`] : []), ...answer, ...(record.trialDir ? [paint.dim(`trial: ${record.trialDir}`)] : [])];
+  return [...(components ? [`components: ${components}`] : []), ...answer, ...verifierLines(record.details, paint)];
 }
 
-/** Everything a report says about a rollout that did not pass, as plain lines: the error, where, the evidence. */
+/** Everything a report says about a rollout that did not pass, as plain lines: the error, where, the evidence (not the trial: each report names it once, where it fits). */
 export function detailLines(record: RolloutRecord, root: string, paint: DetailPaint = PLAIN): string[] {
   const lines: string[] = [];
   if (record.error) {

@@ -1,7 +1,7 @@
 import type { ExecutionResult } from '../../model/result.ts';
 import type { Message } from '../../model/message.ts';
 import { userFrame } from '../stack/user-frame.ts';
-import type { RolloutDetails, TextExcerpt } from '../types/rollout-details.ts';
+import type { OutputExcerpt, RolloutDetails, TextExcerpt } from '../types/rollout-details.ts';
 
 /** Enough for a diff of a short answer; long enough answers are read in the samples file. */
 export const EXCERPT_CHARS = 2000;
@@ -33,7 +33,19 @@ function labelText(label: unknown): string | undefined {
   return typeof label === 'string' ? label : JSON.stringify(label);
 }
 
+function isOutputExcerpt(value: unknown): value is OutputExcerpt {
+  const { stream, text, lines } = (value ?? {}) as Partial<OutputExcerpt>;
+  return (stream === 'stdout' || stream === 'stderr') && typeof text === 'string' && typeof lines === 'number';
+}
+
+/** The verifier output a backend put beside the result (Harbor does), only as far as it has the expected shape. */
+function verifierOutput(result: ExecutionResult): OutputExcerpt[] | undefined {
+  const output = result.extraFields.verifierOutput;
+  if (!Array.isArray(output)) return undefined;
+  return (output as unknown[]).filter(isOutputExcerpt).map(({ stream, text, lines }) => ({ stream, text: excerpt(text)!.text, lines }));
+}
+
 /** The details of a rollout that did not pass; passed rollouts keep none (a run of 100,000 stays small). */
 export function rolloutDetails(result: ExecutionResult, label: unknown): RolloutDetails {
-  return { answer: excerpt(finalAnswer(result)), label: excerpt(labelText(label)), frame: userFrame(result.error?.stack) };
+  return { answer: excerpt(finalAnswer(result)), label: excerpt(labelText(label)), frame: userFrame(result.error?.stack), verifierOutput: verifierOutput(result) };
 }

@@ -6,6 +6,13 @@ export interface TextExcerpt {
   chars: number;
 }
 
+/** The last lines a verifier printed on one stream; `lines` is how many it printed in all. */
+export interface OutputExcerpt {
+  stream: 'stdout' | 'stderr';
+  text: string;
+  lines: number;
+}
+
 /** What a report shows of a rollout that did not pass, to tell why without opening the samples. */
 export interface RolloutDetails {
   /** The agent's final answer: the last assistant message of the last sample. */
@@ -14,4 +21,6 @@ export interface RolloutDetails {
   label?: TextExcerpt | undefined;
   /** The first stack frame of the user's own code in the error's stack. */
   frame?: SourceLocation | undefined;
+  /** The end of what a Harbor task's verifier (`tests/test.sh`) printed, stdout then stderr. */
+  verifierOutput?: OutputExcerpt[] | undefined;
 }

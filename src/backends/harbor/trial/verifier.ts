@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { RolloutSample } from '../../../model/sample.ts';
 import { type AgentOutcome, inWorkspace } from './agent.ts';
 import { readRewardFiles } from './reward-file.ts';
+import { type OutputTail, outputTails } from './output-tail.ts';
 import type { TrialEnvironment } from '../environments/environment.ts';
 import { resolveEnvTemplates } from '../task/env-templates.ts';
 import type { ArtifactEntry } from '../task/task-config.ts';
@@ -20,6 +21,8 @@ export interface VerifierOutcome {
   samples?: RolloutSample[];
   logs: string[];
   error?: TrialError | undefined;
+  /** The end of what `tests/test.sh` printed, for the failure's report (the whole is in `verifier/`). */
+  output?: OutputTail[] | undefined;
 }
 
 /**
@@ -37,9 +40,13 @@ export async function runVerifier(run: TrialRun, agent: AgentOutcome, phase: Ver
     if (run.config.grader) return await runGrader(run, agent, phase);
     throw TrialError.of('VerifierError', 'VALIDATION_ERROR', 'grader', `no reward source: task ${run.task.name} has no tests/test.sh and no grader is configured`);
   } catch (error) {
-    const failure = error instanceof TrialError ? error : TrialError.of('VerifierError', 'AGENT_ERROR', 'grader', error);
-    return { rewards: {}, logs: [], error: failure };
+    return failedVerification(error);
   }
+}
+
+function failedVerification(error: unknown): VerifierOutcome {
+  const failure = error instanceof TrialError ? error : TrialError.of('VerifierError', 'AGENT_ERROR', 'grader', error);
+  return { rewards: {}, logs: [], error: failure };
 }
 
 /** Whatever the agent left in the verifier folder must not pass for the verifier's output. The folder itself stays (it may be mounted). */
@@ -60,9 +67,15 @@ async function runTests(run: TrialRun, phase: VerifierPhase, env: TrialEnvironme
   });
   await writeTrialFile(path.join(run.paths.verifierDir, 'test-stdout.txt'), exec.stdout);
   if (exec.stderr) await writeTrialFile(path.join(run.paths.verifierDir, 'test-stderr.txt'), exec.stderr);
-  const killed = killedError('grader', exec, phase.timeoutSec);
-  if (killed) throw killed;
-  return { rewards: await readRewardFiles(run.paths.verifierDir), logs: [] };
+  // Taken from what the harness captured, not read back from the files, which the script could have replaced.
+  const output = outputTails(exec.stdout, exec.stderr);
+  try {
+    const killed = killedError('grader', exec, phase.timeoutSec);
+    if (killed) throw killed;
+    return { rewards: await readRewardFiles(run.paths.verifierDir), logs: [], output };
+  } catch (error) {
+    return { ...failedVerification(error), output };
+  }
 }
 
 async function runGrader(run: TrialRun, agent: AgentOutcome, phase: VerifierPhase): Promise<VerifierOutcome> {

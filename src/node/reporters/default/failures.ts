@@ -19,7 +19,8 @@ function evidence(record: RolloutRecord, runs: number, colors: Terminal['colors'
 }
 
 function entry(records: RolloutRecord[], root: string, passThreshold: number, terminal: Terminal): string {
-  const trials = records.flatMap((r) => (r.trialDir ? [`   ${terminal.colors.dim(`trial ${relative(root, r.trialDir)}`)}\n`] : [])).join('');
+  // Each run of the group has its own trial, named once here (the details above are the first run's).
+  const trials = records.flatMap((r) => (r.trialDir ? [`   ${terminal.colors.dim(`trial: ${relative(root, r.trialDir)}`)}\n`] : [])).join('');
   return entryHead(records, root, passThreshold, terminal) + trials;
 }
 

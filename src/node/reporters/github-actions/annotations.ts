@@ -2,7 +2,7 @@ import path from 'node:path';
 import type { RolloutRecord } from '../../types/rollout-record.ts';
 import type { RunReport, SuiteReport } from '../../types/run-report.ts';
 import { type SourceLocation, userFrame } from '../../stack/user-frame.ts';
-import { detailLines } from '../failure-detail.ts';
+import { detailLines, trialLines } from '../failure-detail.ts';
 import { failureGroups, groupHeading } from '../failure-groups.ts';
 
 /** GitHub shows 10 error annotations per step and 50 per job; more are noise. */
@@ -29,7 +29,7 @@ function rolloutAnnotation(records: RolloutRecord[], suite: SuiteReport, root: s
     ? `reward ${records.map((r) => r.reward ?? 'none').join(', ')} below the pass threshold ${suite.passThreshold}`
     : `${first.error?.category} in ${first.error?.phase}`;
   const detail = first.status === 'failed' ? detailLines(first, root) : detailLines(first, root).slice(1);
-  return errorCommand(where, `${groupHeading(records)}: ${outcome}`, [first.error?.message ?? outcome, ...detail].join('\n'), workspace);
+  return errorCommand(where, `${groupHeading(records)}: ${outcome}`, [first.error?.message ?? outcome, ...detail, ...trialLines(first)].join('\n'), workspace);
 }
 
 function suiteAnnotations(suite: SuiteReport, workspace: string): string[] {

@@ -13,9 +13,11 @@ const APP = fileURLToPath(ownFileUrl('node/reporters/html/app/app.js'));
 const STYLE = `
 body{font:14px system-ui,sans-serif;margin:0;color:#111}header{padding:12px 20px;background:#111;color:#fff}
 #suites{display:flex;flex-wrap:wrap;gap:12px;padding:12px 20px}.card{border:1px solid #ddd;border-radius:8px;padding:8px 12px;width:580px}
-.card h2{margin:4px 0;font-size:16px}.charts{display:flex;gap:8px}.muted{color:#666}
+.card h2{margin:4px 0;font-size:16px}.charts{display:flex;gap:8px;align-items:flex-start}.muted{color:#666}
+.chart{margin:0}.chart figcaption{font-weight:600;margin:4px 0}.k-table{border-collapse:collapse;margin-top:4px}.k-table th,.k-table td{padding:1px 10px;text-align:right;border-bottom:1px solid #eee}
 #filters{display:flex;gap:8px;padding:8px 20px}#viewport{height:420px;overflow:auto;position:relative;margin:0 20px;border:1px solid #ddd}
-#rows{position:relative}.row{position:absolute;left:0;right:0;height:28px;display:grid;grid-template-columns:2fr 1fr .5fr 1fr .7fr 1.3fr 4fr;gap:6px;align-items:center;padding:0 6px;cursor:pointer;white-space:nowrap;overflow:hidden;border-bottom:1px solid #f0f0f0}
+#rows{position:relative}.row,.head{height:28px;display:grid;grid-template-columns:2fr 1fr .5fr 1fr .7fr 1.3fr 4fr;gap:6px;align-items:center;padding:0 6px;white-space:nowrap;overflow:hidden;border-bottom:1px solid #f0f0f0}
+.row{position:absolute;left:0;right:0;cursor:pointer}.head{position:sticky;top:0;z-index:1;background:#f6f6f6;font-weight:600}
 .row span{overflow:hidden;text-overflow:ellipsis}.row.failed{background:#fff7ed}.row.errored{background:#fef2f2}
 #transcript{margin:12px 20px;padding:8px 12px;border:1px solid #ddd;border-radius:8px}.message{margin:6px 0}.message pre,.error{white-space:pre-wrap;background:#f6f6f6;padding:6px;margin:2px 0}
 .tool-call{background:#eef2ff!important}`;
@@ -34,6 +36,9 @@ function uplotCss(): string {
 
 /** JSON that is safe inside a `<script>` element. */
 const embed = (value: unknown) => JSON.stringify(value).replace(/</g, '\\u003c');
+
+/** The rollout table's columns as app.js draws each row. */
+const TABLE_HEADERS = ['suite', 'row', 'run', 'status', 'reward', 'category', 'message'];
 
 const COLUMNS = ['id', 'suite', 'row', 'rowId', 'run', 'status', 'reward', 'category', 'message'] as const;
 
@@ -64,7 +69,7 @@ export function* htmlPage(report: RunReport): Generator<string> {
   yield '<header><h1 id="title">rollout-test</h1></header><div id="suites"></div>';
   yield '<div id="filters"><select id="f-suite"><option value="">all suites</option></select><select id="f-status"><option value="">any status</option></select>';
   yield '<select id="f-category"><option value="">any category</option></select><input id="f-row" placeholder="row"><input id="f-search" placeholder="search"><span id="count"></span></div>';
-  yield '<div id="viewport"><div id="rows"></div></div><section id="transcript" hidden></section>';
+  yield `<div id="viewport"><div id="table-head" class="head" role="row">${TABLE_HEADERS.map((name) => `<span role="columnheader">${name}</span>`).join('')}</div><div id="rows"></div></div><section id="transcript" hidden></section>`;
   // The page holds every record, so they are read back from the journal once, here.
   const bySuite = report.suites.map((s) => [...s.records]);
   yield `<script type="application/json" id="run-data">${embed(runData(report, bySuite))}</script>`;

@@ -6,9 +6,11 @@ const ROW_HEIGHT = 28;
 const run = JSON.parse(document.getElementById('run-data').textContent);
 const { suites, records } = run;
 const $ = (selector) => document.querySelector(selector);
+// Optional parts are passed as undefined: appended as they are, the DOM would print them as the text "undefined".
+const present = (children) => children.filter((c) => c !== undefined && c !== null);
 const el = (tag, props = {}, ...children) => {
   const node = Object.assign(document.createElement(tag), props);
-  node.append(...children.filter((c) => c !== undefined && c !== null));
+  node.append(...present(children));
   return node;
 };
 const num = (v, digits = 3) => (v === null || v === undefined ? '–' : Number(v).toFixed(digits));
@@ -18,12 +20,24 @@ const duration = (ms) => (ms < 1000 ? `${Math.round(ms)}ms` : ms < 60000 ? `${(m
 const field = (name) => run.columns.indexOf(name);
 const COL = Object.fromEntries(run.columns.map((name) => [name, field(name)]));
 
+/** A titled chart's place in a card. */
+function figure(target, title) {
+  const box = el('figure', { className: 'chart' }, el('figcaption', { textContent: title }));
+  target.append(box);
+  return box;
+}
+
+/** pass@k and pass^k by k: the curve, and the same values as a table (a chart alone cannot be read exactly). */
 function kChart(target, stats) {
   const ks = Object.keys(stats.passAtK).map(Number);
   if (ks.length < 2) return target.append(el('p', { className: 'muted', textContent: `pass@1 ${num(stats.passAtK['1'])} (one run per row: no curve)` }));
+  const box = figure(target, 'pass@k and pass^k by k');
   const data = [ks, ks.map((k) => stats.passAtK[k]), ks.map((k) => stats.passHatK[k])];
-  new uPlot({ width: 290, height: 160, legend: { live: false }, scales: { x: { time: false }, y: { range: [0, 1] } }, axes: [{ label: 'k' }, {}],
-    series: [{ label: 'k' }, { label: 'pass@k', stroke: '#2563eb', width: 2 }, { label: 'pass^k', stroke: '#dc2626', width: 2 }] }, data, target);
+  new uPlot({ width: 290, height: 170, legend: { live: false }, scales: { x: { time: false }, y: { range: [0, 1] } }, axes: [{ label: 'k (runs drawn per row)' }, { label: 'probability' }],
+    series: [{ label: 'k' }, { label: 'pass@k', stroke: '#2563eb', width: 2 }, { label: 'pass^k', stroke: '#dc2626', width: 2, dash: [6, 4] }] }, data, box);
+  const cells = (tag, values) => el('tr', {}, ...values.map((textContent) => el(tag, { textContent })));
+  box.append(el('table', { className: 'k-table' }, el('thead', {}, cells('th', ['k', 'pass@k', 'pass^k'])),
+    el('tbody', {}, ...ks.map((k) => cells('td', [String(k), num(stats.passAtK[k]), num(stats.passHatK[k])])))));
 }
 
 function histogram(target, suiteIndex) {
@@ -35,8 +49,8 @@ function histogram(target, suiteIndex) {
     counts[Math.min(bins - 1, Math.max(0, Math.floor(reward * bins)))]++;
   }
   const xs = counts.map((_, i) => i / bins + 0.05);
-  new uPlot({ width: 290, height: 140, scales: { x: { time: false, range: [0, 1] } }, legend: { show: false },
-    series: [{}, { label: 'rollouts', fill: '#93c5fd', stroke: '#2563eb', paths: uPlot.paths.bars({ size: [0.9] }) }] }, [xs, counts], target);
+  new uPlot({ width: 290, height: 170, scales: { x: { time: false, range: [0, 1] } }, legend: { show: false }, axes: [{ label: 'reward' }, { label: 'rollouts' }],
+    series: [{}, { label: 'rollouts', fill: '#93c5fd', stroke: '#2563eb', paths: uPlot.paths.bars({ size: [0.9] }) }] }, [xs, counts], figure(target, 'rewards'));
 }
 
 function suiteCard(suite, index) {
@@ -109,10 +123,22 @@ function options(select, values) {
   select.addEventListener('change', applyFilters);
 }
 
+/** A content part as text: a text part's text, any other part by its type (`[image_url]`), else as JSON. */
+const partText = (part) => (typeof part === 'string' ? part : typeof part?.text === 'string' ? part.text : typeof part?.type === 'string' ? `[${part.type}]` : JSON.stringify(part));
+
+/** A message's content as text: a string, or its parts run together as a model reads them; empty for null. */
+const contentText = (content) => (typeof content === 'string' ? content : Array.isArray(content) ? content.map(partText).join('') : '');
+
+const callText = (call) => (call?.function ? `${call.function.name ?? '?'}(${call.function.arguments ?? ''})` : JSON.stringify(call));
+
 function messageView(message) {
-  const calls = (message.tool_calls ?? []).map((c) => el('pre', { className: 'tool-call', textContent: `${c.function.name}(${c.function.arguments})` }));
-  const content = typeof message.content === 'string' ? message.content : JSON.stringify(message.content, null, 2);
-  return el('div', { className: `message ${message.role}` }, el('b', { textContent: message.role }), content ? el('pre', { textContent: content }) : undefined, ...calls);
+  const calls = (Array.isArray(message.tool_calls) ? message.tool_calls : []).map((c) => el('pre', { className: 'tool-call', textContent: callText(c) }));
+  const text = contentText(message.content);
+  // A tool result says which call it answers; a turn that neither says nor calls anything says so.
+  const about = [message.name, message.tool_call_id].filter((v) => typeof v === 'string' && v);
+  const role = `${message.role}${about.length ? ` (${about.join(', ')})` : ''}`;
+  const empty = text || calls.length ? undefined : el('div', { className: 'muted', textContent: '(no content)' });
+  return el('div', { className: `message ${message.role}` }, el('b', { textContent: role }), text ? el('pre', { textContent: text }) : undefined, ...calls, empty);
 }
 
 function openTranscript(index) {
@@ -121,7 +147,7 @@ function openTranscript(index) {
   const t = block ? JSON.parse(block.textContent) : {};
   const panel = $('#transcript');
   const usage = Object.entries(t.usage ?? {}).map(([model, u]) => `${model}: ${u.prompt} prompt (${u.cached} cached) · ${u.completion} completion`).join('; ');
-  panel.replaceChildren(
+  panel.replaceChildren(...present([
     el('h2', { textContent: `${suites[r[COL.suite]].name} › row ${r[COL.rowId] ?? r[COL.row]} › run ${r[COL.run]}` }),
     el('p', { className: 'status', textContent: `${r[COL.status]} · reward ${num(r[COL.reward])}` }),
     t.rewards ? el('p', { className: 'components', textContent: `rewards: ${Object.entries(t.rewards).map(([k, v]) => `${k} ${num(v)}`).join(' · ')}` }) : undefined,
@@ -130,7 +156,7 @@ function openTranscript(index) {
     t.label !== undefined ? el('p', { textContent: `label: ${t.label}` }) : undefined,
     t.trialDir ? el('p', { textContent: `trial: ${t.trialDir}` }) : undefined,
     ...(t.messages ?? []).map(messageView),
-  );
+  ]));
   panel.hidden = false;
 }
 

@@ -42,7 +42,7 @@ function isOutputExcerpt(value: unknown): value is OutputExcerpt {
 function verifierOutput(result: ExecutionResult): OutputExcerpt[] | undefined {
   const output = result.extraFields.verifierOutput;
   if (!Array.isArray(output)) return undefined;
-  return (output as unknown[]).filter(isOutputExcerpt).map(({ stream, text, lines }) => ({ stream, text: excerpt(text)!.text, lines }));
+  return (output as unknown[]).filter(isOutputExcerpt).map(({ stream, text, lines }) => ({ stream, text: text.slice(-EXCERPT_CHARS), lines }));
 }
 
 /** The details of a rollout that did not pass; passed rollouts keep none (a run of 100,000 stays small). */

@@ -9,7 +9,7 @@ export type OutputTail = {
 
 /** Lines, and characters, of a stream a report shows: enough for an assertion's message, never a log. */
 export const TAIL_LINES = 20;
-export const TAIL_CHARS = 2048;
+export const TAIL_CHARS = 2000;
 
 function countLines(text: string): number {
   let lines = 1;

@@ -61,6 +61,10 @@ export const CLI_OPTIONS = {
   namePattern: option('-t, --name-pattern <regex>', 'Only suites whose name matches this regular expression', () => z.string()),
   rows: option('--rows <list>', 'Only these dataset rows, 1-based: e.g. 1,3,5-9', () => z.union([z.string(), z.number()]).transform(String)),
   runs: option('-n, --runs <n>', 'Runs per row (each independent), overriding the suites', () => count('--runs')),
+  targetWidth: option('--target-width <w>', 'Adaptive runs: extra runs go to the least certain rows until the 95% interval is at most w wide (rewards in [0, 1]); needs --max-runs', () =>
+    z.coerce.number({ error: '--target-width must be a number' }).gt(0, '--target-width must be above 0').lte(1, '--target-width must be at most 1 (rewards are in [0, 1])'),
+  ),
+  maxRuns: option('--max-runs <k>', 'With --target-width: the most runs a row gets', () => count('--max-runs')),
   maxConcurrency: option('--max-concurrency <n>', 'Rollouts in flight at once per suite (default 4)', () => count('--max-concurrency')),
   backend: option(
     '--backend <type>',

@@ -48,6 +48,13 @@ export const UserConfigSchema = z.strictObject({
   bail: z.number().int().positive().optional(),
   /** Runs per row, unless a suite sets `n`. */
   runs: RunsSchema.optional(),
+  /**
+   * Adaptive runs: after each row's `runs`, give further runs to the rows whose outcome is least certain until the
+   * suite's 95% interval (for rewards in [0, 1]) is at most this wide, or every row has `maxRuns`.
+   */
+  targetWidth: z.number().gt(0).lte(1).optional(),
+  /** With `targetWidth`: the most runs a row gets. */
+  maxRuns: z.number().int().positive().optional(),
   /** Exit 0 when nothing matched the filters or a dataset has no rows (Vitest's `passWithNoTests`); false by default. */
   passWithNoRollouts: z.boolean().optional(),
   /**

@@ -80,6 +80,8 @@ export interface ResolvedConfig {
   modelCache: CliOptions['modelCache'];
   datasetMaxLineBytes: number | undefined;
   shard: CliOptions['shard'];
+  /** `--target-width` with `--max-runs`: adaptive runs (see stats/adaptive-sampling.ts). */
+  adaptive: { targetWidth: number; maxRuns: number } | undefined;
   /** `--queue`: the Redis URL a coordinator hands its rollouts to. */
   queue: string | undefined;
   /** `--concurrency`, which only `worker` takes. */
@@ -198,11 +200,25 @@ export function resolveConfig(cli: CliOptions, config: UserConfig, root: string,
     modelCache: cli.modelCache,
     datasetMaxLineBytes: config.datasetMaxLineBytes,
     shard: cli.shard,
+    adaptive: resolveAdaptive(cli, config),
     queue: cli.queue,
     workerConcurrency: cli.concurrency,
     outputFile: cli.outputFile,
     workerFlags: workerFlags(cli, root, configFile),
   };
+}
+
+/** `--target-width` and `--max-runs` (flags over the config), which go together and not with `--shard`. */
+function resolveAdaptive(cli: CliOptions, config: UserConfig): ResolvedConfig['adaptive'] {
+  const targetWidth = cli.targetWidth ?? config.targetWidth;
+  const maxRuns = cli.maxRuns ?? config.maxRuns;
+  if (targetWidth === undefined) {
+    if (maxRuns !== undefined) throw new UsageError('--max-runs (maxRuns) goes with --target-width (targetWidth): the width at which a suite stops adding runs');
+    return undefined;
+  }
+  if (maxRuns === undefined) throw new UsageError('--target-width (targetWidth) needs --max-runs (maxRuns): the most runs a row may get');
+  if (cli.shard) throw new UsageError('--target-width cannot be used with --shard: each shard would stop on its own rows, and their intervals do not merge');
+  return { targetWidth, maxRuns };
 }
 
 function workerFlags(cli: CliOptions, root: string, configFile: string | undefined): CliOptions {

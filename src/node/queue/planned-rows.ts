@@ -1,6 +1,9 @@
 import type { PlannedRollout } from '../run/plan-suite.ts';
 import { rowHash } from './content-hash.ts';
 
+/** A request id without its run (see requestId): the row it is made from. */
+const rowOf = (id: string) => id.replace(/\.n\d+$/, '');
+
 /**
  * A suite's dataset rows as this checkout plans them: request id → hash of the row it is made from. They are
  * read from the planner as far as the jobs need them, not all when a run starts: jobs come in about the order
@@ -19,20 +22,24 @@ export class PlannedRows {
     this.#planned = planned[Symbol.asyncIterator]();
   }
 
-  /** The row hash of request `id`; undefined when this checkout plans no such request. Rejects when planning fails. */
+  /**
+   * The row hash of request `id`; undefined when this checkout plans no such row. Rejects when planning fails. By
+   * row, whatever the run: an adaptive suite (`--target-width`) adds runs beyond those planned, as its results say.
+   */
   async hashOf(id: string): Promise<string | undefined> {
-    while (!this.#hashes.has(id) && !this.#done) {
-      this.#reading = this.#reading.then(() => this.#readUntil(id));
+    const row = rowOf(id);
+    while (!this.#hashes.has(row) && !this.#done) {
+      this.#reading = this.#reading.then(() => this.#readUntil(row));
       await this.#reading;
     }
-    return this.#hashes.get(id);
+    return this.#hashes.get(row);
   }
 
-  async #readUntil(id: string): Promise<void> {
-    while (!this.#done && !this.#hashes.has(id)) {
+  async #readUntil(row: string): Promise<void> {
+    while (!this.#done && !this.#hashes.has(row)) {
       const next = await this.#planned.next();
       if (next.done) this.#done = true;
-      else if (next.value.kind === 'request') this.#hashes.set(next.value.request.id, rowHash(next.value.request));
+      else if (next.value.kind === 'request') this.#hashes.set(rowOf(next.value.request.id), rowHash(next.value.request));
     }
   }
 }

@@ -11,6 +11,7 @@ import { invalidRowRecord, toRecord } from './rollout-record.ts';
 import type { RolloutRecord } from '../types/rollout-record.ts';
 import type { SuiteReport } from '../types/run-report.ts';
 import { buildSuiteReport } from './suite-report.ts';
+import { AdaptiveRounds } from './adaptive-rounds.ts';
 import { backendEntry } from '../../backends/registry.ts';
 import { createSuiteBackend, type SuiteBackendInput } from './suite-backend.ts';
 import { type SuiteSettings, suiteSettings } from './suite-settings.ts';
@@ -191,32 +192,50 @@ export async function runSuite(file: string, suite: RolloutSuite<any, any>, ctx:
   const inFlight = new InFlight();
   const seen: NonNullable<SuitePlanInput['seen']> = { rows: 0 };
   let stoppedEarly = false;
+  // Adaptive rounds run on the suite's own dispatcher only: watch mode's re-grading has no samples for new runs.
+  const adaptive = ctx.config.adaptive && run === dispatch ? new AdaptiveRounds({ ...ctx.config.adaptive, initialRuns: settings.runs }, idPrefix) : undefined;
+  const recordAll = adaptive
+    ? (r: RolloutRecord, samples?: RolloutSample[]) => {
+        record(r, samples);
+        adaptive.recorded(r);
+      }
+    : record;
   try {
     // Remote workers start the suite's model endpoint themselves, beside the rollouts.
     const chatCompletionsUrl = ctx.remote ? undefined : await ctx.models.urlFor(suite, file);
     const input = { file, suite, settings, config: ctx.config, pool: ctx.pool, chatCompletionsUrl, modelCache: ctx.modelCache, runDir: ctx.runDir };
-    backend = await (ctx.remote ? ctx.remote.create(input) : createSuiteBackend(input));
+    const suiteBackend = await (ctx.remote ? ctx.remote.create(input) : createSuiteBackend(input));
+    backend = suiteBackend;
     const limit = ctx.remote?.window ?? inFlightLimit(settings.concurrency, ctx.config.bail !== undefined);
     const graded = isGraded(suite, settings);
-    planning: for await (const batch of planBatches({ file, suite, settings, config: ctx.config, idPrefix, seen })) {
-      for (const planned of batch) {
-        if (ctx.signal.aborted) {
-          stoppedEarly = true;
-          break planning;
-        }
-        // A resumed run's finished rollout is in the journal already, from the run it resumes.
-        const done = ctx.finished.get(planned.key.id);
-        if (done) {
-          record(done);
-          continue;
-        }
-        if (planned.kind === 'invalid') {
-          record(invalidRowRecord(planned.key, planned.message), []);
-          continue;
-        }
-        inFlight.add(run(planned, backend, settings, graded, ctx, record));
+    /** Hands one planned rollout out (or records it at once); false once the run stops. */
+    const handOut = async (planned: PlannedRollout): Promise<boolean> => {
+      if (ctx.signal.aborted) {
+        stoppedEarly = true;
+        return false;
+      }
+      // A resumed run's finished rollout is in the journal already, from the run it resumes.
+      const done = ctx.finished.get(planned.key.id);
+      if (done) recordAll(done);
+      else if (planned.kind === 'invalid') recordAll(invalidRowRecord(planned.key, planned.message), []);
+      else {
+        inFlight.add(run(planned, suiteBackend, settings, graded, ctx, recordAll));
         if (inFlight.size >= limit) await inFlight.slotFreed();
       }
+      return true;
+    };
+    planning: for await (const batch of planBatches({ file, suite, settings, config: ctx.config, idPrefix, seen })) {
+      for (const planned of batch) {
+        adaptive?.planned(planned);
+        if (!(await handOut(planned))) break planning;
+      }
+    }
+    // Each round starts once the one before has ended: its runs go where the results say they help most.
+    while (adaptive && !stoppedEarly) {
+      await inFlight.settled();
+      const round = adaptive.next();
+      if (round.length === 0) break;
+      for (const planned of round) if (!(await handOut(planned))) break;
     }
   } catch (caught) {
     error = toRolloutError(caught, 'setup');
@@ -235,7 +254,7 @@ export async function runSuite(file: string, suite: RolloutSuite<any, any>, ctx:
     thresholds: settings.thresholds,
     definedAt: userFrame(definitionStack(suite)),
   };
-  const report = buildSuiteReport(meta, records, performance.now() - started, error);
+  const report = buildSuiteReport(meta, records, performance.now() - started, error, adaptive && ((stats) => adaptive.apply(stats)));
   if (stoppedEarly || report.stats.counts.skipped > 0) report.cancelled = true;
   else if (records.length === 0 && !error) report.noRollouts = whyNothingPlanned(suite, ctx.config, seen.rows);
   if (seen.labelFromJson) report.warnings = [labelFromJsonWarning(seen.labelFromJson, ctx.config.root)];

@@ -1,6 +1,6 @@
 import { redactError } from '../../runtime/redact.ts';
 import type { RolloutError } from '../../model/result.ts';
-import { summarizeOutcomes } from '../stats/index.ts';
+import { summarizeOutcomes, type SuiteStatistics } from '../stats/index.ts';
 import type { SuiteReport } from '../types/run-report.ts';
 import { missedThresholds } from './thresholds.ts';
 import type { SuiteRecords } from '../output/suite-records.ts';
@@ -9,8 +9,15 @@ import type { SuiteRecords } from '../output/suite-records.ts';
 export type SuiteMeta = Pick<SuiteReport, 'name' | 'file' | 'key' | 'backend' | 'runs' | 'passThreshold' | 'thresholds' | 'definedAt'>;
 
 /** A suite's report from its records: the same whether they were just run, resumed or merged from shards. */
-export function buildSuiteReport(meta: SuiteMeta, records: SuiteRecords, durationMs: number, error?: RolloutError): SuiteReport {
+export function buildSuiteReport(
+  meta: SuiteMeta,
+  records: SuiteRecords,
+  durationMs: number,
+  error?: RolloutError,
+  /** Replaces what the rollouts alone do not tell: an adaptive suite's interval (see AdaptiveRounds). */
+  adjust: (stats: SuiteStatistics) => SuiteStatistics = (stats) => stats,
+): SuiteReport {
   const outcomes = records.outcomes();
-  const stats = summarizeOutcomes(outcomes, { passThreshold: meta.passThreshold });
+  const stats = adjust(summarizeOutcomes(outcomes, { passThreshold: meta.passThreshold }));
   return { ...meta, records, stats, durationMs, error: error && redactError(error), thresholdMissed: missedThresholds(stats, outcomes, meta.thresholds, meta.passThreshold) };
 }

@@ -66,6 +66,8 @@ export interface AdaptiveSummary {
   reached: boolean;
   /** Every rollout the suite ran, the first n per row included. */
   rollouts: number;
+  /** Why the suite added no (further) runs, when it was neither the width nor the cap (a reward outside [0, 1]). */
+  stopped?: string | undefined;
 }
 
 /** The method named in `stats.meanReward.method` of an adaptive suite. */

@@ -3,6 +3,7 @@ import { meanRewardInterval, type MeanRewardInterval } from './intervals.ts';
 import { isInfrastructureFailure, isPass, scoredRows, type RolloutOutcome, type ScoredRun } from './outcomes.ts';
 import { kValues, passAtK, passHatK } from './passk.ts';
 import { passAtKInterval, type PassAtKInterval } from './passk-interval.ts';
+import type { AdaptiveSummary } from './adaptive-sampling.ts';
 import { trainability, type Trainability } from './trainability.ts';
 import { varianceSplit, type VarianceSplit } from './variance.ts';
 
@@ -57,6 +58,8 @@ export interface SuiteStatistics {
   trainability: Trainability;
   /** Variance between and within rows, with advice; `null` unless some row has two or more runs. */
   variance: VarianceSplit | null;
+  /** Set for an adaptive suite (`--target-width`): its target, whether it was reached, and the rollouts it took. */
+  adaptive?: AdaptiveSummary | undefined;
 }
 
 function countOutcomes(outcomes: readonly RolloutOutcome[]): OutcomeCounts {

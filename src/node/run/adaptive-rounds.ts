@@ -1,0 +1,117 @@
+import {
+  ADAPTIVE_METHOD,
+  type AdaptiveState,
+  adaptiveResult,
+  firstRound,
+  nextRound,
+  recordRound,
+  type RunOrder,
+  type RunResult,
+  scheduleRound,
+  startAdaptive,
+} from '../stats/adaptive-sampling.ts';
+import { outcomesOf, scoredReward } from '../stats/outcomes.ts';
+import type { SuiteStatistics } from '../stats/summary.ts';
+import type { RolloutRecord } from '../types/rollout-record.ts';
+import type { PlannedRollout } from './plan-suite.ts';
+import { requestId } from './request-id.ts';
+
+type PlannedRequest = Extract<PlannedRollout, { kind: 'request' }>;
+
+/**
+ * The rounds of an adaptive suite (`--target-width`): after the suite's own runs (round 0), each round's runs are
+ * planned from the results of the rounds before (see stats/adaptive-sampling.ts), and handed out like any other
+ * rollout, so that they run wherever the suite's runs do (worker pool, Harbor trials, the queue's workers).
+ */
+export class AdaptiveRounds {
+  /** The first rollout planned for each row: extra runs repeat it with another run index. */
+  readonly #rows = new Map<number, PlannedRequest>();
+  /** Request id → its row, bet and centre; results of this round. */
+  readonly #orders = new Map<string, Omit<RunResult, 'reward'>>();
+  #results: RunResult[] = [];
+  #round0: RolloutRecord[] = [];
+  #state: AdaptiveState | undefined;
+  /** Why no further runs were added, when it was not the width or the cap. */
+  #stopped: string | undefined;
+
+  constructor(
+    private readonly settings: { targetWidth: number; maxRuns: number; initialRuns: number },
+    private readonly idPrefix: string,
+  ) {}
+
+  /** Hears a rollout of round 0 as it is planned. */
+  planned(planned: PlannedRollout): void {
+    if (planned.kind === 'request' && !this.#rows.has(planned.key.row)) this.#rows.set(planned.key.row, planned);
+  }
+
+  /** Hears every record of the suite. */
+  recorded(record: RolloutRecord): void {
+    const order = this.#orders.get(record.id);
+    if (!this.#state) this.#round0.push(record);
+    else if (order) this.#results.push({ ...order, reward: rewardOf(record) });
+  }
+
+  /** The rollouts of the next round, none when the suite stops (the width is reached, or every row is at the cap). */
+  next(): PlannedRequest[] {
+    try {
+      const orders = this.#state ? this.#afterRound() : this.#afterRoundZero();
+      return this.#stopped ? [] : this.#toRollouts(orders);
+    } catch (error) {
+      // A reward outside [0, 1]: the width W is on that scale, and the sequence needs the bound.
+      this.#stopped = `no runs were added: ${(error as Error).message} (--target-width needs rewards in [0, 1])`;
+      return [];
+    }
+  }
+
+  #afterRoundZero(): RunOrder[] {
+    this.#state = startAdaptive(this.settings, [...this.#rows.keys()]);
+    const orders = firstRound(this.#state);
+    const byRow = new Map(orders.map((order) => [order.row, order]));
+    scheduleRound(this.#state, orders);
+    const results = this.#round0.flatMap((record) => {
+      const order = byRow.get(record.row);
+      return order && record.run <= order.runs ? [{ row: record.row, bet: order.bet, centre: order.centre, reward: rewardOf(record) }] : [];
+    });
+    this.#round0 = [];
+    recordRound(this.#state, results);
+    return nextRound(this.#state);
+  }
+
+  #afterRound(): RunOrder[] {
+    const state = this.#state!;
+    recordRound(state, this.#results);
+    this.#results = [];
+    return nextRound(state);
+  }
+
+  #toRollouts(orders: RunOrder[]): PlannedRequest[] {
+    const state = this.#state!;
+    const rollouts: PlannedRequest[] = [];
+    for (const { row, runs, bet, centre } of orders) {
+      const first = this.#rows.get(row)!;
+      const before = state.scheduled.get(row)!;
+      for (let run = before + 1; run <= before + runs; run++) {
+        const id = requestId(this.idPrefix, row, run);
+        this.#orders.set(id, { row, bet, centre });
+        rollouts.push({ kind: 'request', key: { ...first.key, id, run }, request: { ...first.request, id } });
+      }
+    }
+    scheduleRound(state, orders);
+    return rollouts;
+  }
+
+  /** The suite's statistics with its adaptive interval and `adaptive`, once its rounds are over. */
+  apply(stats: SuiteStatistics): SuiteStatistics {
+    if (!this.#state) return stats;
+    if (this.#stopped) {
+      const rollouts = [...this.#state.scheduled.values()].reduce((sum, runs) => sum + runs, 0);
+      return { ...stats, adaptive: { targetWidth: this.settings.targetWidth, reached: false, rollouts, stopped: this.#stopped } };
+    }
+    const { mean, low, high, adaptive } = adaptiveResult(this.#state);
+    return { ...stats, meanReward: { mean, low, high, method: ADAPTIVE_METHOD }, adaptive };
+  }
+}
+
+function rewardOf(record: RolloutRecord): number | null {
+  return scoredReward(outcomesOf([record])[0]!);
+}

@@ -1,5 +1,6 @@
 import type { IntervalMethod, SuiteStatistics, VarianceSplit } from '../stats/index.ts';
 import { formatNumber } from './format.ts';
+import { adaptiveText } from './adaptive-text.ts';
 
 /** What each interval method is, in a few words, for the reports' notes. */
 const METHOD_NAMES: Record<IntervalMethod, string> = {
@@ -8,6 +9,7 @@ const METHOD_NAMES: Record<IntervalMethod, string> = {
   'wilson-clustered': 'Wilson on the between-row variance (clustered by row)',
   't-stratified': 'Student t on the within-row variance (rewards outside [0, 1])',
   't-clustered': 'Student t on the between-row variance (rewards outside [0, 1])',
+  'confidence-sequence-stratified': 'an anytime-valid confidence sequence, each row weighing the same (adaptive runs)',
 };
 
 /** A suite's name and statistics. */
@@ -42,13 +44,14 @@ export function passAtKText(stats: SuiteStatistics, separator = '  '): string {
 }
 
 /** A suite's statistics as the HTML report shows them, formatted here so every report words them alike. */
-export function statisticsText(stats: SuiteStatistics): { meanReward: string; population: string; passAtK: string; variance: string | undefined } {
+export function statisticsText(stats: SuiteStatistics): { meanReward: string; population: string; passAtK: string; variance: string | undefined; adaptive: string | undefined } {
   const { method, population } = stats.meanReward;
   return {
     meanReward: `mean reward ${meanRewardText(stats)}${method ? ` (95%, these rows: ${METHOD_NAMES[method]})` : ''}`,
     population: population ? `rows like these: ${populationText(stats)} (${METHOD_NAMES[population.method]})` : 'rows like these: – (one row)',
     passAtK: `pass@k: ${passAtKText(stats)}`,
     variance: stats.variance ? `variance: ${varianceLine(stats)}` : undefined,
+    adaptive: adaptiveText(stats),
   };
 }
 

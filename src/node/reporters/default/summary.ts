@@ -7,6 +7,7 @@ import type { Terminal } from '../terminal.ts';
 import { statisticsTable } from './statistics-table.ts';
 import { TerminalTable } from './terminal-table.ts';
 import { sourceText } from '../comparison-format.ts';
+import { adaptiveText } from '../adaptive-text.ts';
 
 function row(name: string, stats: SuiteStatistics, durationMs: number): string[] {
   const c = stats.counts;
@@ -62,6 +63,10 @@ export function summary(report: RunReport, terminal: Terminal): string {
     `${colors.dim(' Duration')}  ${formatDuration(report.durationMs)}`,
   ];
   if (report.comparedWith) lines.push(`${colors.dim(' Baseline')}  ${sourceText(report.comparedWith)}`);
+  for (const suite of report.suites) {
+    const adaptive = adaptiveText(suite.stats);
+    if (adaptive) lines.push(`${colors.dim(' Adaptive')}  ${suite.name}: ${adaptive.replace(/^adaptive: /, '')}`);
+  }
   const usage = formatUsage(report.usage, report.cost);
   if (usage) lines.push(`${colors.dim('   Tokens')}  ${usage}`);
   for (const fault of report.lateFaults ?? []) lines.push(colors.red(`\nLate fault of rollout ${fault.rolloutId} (${fault.phase}), after it was reported: ${fault.message}`));

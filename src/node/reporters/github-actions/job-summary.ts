@@ -8,6 +8,7 @@ import { formatDuration } from '../format.ts';
 import { MAX_CELL_CHARS, markdownCell } from './markdown-cell.ts';
 import { deltaText, sourceText, verdictText } from '../comparison-format.ts';
 import { meanRewardText, passAtKText, populationText, statisticsNotes } from '../statistics-text.ts';
+import { adaptiveText } from '../adaptive-text.ts';
 
 /** GitHub drops a step's summary over 1 MiB; this leaves room for what else the step writes. */
 export const MAX_SUMMARY_BYTES = 1_000_000;
@@ -66,6 +67,15 @@ function statisticsParagraphs(report: RunReport): string[] {
   return statisticsNotes(suites, report.overall).flatMap((note) => ['', note]);
 }
 
+/** A line per adaptive suite (at most 20, for the size limit): whether it reached its target width, with how many rollouts. */
+function adaptiveLines(suites: SuiteReport[]): string[] {
+  const lines = suites.flatMap((s) => {
+    const text = adaptiveText(s.stats);
+    return text ? [`- ${markdownCell(shownName(s))}: ${markdownCell(text)}`] : [];
+  });
+  return lines.length ? ['', ...lines.slice(0, 20)] : [];
+}
+
 /**
  * The job summary of a run, in GitHub-flavoured Markdown: a headline, then a table of the suites with their
  * mean reward and its 95% intervals (these rows, rows like these), pass@k with its interval, the change against the
@@ -87,7 +97,8 @@ export function jobSummary(report: RunReport, budget = MAX_SUMMARY_BYTES): strin
   const all = row('**All**', report.overall, report.durationMs, extra({ usage: report.usage, cost: report.cost, baseline: undefined }, true));
   const end = [...(report.comparedWith ? ['', `Compared with ${sourceText(report.comparedWith)}.`] : []), ...(report.interrupted ? ['', INTERRUPTED[report.interrupted]] : [])];
   const suiteRow = (s: SuiteReport) => row(`${s.passed ? '✅' : '❌'} ${markdownCell(shownName(s))}`, s.stats, s.durationMs, extra(s));
-  const { rows, notes } = fittedRows(report.suites, suiteRow, budget - bytes([...top, all, ...end]));
-  const statistics = linesWithin(statisticsParagraphs(report), budget - bytes([...top, ...rows, all, ...end, ...notes]));
-  return `${[...top, ...rows, all, ...statistics, ...end, ...notes].join('\n')}\n\n`;
+  const adaptive = adaptiveLines(report.suites);
+  const { rows, notes } = fittedRows(report.suites, suiteRow, budget - bytes([...top, all, ...adaptive, ...end]));
+  const statistics = linesWithin(statisticsParagraphs(report), budget - bytes([...top, ...rows, all, ...adaptive, ...end, ...notes]));
+  return `${[...top, ...rows, all, ...adaptive, ...statistics, ...end, ...notes].join('\n')}\n\n`;
 }

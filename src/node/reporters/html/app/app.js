@@ -67,6 +67,7 @@ function suiteCard(suite, index) {
     el('p', { className: 'population', textContent: suite.text.population }),
     el('p', { className: 'pass-at-k', textContent: suite.text.passAtK }),
     suite.text.variance ? el('p', { className: 'variance', textContent: suite.text.variance }) : undefined,
+    suite.text.adaptive ? el('p', { className: 'adaptive', textContent: suite.text.adaptive }) : undefined,
     el('p', { textContent: `${c.total} rollouts · ${c.passed} passed · ${c.failed} failed · ${c.errored} errored · ${c.skipped} skipped · ${duration(suite.durationMs)}` }),
     el('p', { className: 'errors', textContent: `errors: ${errors}` }),
     suite.cost ? el('p', { textContent: `cost ${num(suite.cost.total, 4)}` }) : undefined,

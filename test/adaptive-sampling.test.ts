@@ -1,0 +1,104 @@
+import { describe, expect, it } from 'vitest';
+import { addRun, emptyEvidence, MAX_BET, rowWeightedMean, sequenceBounds } from '../src/node/stats/confidence-sequence.ts';
+import { firstRound, nextRound, recordRound, scheduleRound, spreadOf, startAdaptive } from '../src/node/stats/adaptive-sampling.ts';
+import { createRng } from '../src/node/stats/rng.ts';
+import { coinSampler, fixedWidth, simulateAdaptive } from './helpers/adaptive-simulation.ts';
+
+const rowOf = (rewards: number[], bet: number) => rewards.reduce((row, x) => addRun(row, x, bet, (row.sum + 0.5) / (row.runs + 1)), emptyEvidence());
+
+describe('the confidence sequence', () => {
+  it('says nothing before any run, and never leaves [0, 1]', () => {
+    expect(sequenceBounds([], 0.05)).toEqual({ low: 0, high: 1 });
+    expect(sequenceBounds([emptyEvidence()], 0.05)).toEqual({ low: 0, high: 1 });
+    const bounds = sequenceBounds([rowOf(Array(200).fill(1), MAX_BET)], 0.05);
+    expect(bounds.high).toBe(1);
+    expect(bounds.low).toBeGreaterThan(0.9);
+  });
+
+  it('narrows as agreeing runs come in, from both ends', () => {
+    const few = sequenceBounds([rowOf([1, 0, 1, 0], 0.3), rowOf([0, 1, 0, 1], 0.3)], 0.05);
+    const many = sequenceBounds([rowOf(Array(100).fill([1, 0]).flat(), 0.3), rowOf(Array(100).fill([0, 1]).flat(), 0.3)], 0.05);
+    expect(many.high - many.low).toBeLessThan(few.high - few.low);
+    expect(many.low).toBeLessThan(0.5);
+    expect(many.high).toBeGreaterThan(0.5);
+  });
+
+  it('leaves a row without bets free: one unbet row of two keeps half the range open', () => {
+    const bounds = sequenceBounds([rowOf(Array(400).fill(1), MAX_BET), rowOf([0, 0], 0)], 0.05);
+    expect(bounds.low).toBeLessThanOrEqual(0.5);
+    expect(bounds.high).toBe(1);
+  });
+
+  it('refuses rewards outside [0, 1] and bets above the cap', () => {
+    expect(() => addRun(emptyEvidence(), 1.5, 0.1, 0.5)).toThrow(/reward in \[0, 1\]/);
+    expect(() => addRun(emptyEvidence(), 0.5, 0.95, 0.5)).toThrow(/bet in/);
+  });
+
+  it('estimates the mean over rows, each row weighing the same whatever its runs', () => {
+    expect(rowWeightedMean([rowOf([1], 0.1), rowOf([0, 0, 0, 0, 0, 0, 0, 1], 0.1)])).toBeCloseTo((1 + 1 / 8) / 2, 12);
+  });
+});
+
+describe('Neyman allocation', () => {
+  it('gives a row that varies more runs than rows that agree, and still some to those', () => {
+    const state = startAdaptive({ targetWidth: 0.1, maxRuns: 100, initialRuns: 3 }, [1, 2, 3]);
+    const first = firstRound(state);
+    scheduleRound(state, first);
+    const rewards: Record<number, number[]> = { 1: [1, 1, 1], 2: [0, 0, 0], 3: [1, 0, 1] };
+    recordRound(state, first.flatMap((o) => rewards[o.row]!.map((reward) => ({ row: o.row, reward, bet: o.bet, centre: o.centre }))));
+    const next = new Map(nextRound(state).map((o) => [o.row, o.runs]));
+    expect(next.get(3)!).toBeGreaterThan(next.get(1)!);
+    expect(next.get(1)!).toBeGreaterThan(0);
+    expect(spreadOf(state.evidence.get(1)!)).toBeGreaterThan(0);
+  });
+
+  it('stops at the cap: no round once every row has maxRuns', () => {
+    const result = simulateAdaptive(4, coinSampler([0.5, 0.5, 0.5, 0.5], 1), { targetWidth: 0.01, maxRuns: 6, initialRuns: 2 });
+    expect(result.adaptive).toEqual({ targetWidth: 0.01, reached: false, rollouts: 24 });
+  });
+});
+
+/** Suites of `rows` rows, each row's success probability drawn uniformly from [0.05, 0.95] or fixed at 0 or 1. */
+function suite(seed: number, rows: number, deterministicShare: number): number[] {
+  const rng = createRng(seed);
+  return Array.from({ length: rows }, (_, i) => (i < deterministicShare * rows ? i % 2 : 0.05 + 0.9 * rng()));
+}
+
+describe('over many simulated suites', () => {
+  it('covers the mean over the rows in at least 93% of them, and is at most the target wide when it says so', () => {
+    let covered = 0;
+    let reached = 0;
+    const suites = 300;
+    for (let s = 0; s < suites; s++) {
+      const probabilities = suite(s, 12, s % 2 ? 0.5 : 0);
+      const truth = probabilities.reduce((a, b) => a + b, 0) / probabilities.length;
+      const result = simulateAdaptive(probabilities.length, coinSampler(probabilities, s), { targetWidth: 0.3, maxRuns: 40, initialRuns: 2 });
+      if (result.low <= truth && truth <= result.high) covered++;
+      if (result.adaptive.reached) {
+        reached++;
+        expect(result.high - result.low).toBeLessThanOrEqual(0.3);
+      }
+    }
+    console.log(`adaptive coverage: ${covered} of ${suites} suites (${((100 * covered) / suites).toFixed(1)}%), ${reached} reached the width`);
+    expect(covered / suites).toBeGreaterThanOrEqual(0.93);
+    expect(reached).toBeGreaterThan(suites / 2);
+  });
+
+  it('with 60% of the rows deterministic, uses fewer rollouts than a fixed number of runs per row needs for the same width', () => {
+    const rows = 20;
+    const targetWidth = 0.1;
+    let adaptive = 0;
+    let fixed = 0;
+    for (let s = 0; s < 6; s++) {
+      const sample = coinSampler(suite(100 + s, rows, 0.6), s);
+      const result = simulateAdaptive(rows, sample, { targetWidth, maxRuns: 200, initialRuns: 2 });
+      expect(result.adaptive.reached).toBe(true);
+      adaptive += result.adaptive.rollouts;
+      let runs = 2;
+      while (fixedWidth(rows, sample, runs, targetWidth) > targetWidth) runs++;
+      fixed += runs * rows;
+    }
+    console.log(`60% deterministic rows, width ${targetWidth}: adaptive ${adaptive / 6} rollouts, fixed runs per row ${fixed / 6} (${((100 * adaptive) / fixed).toFixed(0)}%)`);
+    expect(adaptive).toBeLessThan(fixed);
+  });
+});

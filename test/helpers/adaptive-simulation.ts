@@ -1,0 +1,42 @@
+import { addRun, emptyEvidence, sequenceBounds } from '../../src/node/stats/confidence-sequence.ts';
+import { adaptiveResult, firstRound, nextRound, recordRound, scheduleRound, startAdaptive } from '../../src/node/stats/adaptive-sampling.ts';
+
+/** A uniform number in [0, 1) from (seed, row, run): the CLI test's grader computes the same (coin.rollout.js). */
+export function uniform(seed: number, row: number, run: number): number {
+  let h = (seed * 0x9e3779b1 + row * 0x85ebca6b + run * 0xc2b2ae35) >>> 0;
+  h = Math.imul(h ^ (h >>> 16), 0x45d9f3b) >>> 0;
+  h = Math.imul(h ^ (h >>> 16), 0x45d9f3b) >>> 0;
+  return ((h ^ (h >>> 16)) >>> 0) / 4294967296;
+}
+
+/** A row's reward on a run: 0/1 with probability p (rows and runs 1-based, as the CLI numbers them). */
+export type Sampler = (row: number, run: number) => number;
+export const coinSampler = (probabilities: readonly number[], seed: number): Sampler => (row, run) => (uniform(seed, row, run) < probabilities[row - 1]! ? 1 : 0);
+
+/** The adaptive loop of the CLI (AdaptiveRounds), on a simulated sampler: the same allocation and stopping code. */
+export function simulateAdaptive(rows: number, sample: Sampler, settings: { targetWidth: number; maxRuns: number; initialRuns: number }) {
+  const state = startAdaptive(settings, Array.from({ length: rows }, (_, i) => i + 1));
+  let orders = firstRound(state);
+  while (orders.length > 0) {
+    const before = new Map(state.scheduled);
+    scheduleRound(state, orders);
+    const results = orders.flatMap(({ row, runs, bet, centre }) =>
+      Array.from({ length: runs }, (_, i) => ({ row, bet, centre, reward: sample(row, before.get(row)! + i + 1) })),
+    );
+    recordRound(state, results);
+    orders = nextRound(state);
+  }
+  return adaptiveResult(state);
+}
+
+/** The width of the same sequence after a fixed `runs` per row, each row's bets spread evenly (Λ* of the target over its runs). */
+export function fixedWidth(rows: number, sample: Sampler, runs: number, targetWidth: number): number {
+  const bet = Math.min(0.8, (4 * Math.log(40)) / (targetWidth * rows) / runs);
+  const evidence = Array.from({ length: rows }, (_, i) => {
+    let row = emptyEvidence();
+    for (let run = 1; run <= runs; run++) row = addRun(row, sample(i + 1, run), bet, (row.sum + 0.5) / (row.runs + 1));
+    return row;
+  });
+  const { low, high } = sequenceBounds(evidence, 0.05);
+  return high - low;
+}

@@ -104,16 +104,17 @@ export function spreadOf(row: RowEvidence): number {
 
 /**
  * The bet on each of a row's next runs: what it still lacks of Λ*, spread evenly over its planned runs; and, with
- * few runs, at most MAX_BET times its share of the floor so far: two agreeing runs say little about a row (half of
- * the coin flips do so), and a large bet on a row that turns out to vary costs the whole suite.
+ * fewer than {@link RAMP_RUNS} runs, at most MAX_BET · (runs + 1) / RAMP_RUNS: two agreeing runs say little about a
+ * row (half of the coin flips do so), and a large bet on a row that turns out to vary costs the whole suite.
  */
 function betFor(row: RowEvidence, remaining: number, state: AdaptiveState, ramp = true): number {
   if (remaining <= 0) return 0;
-  const share = ramp ? Math.min(1, (row.runs + 1) / (floorOf(state) + 1)) : 1;
+  const share = ramp ? Math.min(1, (row.runs + 1) / RAMP_RUNS) : 1;
   return Math.min(MAX_BET * share, Math.max(0, state.betTarget - row.bet) / remaining);
 }
 
-const floorOf = (state: AdaptiveState) => Math.min(state.settings.maxRuns, Math.ceil(state.betTarget / MAX_BET));
+/** Runs after which a row gets full bets: with fewer, its bets grow with its runs (see betFor). */
+const RAMP_RUNS = 4;
 
 /** The width the sequence is expected to have once each row has `planned` runs. */
 function expectedWidth(state: AdaptiveState, planned: Map<number, number>): number {

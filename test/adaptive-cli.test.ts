@@ -1,0 +1,87 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { coinSampler, simulateAdaptive } from './helpers/adaptive-simulation.ts';
+import { makeProject, runCli } from './helpers/project.ts';
+
+/** A suite whose row i passes run r when uniform(seed, i, r) < p_i: the same rollout always gets the same reward. */
+const COINS = `
+import { AgentWorkflow, Grader, defineRollout } from 'rollout-test';
+const probabilities = JSON.parse(process.env.COIN_PROBABILITIES);
+const seed = Number(process.env.COIN_SEED);
+const graded = process.env.COIN_SCALE !== undefined;
+function uniform(row, run) {
+  let h = (seed * 0x9e3779b1 + row * 0x85ebca6b + run * 0xc2b2ae35) >>> 0;
+  h = Math.imul(h ^ (h >>> 16), 0x45d9f3b) >>> 0;
+  h = Math.imul(h ^ (h >>> 16), 0x45d9f3b) >>> 0;
+  return ((h ^ (h >>> 16)) >>> 0) / 4294967296;
+}
+export class Say extends AgentWorkflow {
+  run(ctx) { return [...ctx.prompt, { role: 'assistant', content: 'ok' }]; }
+}
+export class Coin extends Grader {
+  grade(ctx) {
+    const [, row, run] = /\\.r(\\d+)\\.n(\\d+)$/.exec(ctx.rolloutId);
+    const reward = uniform(Number(row), Number(run)) < ctx.metadata.p ? 1 : 0;
+    return graded ? reward * Number(process.env.COIN_SCALE) : reward;
+  }
+}
+defineRollout({
+  name: 'coins',
+  dataset: probabilities.map((p, i) => ({ id: 'row-' + (i + 1), prompt: 'flip', metadata: { p } })),
+  workflow: Say,
+  grader: Coin,
+  n: 2,
+});
+`;
+
+const PROBABILITIES = [1, 0, 1, 0, 1, 0, 0.5, 0.3, 0.8, 0.6];
+
+async function run(args: string[], env: Record<string, string> = {}) {
+  const dir = makeProject({ 'coins.rollout.js': COINS });
+  const result = await runCli(dir, [...args, '--reporter', 'default', '--reporter', 'json', '--outputFile.json', 'report.json'], {
+    env: { COIN_PROBABILITIES: JSON.stringify(PROBABILITIES), COIN_SEED: '3', ...env },
+  });
+  const report = result.exitCode === 2 ? undefined : JSON.parse(readFileSync(path.join(dir, 'report.json'), 'utf8'));
+  return { result, suite: report?.suites[0] };
+}
+
+describe('--target-width through the CLI', () => {
+  it('stops once the interval is at most the target wide, and matches the simulated loop rollout for rollout', async () => {
+    const { result, suite } = await run(['--target-width', '0.3', '--max-runs', '60']);
+    const { meanReward, adaptive } = suite.stats;
+    const simulated = simulateAdaptive(PROBABILITIES.length, coinSampler(PROBABILITIES, 3), { targetWidth: 0.3, maxRuns: 60, initialRuns: 2 });
+    console.log(`CLI: width ${(meanReward.high - meanReward.low).toFixed(3)} with ${adaptive.rollouts} rollouts; simulated: ${simulated.adaptive.rollouts}`);
+    expect(adaptive).toEqual({ targetWidth: 0.3, reached: true, rollouts: simulated.adaptive.rollouts });
+    expect(meanReward.high - meanReward.low).toBeLessThanOrEqual(0.3);
+    expect(meanReward).toMatchObject({ method: 'confidence-sequence-stratified', mean: simulated.mean });
+    expect(meanReward.low).toBeCloseTo(simulated.low, 12);
+    expect(meanReward.high).toBeCloseTo(simulated.high, 12);
+    expect(suite.stats.counts.total).toBe(adaptive.rollouts);
+    expect(adaptive.rollouts).toBeGreaterThan(2 * PROBABILITIES.length);
+    expect(result.all).toMatch(/Adaptive {2}coins: width 0\.\d{3}, target 0\.300 reached · \d+ rollouts/);
+  });
+
+  it('stops at --max-runs: reached is false and every row has its cap', async () => {
+    const { suite } = await run(['--target-width', '0.05', '--max-runs', '4']);
+    expect(suite.stats.adaptive).toEqual({ targetWidth: 0.05, reached: false, rollouts: 4 * PROBABILITIES.length });
+    expect(suite.stats.counts.total).toBe(4 * PROBABILITIES.length);
+  });
+
+  it('adds no runs to a suite whose rewards are outside [0, 1], and says why', async () => {
+    const { result, suite } = await run(['--target-width', '0.3', '--max-runs', '60'], { COIN_SCALE: '5' });
+    expect(suite.stats.adaptive).toMatchObject({ reached: false, rollouts: 2 * PROBABILITIES.length });
+    expect(suite.stats.adaptive.stopped).toMatch(/a reward in \[0, 1\] is needed, got 5 \(--target-width needs rewards in \[0, 1\]\)/);
+    expect(suite.stats.counts.total).toBe(2 * PROBABILITIES.length);
+    expect(result.all).toContain('--target-width needs rewards in [0, 1]');
+  });
+
+  it('needs --max-runs, and is refused with --shard', async () => {
+    const missing = await run(['--target-width', '0.3']);
+    expect(missing.result.exitCode).toBe(2);
+    expect(missing.result.all).toContain('--target-width (targetWidth) needs --max-runs (maxRuns)');
+    const sharded = await run(['--target-width', '0.3', '--max-runs', '5', '--shard', '1/2']);
+    expect(sharded.result.exitCode).toBe(2);
+    expect(sharded.result.all).toContain('--target-width cannot be used with --shard');
+  });
+});

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { coinSampler, simulateAdaptive } from './helpers/adaptive-simulation.ts';
 import { makeProject, runCli } from './helpers/project.ts';
+import { startRedis, startWorker } from './helpers/redis.ts';
 
 /** A suite whose row i passes run r when uniform(seed, i, r) < p_i: the same rollout always gets the same reward. */
 const COINS = `
@@ -37,11 +38,10 @@ defineRollout({
 
 const PROBABILITIES = [1, 0, 1, 0, 1, 0, 0.5, 0.3, 0.8, 0.6];
 
-async function run(args: string[], env: Record<string, string> = {}) {
-  const dir = makeProject({ 'coins.rollout.js': COINS });
-  const result = await runCli(dir, [...args, '--reporter', 'default', '--reporter', 'json', '--outputFile.json', 'report.json'], {
-    env: { COIN_PROBABILITIES: JSON.stringify(PROBABILITIES), COIN_SEED: '3', ...env },
-  });
+const COIN_ENV = { COIN_PROBABILITIES: JSON.stringify(PROBABILITIES), COIN_SEED: '3' };
+
+async function run(args: string[], env: Record<string, string> = {}, dir = makeProject({ 'coins.rollout.js': COINS })) {
+  const result = await runCli(dir, [...args, '--reporter', 'default', '--reporter', 'json', '--outputFile.json', 'report.json'], { env: { ...COIN_ENV, ...env } });
   const report = result.exitCode === 2 ? undefined : JSON.parse(readFileSync(path.join(dir, 'report.json'), 'utf8'));
   return { result, suite: report?.suites[0] };
 }
@@ -60,6 +60,25 @@ describe('--target-width through the CLI', () => {
     expect(suite.stats.counts.total).toBe(adaptive.rollouts);
     expect(adaptive.rollouts).toBeGreaterThan(2 * PROBABILITIES.length);
     expect(result.all).toMatch(/Adaptive {2}coins: width 0\.\d{3}, target 0\.300 reached · \d+ rollouts/);
+  });
+
+  it('runs its rounds on the workers of a queue, with the same result as a local run', async () => {
+    const redis = await startRedis();
+    const dir = makeProject({ 'coins.rollout.js': COINS });
+    const worker = startWorker(dir, redis.url, ['--concurrency', '4'], { env: COIN_ENV });
+    try {
+      await worker.waitFor(/serving runs of/);
+      const { result, suite } = await run(['--target-width', '0.3', '--max-runs', '60', '--queue', redis.url], {}, dir);
+      const simulated = simulateAdaptive(PROBABILITIES.length, coinSampler(PROBABILITIES, 3), { targetWidth: 0.3, maxRuns: 60, initialRuns: 2 });
+      expect(result.exitCode, result.all).not.toBe(2);
+      expect(suite.stats.counts.errored, result.all).toBe(0);
+      expect(suite.stats.adaptive).toEqual({ targetWidth: 0.3, reached: true, rollouts: simulated.adaptive.rollouts });
+      expect(suite.stats.meanReward.low).toBeCloseTo(simulated.low, 12);
+    } finally {
+      worker.process.kill('SIGTERM');
+      await worker.process;
+      await redis.stop();
+    }
   });
 
   it('stops at --max-runs: reached is false and every row has its cap', async () => {

@@ -158,6 +158,12 @@ describe('planned rows on a worker', () => {
     expect(read.items).toBe(10);
   });
 
+  it('knows a row by its hash whatever the run: an adaptive suite adds runs beyond those planned', async () => {
+    const { rows } = planner(10);
+    expect(await rows.hashOf('s.r4.n7')).toBe(rowHash(request(4) as never));
+    expect(await rows.hashOf('s.r3.n2')).toBeUndefined();
+  });
+
   it('knows no row it does not plan (an invalid row, or past the end), after planning all', async () => {
     const { rows, read } = planner(20);
     expect(await rows.hashOf('s.r3')).toBeUndefined();

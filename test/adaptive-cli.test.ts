@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { chromium } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { coinSampler, simulateAdaptive } from './helpers/adaptive-simulation.ts';
 import { makeProject, runCli } from './helpers/project.ts';
@@ -78,6 +79,28 @@ describe('--target-width through the CLI', () => {
       worker.process.kill('SIGTERM');
       await worker.process;
       await redis.stop();
+    }
+  });
+
+  it('is shown by the JUnit, GitHub job summary and HTML reports', async () => {
+    const dir = makeProject({ 'coins.rollout.js': COINS });
+    const summaryFile = path.join(dir, 'step-summary.md');
+    const args = ['--target-width', '0.3', '--max-runs', '60', '--reporter', 'junit', '--outputFile.junit', 'junit.xml', '--reporter', 'github-actions', '--reporter', 'html', '--outputFile.html', 'html/index.html'];
+    const { suite } = await run(args, { GITHUB_STEP_SUMMARY: summaryFile }, dir);
+    const { rollouts } = suite.stats.adaptive;
+    const junit = readFileSync(path.join(dir, 'junit.xml'), 'utf8');
+    expect(junit).toContain('<property name="adaptive.targetWidth" value="0.3"/><property name="adaptive.reached" value="true"/>');
+    expect(junit).toContain(`<property name="adaptive.rollouts" value="${rollouts}"/>`);
+    expect(junit).toContain('<property name="meanReward.method" value="confidence-sequence-stratified"/>');
+    expect(readFileSync(summaryFile, 'utf8')).toMatch(new RegExp(`- coins: adaptive: width 0\\.\\d{3}, target 0\\.300 reached · ${rollouts} rollouts`));
+    const browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: ['--no-sandbox'] });
+    try {
+      const page = await browser.newPage();
+      await page.goto(`file://${path.join(dir, 'html', 'index.html')}`);
+      const width = (suite.stats.meanReward.high - suite.stats.meanReward.low).toFixed(3);
+      expect(await page.locator('.card .adaptive').textContent()).toBe(`adaptive: width ${width}, target 0.300 reached · ${rollouts} rollouts`);
+    } finally {
+      await browser.close();
     }
   });
 

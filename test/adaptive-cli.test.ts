@@ -71,8 +71,8 @@ describe('--target-width through the CLI', () => {
       await worker.waitFor(/serving runs of/);
       const { result, suite } = await run(['--target-width', '0.3', '--max-runs', '60', '--queue', redis.url], {}, dir);
       const simulated = simulateAdaptive(PROBABILITIES.length, coinSampler(PROBABILITIES, 3), { targetWidth: 0.3, maxRuns: 60, initialRuns: 2 });
-      expect(result.exitCode, result.all).not.toBe(2);
-      expect(suite.stats.counts.errored, result.all).toBe(0);
+      expect(result.exitCode, String(result.all)).not.toBe(2);
+      expect(suite.stats.counts.errored, String(result.all)).toBe(0);
       expect(suite.stats.adaptive).toEqual({ targetWidth: 0.3, reached: true, rollouts: simulated.adaptive.rollouts });
       expect(suite.stats.meanReward.low).toBeCloseTo(simulated.low, 12);
     } finally {

@@ -94,27 +94,20 @@ export function startAdaptive(settings: AdaptiveSettings, rows: readonly number[
 }
 
 /**
- * A row's spread as the sequence pays for it: the root of E(x − c)², its runs' variance plus the error of the
- * centre c, which starts at 1/2 and is a mean over K runs with half a run at 1/2, so off by up to 1/(2(K + 1)).
+ * A row's spread for the allocation: the root of its runs' sum of squared deviations with one worst-case run
+ * (spread 1/2) added, over its runs plus one. A row whose runs all agreed keeps a spread of about 1/(2√K): two
+ * agreeing runs say little (a fair coin does it half the time), so it keeps getting runs, ever fewer, and the bets
+ * on its next runs (spread over its planned runs) stay moderate until it has agreed many times.
  */
 export function spreadOf(row: RowEvidence): number {
-  const variance = row.runs === 0 ? 0 : Math.max(0, row.sumOfSquares / row.runs - (row.sum / row.runs) ** 2);
-  return Math.sqrt(variance + 0.25 / (row.runs + 1) ** 2);
+  const squares = row.runs === 0 ? 0 : Math.max(0, row.sumOfSquares - row.sum ** 2 / row.runs);
+  return Math.sqrt((squares + 0.25) / (row.runs + 1));
 }
 
-/**
- * The bet on each of a row's next runs: what it still lacks of Λ*, spread evenly over its planned runs; and, with
- * fewer than {@link RAMP_RUNS} runs, at most MAX_BET · (runs + 1) / RAMP_RUNS: two agreeing runs say little about a
- * row (half of the coin flips do so), and a large bet on a row that turns out to vary costs the whole suite.
- */
-function betFor(row: RowEvidence, remaining: number, state: AdaptiveState, ramp = true): number {
-  if (remaining <= 0) return 0;
-  const share = ramp ? Math.min(1, (row.runs + 1) / RAMP_RUNS) : 1;
-  return Math.min(MAX_BET * share, Math.max(0, state.betTarget - row.bet) / remaining);
+/** The bet on each of a row's next runs: what it still lacks of Λ*, spread evenly over its planned runs. */
+function betFor(row: RowEvidence, remaining: number, betTarget: number): number {
+  return remaining > 0 ? Math.min(MAX_BET, Math.max(0, betTarget - row.bet) / remaining) : 0;
 }
-
-/** Runs after which a row gets full bets: with fewer, its bets grow with its runs (see betFor). */
-const RAMP_RUNS = 4;
 
 /** The width the sequence is expected to have once each row has `planned` runs. */
 function expectedWidth(state: AdaptiveState, planned: Map<number, number>): number {
@@ -122,8 +115,7 @@ function expectedWidth(state: AdaptiveState, planned: Map<number, number>): numb
   let numerator = thresholdOf(state.settings);
   for (const [row, evidence] of state.evidence) {
     const remaining = planned.get(row)! - state.scheduled.get(row)!;
-    // The runs ahead are planned at full bets: the ramp holds back only the next round of a row with few runs.
-    const bet = betFor(evidence, remaining, state, false);
+    const bet = betFor(evidence, remaining, betTarget);
     const mean = evidence.runs === 0 ? 0.5 : evidence.sum / evidence.runs;
     numerator += evidence.penalty + remaining * 4 * spreadOf(evidence) ** 2 * bernsteinPsi(bet);
     numerator += Math.max(0, betTarget - evidence.bet - remaining * bet) * Math.max(mean, 1 - mean);
@@ -182,13 +174,18 @@ export function neymanPlan(state: AdaptiveState): Map<number, number> {
 const BET_TARGETS = 12;
 const BET_TARGET_STEP = 1.25;
 
-/** The runs of a round towards `planned`: half of what each row still lacks (at least one), so that spreads are re-estimated on the way. */
+/**
+ * The runs of a round towards `planned`: what each row still lacks, but at most as many as it has, so that a row's
+ * spread and centre are estimated again before most of its bets are placed (bets placed on a stale estimate cost
+ * the whole suite: the sequence's penalty is never taken back).
+ */
 function roundToward(state: AdaptiveState, planned: Map<number, number>): RunOrder[] {
   const orders: RunOrder[] = [];
   for (const [row, evidence] of state.evidence) {
-    const remaining = planned.get(row)! - state.scheduled.get(row)!;
+    const scheduled = state.scheduled.get(row)!;
+    const remaining = planned.get(row)! - scheduled;
     if (remaining <= 0) continue;
-    orders.push({ row, runs: Math.ceil(remaining / 2), bet: betFor(evidence, remaining, state), centre: centreOf(evidence) });
+    orders.push({ row, runs: Math.min(remaining, Math.max(1, scheduled)), bet: betFor(evidence, remaining, state.betTarget), centre: centreOf(evidence) });
   }
   return orders;
 }
@@ -200,7 +197,7 @@ export function firstRound(state: AdaptiveState): RunOrder[] {
   return [...state.evidence.keys()].map((row) => ({
     row,
     runs: initialRuns,
-    bet: betFor(state.evidence.get(row)!, Math.max(initialRuns, planned.get(row)!), state),
+    bet: betFor(state.evidence.get(row)!, Math.max(initialRuns, planned.get(row)!), state.betTarget),
     centre: 0.5,
   }));
 }

@@ -115,6 +115,22 @@ describe('over many simulated suites', () => {
     expect(adaptive).toBeLessThan(0.85 * fixed);
   });
 
+  it('costs more than fixed runs per row when no row is deterministic (the price of choosing as it goes)', () => {
+    const rows = 20;
+    const targetWidth = 0.1;
+    let adaptive = 0;
+    let fixed = 0;
+    for (let s = 0; s < 4; s++) {
+      const sample = coinSampler(Array(rows).fill(0.5), s);
+      adaptive += simulateAdaptive(rows, sample, { targetWidth, maxRuns: 400, initialRuns: 2 }).adaptive.rollouts;
+      let runs = 2;
+      while (fixedWidth(rows, sample, runs, targetWidth) > targetWidth) runs += 1;
+      fixed += runs * rows;
+    }
+    console.log(`every row p = 0.5, 20 rows, width ${targetWidth}: adaptive ${adaptive / 4} rollouts per suite, fixed runs per row ${fixed / 4} (${((100 * adaptive) / fixed).toFixed(0)}%)`);
+    expect(adaptive).toBeLessThan(2 * fixed);
+  });
+
   it('gives deterministic rows fewer runs than varying ones', () => {
     const probabilities = suite(7, 20, 0.6);
     const state = { targetWidth: 0.1, maxRuns: 400, initialRuns: 2 };

@@ -95,39 +95,34 @@ describe('over many simulated suites', () => {
     expect(reached).toBeGreaterThan(suites / 2);
   });
 
-  it('with 60% of the rows deterministic, uses under 85% of the rollouts of fixed runs per row for the same width (same sequence)', () => {
-    const rows = 20;
-    const targetWidth = 0.05;
+  /**
+   * Rollouts per suite, adaptive and with the fewest fixed runs per row at which the same sequence (bets spread
+   * evenly) is at most the target wide, over 4 suites of 20 rows; every adaptive suite must reach the target.
+   */
+  function againstFixed(targetWidth: number, probabilitiesOf: (s: number) => number[]): { adaptive: number; fixed: number; share: string } {
     let adaptive = 0;
     let fixed = 0;
     for (let s = 0; s < 4; s++) {
-      const probabilities = suite(100 + s, rows, 0.6);
-      const sample = coinSampler(probabilities, s);
-      const result = simulateAdaptive(rows, sample, { targetWidth, maxRuns: 400, initialRuns: 2 });
+      const sample = coinSampler(probabilitiesOf(s), s);
+      const result = simulateAdaptive(20, sample, { targetWidth, maxRuns: 400, initialRuns: 2 });
       expect(result.adaptive.reached).toBe(true);
-      adaptive += result.adaptive.rollouts;
-      // The fewest runs per row with which the same sequence (bets spread evenly) is at most the target wide.
+      adaptive += result.adaptive.rollouts / 4;
       let runs = 2;
-      while (fixedWidth(rows, sample, runs, targetWidth) > targetWidth) runs += 1;
-      fixed += runs * rows;
+      while (fixedWidth(20, sample, runs, targetWidth) > targetWidth) runs += 1;
+      fixed += (runs * 20) / 4;
     }
-    console.log(`60% deterministic rows, 20 rows, width ${targetWidth}: adaptive ${adaptive / 4} rollouts per suite, fixed runs per row ${fixed / 4} (${((100 * adaptive) / fixed).toFixed(0)}%)`);
+    return { adaptive, fixed, share: `${((100 * adaptive) / fixed).toFixed(0)}%` };
+  }
+
+  it('with 60% of the rows deterministic, uses under 85% of the rollouts of fixed runs per row for the same width (same sequence)', () => {
+    const { adaptive, fixed, share } = againstFixed(0.05, (s) => suite(100 + s, 20, 0.6));
+    console.log(`60% deterministic rows, 20 rows, width 0.05: adaptive ${adaptive} rollouts per suite, fixed runs per row ${fixed} (${share})`);
     expect(adaptive).toBeLessThan(0.85 * fixed);
   });
 
   it('costs more than fixed runs per row when no row is deterministic (the price of choosing as it goes)', () => {
-    const rows = 20;
-    const targetWidth = 0.1;
-    let adaptive = 0;
-    let fixed = 0;
-    for (let s = 0; s < 4; s++) {
-      const sample = coinSampler(Array(rows).fill(0.5), s);
-      adaptive += simulateAdaptive(rows, sample, { targetWidth, maxRuns: 400, initialRuns: 2 }).adaptive.rollouts;
-      let runs = 2;
-      while (fixedWidth(rows, sample, runs, targetWidth) > targetWidth) runs += 1;
-      fixed += runs * rows;
-    }
-    console.log(`every row p = 0.5, 20 rows, width ${targetWidth}: adaptive ${adaptive / 4} rollouts per suite, fixed runs per row ${fixed / 4} (${((100 * adaptive) / fixed).toFixed(0)}%)`);
+    const { adaptive, fixed, share } = againstFixed(0.1, () => Array(20).fill(0.5));
+    console.log(`every row p = 0.5, 20 rows, width 0.1: adaptive ${adaptive} rollouts per suite, fixed runs per row ${fixed} (${share})`);
     expect(adaptive).toBeLessThan(2 * fixed);
   });
 

@@ -55,7 +55,7 @@ describe('--target-width through the CLI', () => {
     console.log(`CLI: width ${(meanReward.high - meanReward.low).toFixed(3)} with ${adaptive.rollouts} rollouts; simulated: ${simulated.adaptive.rollouts}`);
     expect(adaptive).toEqual({ targetWidth: 0.3, reached: true, rollouts: simulated.adaptive.rollouts });
     expect(meanReward.high - meanReward.low).toBeLessThanOrEqual(0.3);
-    expect(meanReward).toMatchObject({ method: 'confidence-sequence-stratified', mean: simulated.mean });
+    expect(meanReward).toMatchObject({ method: 'confidence-sequence-stratified', mean: simulated.mean, population: { method: 'wilson-clustered' } });
     expect(meanReward.low).toBeCloseTo(simulated.low, 12);
     expect(meanReward.high).toBeCloseTo(simulated.high, 12);
     expect(suite.stats.counts.total).toBe(adaptive.rollouts);

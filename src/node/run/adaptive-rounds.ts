@@ -107,8 +107,8 @@ export class AdaptiveRounds {
       const rollouts = [...this.#state.scheduled.values()].reduce((sum, runs) => sum + runs, 0);
       return { ...stats, adaptive: { targetWidth: this.settings.targetWidth, reached: false, rollouts, stopped: this.#stopped } };
     }
-    const { mean, low, high, adaptive } = adaptiveResult(this.#state);
-    return { ...stats, meanReward: { mean, low, high, method: ADAPTIVE_METHOD }, adaptive };
+    const { mean, low, high, population, adaptive } = adaptiveResult(this.#state);
+    return { ...stats, meanReward: { mean, low, high, method: ADAPTIVE_METHOD, population }, adaptive };
   }
 }
 

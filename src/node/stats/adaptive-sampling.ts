@@ -1,3 +1,4 @@
+import { type Interval, type IntervalMethod, meanRewardInterval } from './intervals.ts';
 import { addRun, bernsteinPsi, centreOf, emptyEvidence, MAX_BET, type RowEvidence, rowWeightedMean, sequenceBounds } from './confidence-sequence.ts';
 
 /**
@@ -71,7 +72,7 @@ export interface AdaptiveSummary {
 }
 
 /** The method named in `stats.meanReward.method` of an adaptive suite. */
-export const ADAPTIVE_METHOD = 'confidence-sequence-stratified';
+export const ADAPTIVE_METHOD = 'confidence-sequence-stratified' satisfies IntervalMethod;
 
 /** Escalations of Λ* when the plan runs out while the interval is still too wide (the spreads were underestimated). */
 const MAX_ESCALATIONS = 8;
@@ -244,11 +245,17 @@ export function recordRound(state: AdaptiveState, results: readonly RunResult[])
   state.high = Math.min(state.high, bounds.high);
 }
 
-/** The suite's mean over its rows, its interval (containing the mean), and `stats.adaptive`. */
-export function adaptiveResult(state: AdaptiveState): { mean: number | null; low: number; high: number; adaptive: AdaptiveSummary } {
+/**
+ * The suite's mean over its rows, its interval (containing the mean), `population` and `stats.adaptive`. The
+ * interval for rows like these is over the row means, each row once (clustered by row, as for other suites):
+ * extra runs narrow what the runs add to it, not the rows' own differences.
+ */
+export function adaptiveResult(state: AdaptiveState): { mean: number | null; low: number; high: number; population: Interval | null; adaptive: AdaptiveSummary } {
   const mean = rowWeightedMean(state.evidence.values());
   const rollouts = [...state.scheduled.values()].reduce((sum, runs) => sum + runs, 0);
   const adaptive = { targetWidth: state.settings.targetWidth, reached: reachedTarget(state), rollouts };
-  if (mean === null) return { mean, low: state.low, high: state.high, adaptive };
-  return { mean, low: Math.min(state.low, mean), high: Math.max(state.high, mean), adaptive };
+  const rowMeans = [...state.evidence.values()].filter((row) => row.runs > 0).map((row) => [row.sum / row.runs]);
+  const { population } = meanRewardInterval(rowMeans, state.settings.confidence);
+  if (mean === null) return { mean, low: state.low, high: state.high, population, adaptive };
+  return { mean, low: Math.min(state.low, mean), high: Math.max(state.high, mean), population, adaptive };
 }

@@ -19,8 +19,6 @@ export interface MeanInterval {
   mean: number | null;
   low: number | null;
   high: number | null;
-  /** How `low` and `high` were computed when not by the row bootstrap: `confidence-sequence-stratified` for an adaptive suite. */
-  method?: string | undefined;
 }
 
 const DEFAULT_SEED = 0x5eed;

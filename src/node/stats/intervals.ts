@@ -16,6 +16,9 @@ import { normalQuantile, studentQuantile } from './quantiles.ts';
  *   the runs of a row counted together, with one worst-case row mixed in (see {@link withWorstRow}); the Wilson
  *   form with t on n − 1 degrees of freedom, on an effective number between n (a [0, 1] row mean varies at most
  *   like one 0/1 draw) and, for 0/1 rewards, N (runs of a row are never negatively correlated).
+ * - `confidence-sequence-stratified`: an adaptive suite's (`--target-width`), own rows, each weighing the same:
+ *   an anytime-valid confidence sequence, valid although the run chose which rows to run and when to stop (see
+ *   stats/confidence-sequence.ts).
  * - `t-stratified`, `t-clustered`: rewards outside [0, 1], with no bound to lean on: Student's t with the same
  *   variances. When every reward is the same there is no spread to measure and the interval is `null`.
  *
@@ -24,7 +27,7 @@ import { normalQuantile, studentQuantile } from './quantiles.ts';
  * for continuity matters at the edge: plain Wilson covers 0.99 only 90% of the time with 10 runs (9 of 10
  * passing excludes it).
  */
-export type IntervalMethod = 'wilson' | 'wilson-stratified' | 'wilson-clustered' | 't-stratified' | 't-clustered';
+export type IntervalMethod = 'wilson' | 'wilson-stratified' | 'wilson-clustered' | 't-stratified' | 't-clustered' | 'confidence-sequence-stratified';
 
 /** A two-sided interval; `null` ends where it cannot be computed. */
 export interface Interval {

@@ -10,7 +10,7 @@ import { parseRedisUrl, redactCredentials } from '../src/node/queue/redis-url.ts
 import { checkoutFlags, insideCheckout } from '../src/node/queue/checkout-paths.ts';
 import { RolloutSlots } from '../src/node/queue/rollout-slots.ts';
 import { PlannedRows } from '../src/node/queue/planned-rows.ts';
-import { rowHash } from '../src/node/queue/content-hash.ts';
+import { rowHash } from '../src/node/dataset/row-hash.ts';
 import { computedImports } from '../src/node/watch/computed-imports.ts';
 import { refModule, refPackage } from '../src/node/watch/export-refs.ts';
 import { importGraph, packagesOf, reachable, unfollowed } from '../src/node/watch/import-graph.ts';

@@ -88,6 +88,12 @@ export const CLI_OPTIONS = {
         .transform((v) => v.split('/').map(Number) as [number, number])
         .refine(([i, n]) => n >= 1 && i >= 1 && i <= n, '--shard i/n needs 1 <= i <= n'),
   ),
+  maxTokens: option('--max-tokens <n>', 'Start no rollout once the run\'s recorded tokens reach n (config budget.tokens)', () => count('--max-tokens')),
+  maxCost: option(
+    '--max-cost <usd>',
+    'Start no rollout once the run\'s cost by the prices table reaches this (config budget.costUsd)',
+    () => z.coerce.number({ error: '--max-cost must be a number' }).positive('--max-cost must be above 0').refine(Number.isFinite, '--max-cost must be finite'),
+  ),
   resume: option('--resume', 'Run only the rollouts without a final result in the journal of the last run', () => z.boolean()),
   baseline: option(
     '--baseline <run|file>',

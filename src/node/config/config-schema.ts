@@ -75,6 +75,11 @@ export const UserConfigSchema = z.strictObject({
    * usage into cost: `{ 'gpt-4o-mini': { prompt: 0.15, completion: 0.6, cached: 0.075 } }`.
    */
   prices: z.record(z.string(), ModelPriceSchema).optional(),
+  /**
+   * Caps of a run's spend (`--max-tokens`, `--max-cost` override them): no rollout starts once the recorded spend
+   * reaches one; rollouts in flight finish and count. `costUsd` is priced by `prices`.
+   */
+  budget: z.strictObject({ tokens: z.number().int().positive().optional(), costUsd: z.number().positive().optional() }).optional(),
 });
 
 /** `rollout.config.ts`; every field can be overridden by a CLI flag. */

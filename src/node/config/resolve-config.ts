@@ -6,6 +6,7 @@ import { UsageError } from '../errors.ts';
 import { parseRowSelection, type RowSelection } from '../dataset/row-selection.ts';
 import { DEFAULT_KEEP_RUNS } from '../output/run-history.ts';
 import type { Reporter } from '../types/reporter.ts';
+import type { BudgetCaps } from '../cost/budget.ts';
 import type { ReporterOptions, UserConfig } from './define-config.ts';
 
 export const DEFAULT_INCLUDE = ['**/*.rollout.{ts,mts,js,mjs}'];
@@ -75,6 +76,8 @@ export interface ResolvedConfig {
   /** How long a reporter's hook may take before it is given up. */
   reporterTimeoutMs: number;
   prices: UserConfig['prices'];
+  /** `--max-tokens` and `--max-cost` over the config's `budget`; undefined without a cap. */
+  budget: BudgetCaps | undefined;
   /** The model every suite talks to unless it names its own. */
   model: UserConfig['model'];
   modelCache: CliOptions['modelCache'];
@@ -164,6 +167,16 @@ function failOnRegression(cli: CliOptions): boolean {
   return cli.failOnRegression ?? false;
 }
 
+/** The run's spend caps; a cost cap needs a price table to count against. */
+function resolveBudget(cli: CliOptions, config: UserConfig): BudgetCaps | undefined {
+  const tokens = cli.maxTokens ?? config.budget?.tokens;
+  const costUsd = cli.maxCost ?? config.budget?.costUsd;
+  if (costUsd !== undefined && !config.prices) {
+    throw new UsageError('--max-cost (budget.costUsd) needs a prices table in the config to count the cost: prices: { "<model>": { prompt, completion } }');
+  }
+  return tokens === undefined && costUsd === undefined ? undefined : { tokens, costUsd };
+}
+
 /** Merges config file and flags into the settings of one run. */
 export function resolveConfig(cli: CliOptions, config: UserConfig, root: string, configFile: string | undefined, fileFilters: string[]): ResolvedConfig {
   const outputDir = path.resolve(root, cli.outputDir ?? config.outputDir ?? '.rollouts');
@@ -196,6 +209,7 @@ export function resolveConfig(cli: CliOptions, config: UserConfig, root: string,
     keepRuns: config.keepRuns ?? DEFAULT_KEEP_RUNS,
     reporterTimeoutMs: (config.reporterTimeoutSec ?? DEFAULT_REPORTER_TIMEOUT_SEC) * 1000,
     prices: config.prices,
+    budget: resolveBudget(cli, config),
     model: config.model,
     modelCache: cli.modelCache,
     datasetMaxLineBytes: config.datasetMaxLineBytes,

@@ -1,7 +1,6 @@
 import { hash } from 'node:crypto';
 import { lstat, readFile, readdir, readlink } from 'node:fs/promises';
 import path from 'node:path';
-import type { ExecutionRequest } from '../../model/request.ts';
 import type { RolloutSuite } from '../../runtime/suite.ts';
 import type { ResolvedConfig } from '../config/resolve-config.ts';
 import type { SuiteSettings } from '../run/suite-settings.ts';
@@ -121,7 +120,3 @@ export async function entryHash(file: string, config: ResolvedConfig): Promise<{
   return { graph, hash: await staticHash(graph, [file], config.root) };
 }
 
-/** The dataset row a request was made from: its prompt, label and metadata. */
-export function rowHash(request: ExecutionRequest): string {
-  return sha(JSON.stringify([request.prompt, request.label ?? null, request.metadata ?? null])).slice(0, 16);
-}

@@ -1,5 +1,5 @@
 import type { PlannedRollout } from '../run/plan-suite.ts';
-import { rowHash } from './content-hash.ts';
+import { rowHash } from '../dataset/row-hash.ts';
 
 /** A request id without its run (see requestId): the row it is made from. */
 const rowOf = (id: string) => id.replace(/\.n\d+$/, '');

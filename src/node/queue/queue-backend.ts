@@ -2,7 +2,7 @@ import type { ExecuteOptions, ExecutionBackend, ResultCallback } from '../../bac
 import { deliver } from '../../backends/results.ts';
 import type { ExecutionRequest } from '../../model/request.ts';
 import type { CoordinatorQueues, JobSuite } from './coordinator-queues.ts';
-import { rowHash } from './content-hash.ts';
+import { rowHash } from '../dataset/row-hash.ts';
 import { rootRelative } from './checkout-paths.ts';
 
 /** What the jobs of one suite share. */

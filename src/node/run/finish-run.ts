@@ -6,7 +6,8 @@ import { sumUsage } from '../cost/usage.ts';
 import { rowResults, summarizeOutcomes } from '../stats/index.ts';
 import { compareSuiteTables } from '../baseline/compare-sides.ts';
 import type { LateFault } from '../../runtime/faults.ts';
-import type { RunReport, SuiteReport } from '../types/run-report.ts';
+import type { BudgetReport, RunReport, SuiteReport } from '../types/run-report.ts';
+import type { RunBudget } from '../cost/budget.ts';
 import { exitCodeOf, regressionOf, suitePasses, type VerdictOptions } from './verdict.ts';
 import { passThresholdOf } from './suite-settings.ts';
 
@@ -19,6 +20,13 @@ export interface RunFacts {
   lateFaults?: LateFault[] | undefined;
   /** The run's directory in the history (none for merged shards). */
   runDir?: string | undefined;
+  budget?: BudgetReport | undefined;
+}
+
+/** The spend against the caps, and how many of the suites' rollouts ran (`skipped`: kept from starting by the budget). */
+export function budgetReport(budget: RunBudget, suites: SuiteReport[], skipped: number): BudgetReport {
+  const planned = suites.reduce((sum, s) => sum + s.records.length, 0);
+  return { ...budget.spend(), planned, ran: planned - skipped };
 }
 
 /** The verdict rules' options, from the flags over the config file. */
@@ -43,7 +51,8 @@ export function compareSuite(suite: SuiteReport, baseline: ComparisonSide, optio
   const [compared] = compareSuiteTables(new Map([[suite.key, stored]]), current, { familySize: baseline.suites.size });
   if (!compared) return suite;
   const { key: _, name: __, ...comparison } = compared;
-  const withComparison = { ...suite, baseline: comparison };
+  // The budget decided which rollouts ran, not the agent: what ran cannot show a regression.
+  const withComparison = { ...suite, baseline: suite.partial ? { ...comparison, verdict: 'inconclusive' as const } : comparison };
   return { ...withComparison, regression: regressionOf(withComparison, options) };
 }
 
@@ -119,6 +128,7 @@ export function finishRun(
     ...facts,
     root: config.root,
     ...totals,
+    partial: suites.some((s) => s.partial) || undefined,
     exitCode: exitCodeOf({ suites, ...facts }, verdictOptions(config)),
   };
 }

@@ -36,7 +36,14 @@ export function invalidRowRecord(key: RolloutKey, message: string): RolloutRecor
   return record(key, { status: 'errored', reward: null, rewards: {}, error, durationMs: 0, timings, trialDir: undefined, details: undefined, usage: undefined }, undefined);
 }
 
-type Outcome = Pick<RolloutRecord, 'status' | 'reward' | 'rewards' | 'error' | 'durationMs' | 'timings' | 'trialDir' | 'details' | 'usage'>;
+/** A rollout that never started because the run's spend had reached its budget: skipped, out of every denominator. */
+export function budgetSkippedRecord(key: RolloutKey): RolloutRecord {
+  const timings = { queuedMs: 0, workflowMs: 0, graderMs: 0 };
+  const outcome = { status: 'skipped' as const, skipReason: 'budget' as const, reward: null, rewards: {}, error: undefined, durationMs: 0, timings, trialDir: undefined, details: undefined, usage: undefined };
+  return record(key, outcome, undefined);
+}
+
+type Outcome = Pick<RolloutRecord, 'status' | 'skipReason' | 'reward' | 'rewards' | 'error' | 'durationMs' | 'timings' | 'trialDir' | 'details' | 'usage'>;
 
 /**
  * One object literal with every field written out (no spread): all records then share one hidden class.
@@ -54,6 +61,7 @@ function record(key: RolloutKey, outcome: Outcome, logs: string[] | undefined): 
     where: key.where,
     run: key.run,
     status: outcome.status,
+    skipReason: outcome.skipReason,
     reward: outcome.reward,
     rewards: outcome.rewards,
     error: outcome.error && redactError(outcome.error),

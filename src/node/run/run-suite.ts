@@ -7,7 +7,11 @@ import type { ResolvedConfig } from '../config/resolve-config.ts';
 import type { RunOutputs } from '../output/run-outputs.ts';
 import { labelFromJsonWarning, type PlannedRollout, planBatches, type SuitePlanInput, whyNothingPlanned } from './plan-suite.ts';
 import { suiteIdPrefix } from './request-id.ts';
-import { invalidRowRecord, toRecord } from './rollout-record.ts';
+import { budgetSkippedRecord, invalidRowRecord, toRecord } from './rollout-record.ts';
+import type { RunBudget } from '../cost/budget.ts';
+import type { RunInputs } from '../output/run-inputs.ts';
+import { rowHash } from '../dataset/row-hash.ts';
+import { hashSuiteInputs } from './suite-inputs.ts';
 import type { RolloutRecord } from '../types/rollout-record.ts';
 import type { SuiteReport } from '../types/run-report.ts';
 import { buildSuiteReport } from './suite-report.ts';
@@ -37,6 +41,10 @@ export interface RunContext {
   finished: Map<string, RolloutRecord>;
   /** Faults of rollouts that arrive after their phase ended. */
   lateFaults: LateFaults;
+  /** The run's spend caps: once reached, no rollout starts (see {@link RunBudget}). */
+  budget?: RunBudget | undefined;
+  /** The hashes of what each suite runs with, for the run history (none in watch mode). */
+  inputs?: RunInputs | undefined;
   /** Aborts on Ctrl-C or `--bail`: no new rollouts start, running ones are cancelled. */
   signal: AbortSignal;
   onRecord(record: RolloutRecord): void;
@@ -76,6 +84,12 @@ function inFlightLimit(concurrency: number | null, bails: boolean): number {
   if (concurrency === null) return UNBOUNDED_IN_FLIGHT;
   return bails ? concurrency * READ_AHEAD : concurrency + Math.max(concurrency, MIN_AHEAD);
 }
+
+/**
+ * With a budget, a suite hands its backend only what can start at once (no read-ahead, locally or on a queue):
+ * a rollout handed out is one started, so that none starts after the spend reached the cap.
+ */
+const budgetedLimit = (concurrency: number | null) => concurrency ?? UNBOUNDED_IN_FLIGHT;
 
 /**
  * Runs one planned rollout on the suite's backend and records its final result with its samples (`record` writes
@@ -176,6 +190,12 @@ class InFlight {
   }
 }
 
+/** A suite the budget cut short: its gate cannot be judged on the rollouts that ran (see SuiteReport.partial). */
+function markPartial(report: SuiteReport): void {
+  report.partial = true;
+  report.thresholdMissed = undefined;
+}
+
 /** Runs every rollout of one suite, streaming its dataset, and reports each as it finishes. */
 export async function runSuite(file: string, suite: RolloutSuite<any, any>, ctx: RunContext, run: RolloutDispatcher = dispatch): Promise<SuiteReport> {
   const started = performance.now();
@@ -200,13 +220,15 @@ export async function runSuite(file: string, suite: RolloutSuite<any, any>, ctx:
         adaptive.recorded(r);
       }
     : record;
+  let budgetSkipped = 0;
+  const hashing = ctx.inputs && hashSuiteInputs(ctx.inputs, idPrefix, file, suite, settings, ctx.config);
   try {
     // Remote workers start the suite's model endpoint themselves, beside the rollouts.
     const chatCompletionsUrl = ctx.remote ? undefined : await ctx.models.urlFor(suite, file);
     const input = { file, suite, settings, config: ctx.config, pool: ctx.pool, chatCompletionsUrl, modelCache: ctx.modelCache, runDir: ctx.runDir };
     const suiteBackend = await (ctx.remote ? ctx.remote.create(input) : createSuiteBackend(input));
     backend = suiteBackend;
-    const limit = ctx.remote?.window ?? inFlightLimit(settings.concurrency, ctx.config.bail !== undefined);
+    const limit = ctx.budget ? budgetedLimit(settings.concurrency) : (ctx.remote?.window ?? inFlightLimit(settings.concurrency, ctx.config.bail !== undefined));
     const graded = isGraded(suite, settings);
     /** Hands one planned rollout out (or records it at once); false once the run stops. */
     const handOut = async (planned: PlannedRollout): Promise<boolean> => {
@@ -214,11 +236,16 @@ export async function runSuite(file: string, suite: RolloutSuite<any, any>, ctx:
         stoppedEarly = true;
         return false;
       }
+      if (planned.kind === 'request') ctx.inputs?.row(idPrefix, planned.key.row, () => rowHash(planned.request));
       // A resumed run's finished rollout is in the journal already, from the run it resumes.
       const done = ctx.finished.get(planned.key.id);
       if (done) recordAll(done);
       else if (planned.kind === 'invalid') recordAll(invalidRowRecord(planned.key, planned.message), []);
-      else {
+      else if (ctx.budget?.reached()) {
+        // Once the spend reaches the budget, the rest never start: skipped, out of every denominator.
+        recordAll(budgetSkippedRecord(planned.key), []);
+        budgetSkipped++;
+      } else {
         inFlight.add(run(planned, suiteBackend, settings, graded, ctx, recordAll));
         if (inFlight.size >= limit) await inFlight.slotFreed();
       }
@@ -242,7 +269,7 @@ export async function runSuite(file: string, suite: RolloutSuite<any, any>, ctx:
   } finally {
     await inFlight.settled();
     ctx.onRolloutsSettled?.();
-    await backend?.close();
+    await Promise.all([backend?.close(), hashing]);
   }
   const meta = {
     name: suite.name,
@@ -255,7 +282,8 @@ export async function runSuite(file: string, suite: RolloutSuite<any, any>, ctx:
     definedAt: userFrame(definitionStack(suite)),
   };
   const report = buildSuiteReport(meta, records, performance.now() - started, error, adaptive && ((stats) => adaptive.apply(stats)));
-  if (stoppedEarly || report.stats.counts.skipped > 0) report.cancelled = true;
+  if (budgetSkipped > 0) markPartial(report);
+  if (stoppedEarly || report.stats.counts.skipped > budgetSkipped) report.cancelled = true;
   else if (records.length === 0 && !error) report.noRollouts = whyNothingPlanned(suite, ctx.config, seen.rows);
   if (seen.labelFromJson) report.warnings = [labelFromJsonWarning(seen.labelFromJson, ctx.config.root)];
   return report;

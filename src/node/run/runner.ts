@@ -14,7 +14,7 @@ import { runPool } from './run-pool.ts';
 import { suiteIdPrefix } from './request-id.ts';
 import type { RolloutRecord } from '../types/rollout-record.ts';
 import type { RunReport, SuiteReport } from '../types/run-report.ts';
-import { compareSuite, finishRun, type RunTotals, runTotals, verdictOptions } from './finish-run.ts';
+import { budgetReport, compareSuite, finishRun, type RunTotals, runTotals, verdictOptions } from './finish-run.ts';
 import { preflight } from './preflight.ts';
 import { toRolloutError } from '../../runtime/errors.ts';
 import { type RemoteBackends, type RunContext, runSuite } from './run-suite.ts';
@@ -27,6 +27,9 @@ import { ModelEndpoints } from './model-endpoints.ts';
 import { installFaultHandlers, type LateFault, onLateFault } from '../../runtime/faults.ts';
 import { LateFaults } from './late-faults.ts';
 import { suiteKey } from '../types/suite-key.ts';
+import { RunBudget } from '../cost/budget.ts';
+import { RunInputs } from '../output/run-inputs.ts';
+import { withFlakiness } from './suite-inputs.ts';
 
 /** The rollout files and suites a run would execute, with their planned rollouts. */
 export interface DiscoveredRun {
@@ -202,6 +205,9 @@ export async function runRollouts(config: ResolvedConfig, reporters: ReporterSet
     const startGrace = () => void (lateFaultGrace ??= sleep(LATE_FAULT_GRACE_MS));
     let unsettledSuites = files.reduce((sum, f) => sum + (f.loadError ? 0 : f.suites.length), 0);
     const lateFaults = new LateFaults();
+    const budget = config.budget && new RunBudget(config.budget, config.prices);
+    const inputs = new RunInputs();
+    let budgetSkipped = 0;
     const stopHearing = hearLateFaults(pool, config.inline, (fault) => lateFaults.add(fault));
     const ctx: RunContext = {
       lateFaults,
@@ -214,7 +220,11 @@ export async function runRollouts(config: ResolvedConfig, reporters: ReporterSet
       finished,
       signal: control.signal,
       remote: options.remote,
+      budget,
+      inputs,
       onRecord: (record) => {
+        budget?.add(record.usage);
+        if (record.skipReason === 'budget') budgetSkipped++;
         control.onRecord(record);
         reporters.onRolloutResult(record);
       },
@@ -253,6 +263,7 @@ export async function runRollouts(config: ResolvedConfig, reporters: ReporterSet
       // (--inline): computing them would hold back the event loop, and the grace could end before the I/O callbacks
       // and timers it is there to hear had a turn.
       if (graceDuringReports) startGrace();
+      suites = withFlakiness(suites, inputs, config, runDir);
       totals = runTotals(suites, config, runDir, baseline);
     } finally {
       // Every rollout has settled: a kept pool's next run must not lose its workers to this run's cancel.
@@ -266,7 +277,7 @@ export async function runRollouts(config: ResolvedConfig, reporters: ReporterSet
     // In the run's order, not as they ended: merge-reports rebuilds the report from these entries.
     for (const { records: _, ...summary } of suites) outputs.journal({ type: 'suite', ...summary });
     for (const fault of lateFaults.late) outputs.journal({ type: 'late-fault', ...fault });
-    const facts = { startedAt: startedAt.toISOString(), durationMs: performance.now() - started, interrupted: control.reason(), noRollouts: nothingMatched, lateFaults: lateFaults.late, runDir };
+    const facts = { startedAt: startedAt.toISOString(), durationMs: performance.now() - started, interrupted: control.reason(), noRollouts: nothingMatched, lateFaults: lateFaults.late, runDir, budget: budget && budgetReport(budget, suites, budgetSkipped) };
     const report = finishRun(suites, facts, config, baseline, totals);
     outputs.finish(report);
     await reporters.onRunEnd(report);

@@ -22,12 +22,12 @@ export function regressionOf(suite: SuiteReport, options: VerdictOptions): strin
 
 /**
  * Whether a suite passes, by the rules of the README's verdict table: never on an error of the suite itself,
- * never when cancelled before all its rollouts ran, never when a regression fails it (`regression`), never on
- * nothing (unless allowed); with a gate, by the gate and its error budget (`thresholdMissed`); without one, only
- * when no rollout failed or errored.
+ * never when cancelled or cut short by the budget before all its rollouts ran (`partial`), never when a regression
+ * fails it (`regression`), never on nothing (unless allowed); with a gate, by the gate and its error budget
+ * (`thresholdMissed`); without one, only when no rollout failed or errored.
  */
 export function suitePasses(suite: SuiteReport, options: VerdictOptions): boolean {
-  if (suite.error || suite.thresholdMissed || suite.regression || suite.cancelled) return false;
+  if (suite.error || suite.thresholdMissed || suite.regression || suite.cancelled || suite.partial) return false;
   if (suite.noRollouts) return options.passWithNoRollouts;
   return hasGate(suite.thresholds) || suite.stats.counts.failed + suite.stats.counts.errored === 0;
 }

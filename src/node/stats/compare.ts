@@ -26,7 +26,8 @@ export interface FlippedRow {
   b: RowSummary;
 }
 
-export type ComparisonVerdict = 'improved' | 'regressed' | 'no detectable change';
+/** `inconclusive`: B is a suite the budget cut short (`partial`), which the run's gate never judges a regression. */
+export type ComparisonVerdict = 'improved' | 'regressed' | 'no detectable change' | 'inconclusive';
 
 /**
  * One suite of a comparison of B with A (A the older run or the baseline). Every figure is over the rows both

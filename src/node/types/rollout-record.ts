@@ -21,6 +21,8 @@ export interface RolloutRecord {
   /** 1-based run of the row. */
   run: number;
   status: RolloutStatus;
+  /** Why a `skipped` rollout never started: `budget` when the run's spend had reached its cap (`--max-tokens`, `--max-cost`). */
+  skipReason?: 'budget' | undefined;
   reward: number | null;
   rewards: Record<string, number>;
   error?: RolloutError | undefined;

@@ -4,8 +4,10 @@ import type { LateFault } from '../../runtime/faults.ts';
 import type { ThresholdConfig } from '../../model/suite-options.ts';
 import type { Cost } from '../cost/prices.ts';
 import type { TokenUsage } from '../cost/usage.ts';
+import type { BudgetSpend } from '../cost/budget.ts';
 import type { SourceLocation } from '../stack/user-frame.ts';
 import type { SuiteComparison, SuiteStatistics } from '../stats/index.ts';
+import type { FlakyRow } from '../stats/flakiness.ts';
 import type { SuiteRecords } from '../output/suite-records.ts';
 
 /** One suite's outcome: its rollouts and their statistics, or the error that kept it from running. */
@@ -33,6 +35,11 @@ export interface SuiteReport {
   noRollouts?: string | undefined;
   /** Set when a signal or `--bail` stopped the suite before all its rollouts ran: an incomplete suite never passes. */
   cancelled?: true | undefined;
+  /**
+   * Set when the run's budget kept some of its rollouts from starting (they are `skipped`, reason `budget`): its
+   * statistics cover the rollouts that ran, it does not pass, and its gate and baseline comparison are inconclusive.
+   */
+  partial?: true | undefined;
   /** Whether the suite passes by the verdict rules; set when the run ends. */
   passed?: boolean | undefined;
   /** Set when watch mode graded the stored samples of the last run again instead of running the workflows. */
@@ -42,6 +49,8 @@ export interface SuiteReport {
   cost?: Cost | undefined;
   /** Where the suite's `defineRollout` call is, when it was found. */
   definedAt?: SourceLocation | undefined;
+  /** Its rows' pass/fail history over the last stored runs whose inputs match this one's, flakiest first. */
+  flaky?: FlakyRow[] | undefined;
   /** The comparison with `--baseline` (B = this run, A = the baseline), when the baseline has this suite. */
   baseline?: SuiteComparison | undefined;
   /** What the suite's inputs did that their author may not expect (a label that was an object), once per suite. */
@@ -79,9 +88,19 @@ export interface RunReport {
   cost?: Cost | undefined;
   /** What `--baseline` compared the suites with. */
   comparedWith?: ComparisonSource | undefined;
+  /** Set when the budget kept rollouts from starting: see {@link SuiteReport.partial}. */
+  partial?: true | undefined;
+  /** The spend against `--max-tokens` / `--max-cost`, when the run had a cap. */
+  budget?: BudgetReport | undefined;
   /** The run's directory in `<outputDir>/runs` (journal, samples, summary, trials); none for merged shards. */
   runDir?: string | undefined;
   /** Cancelled by a signal (Ctrl-C, SIGTERM, SIGHUP), stopped by `--bail`, or by an output it could not write. */
   interrupted: StopSignal | 'bail' | 'write-error' | undefined;
   exitCode: 0 | 1 | (typeof STOP_SIGNALS)[StopSignal];
+}
+
+/** A run's spend against its caps, and how many of its planned rollouts ran. */
+export interface BudgetReport extends BudgetSpend {
+  ran: number;
+  planned: number;
 }

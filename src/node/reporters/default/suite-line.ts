@@ -3,6 +3,7 @@ import { DEFAULT_VERDICT_OPTIONS, suitePasses } from '../../run/verdict.ts';
 import { formatDuration, formatNumber, relative } from '../format.ts';
 import type { Terminal } from '../terminal.ts';
 import { adaptiveText } from '../adaptive-text.ts';
+import { partialNote } from '../run-control.ts';
 
 /** Harbor suites also show where their time went: environment setup, agent, verifier (mean per trial). */
 function phaseTimings(suite: SuiteReport): string {
@@ -30,7 +31,7 @@ export function suiteLine(suite: SuiteReport, root: string, { colors }: Terminal
   const scores = counts.completed === counts.total ? 'not graded' : `mean reward ${formatNumber(meanReward.mean)} · pass@1 ${formatNumber(passAtK['1'])}`;
   const adaptive = adaptiveText(suite.stats);
   const figures = `${rollouts} · ${scores}${adaptive ? ` · ${adaptive}` : ''}`;
-  const extra = [suite.thresholdMissed, suite.regression].map((why) => (why ? colors.red(` · ${why}`) : '')).join('');
+  const extra = [suite.thresholdMissed, suite.regression].map((why) => (why ? colors.red(` · ${why}`) : '')).join('') + (suite.partial ? colors.yellow(` · ${partialNote(suite)}`) : '');
   const warnings = (suite.warnings ?? []).map((warning) => colors.yellow(`  ⚠ ${warning}\n`)).join('');
   return `${mark} ${suite.name} ${where} ${figures}${phaseTimings(suite)}${extra} ${colors.dim(formatDuration(suite.durationMs))}\n${warnings}`;
 }

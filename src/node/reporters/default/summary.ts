@@ -8,6 +8,22 @@ import { statisticsTable } from './statistics-table.ts';
 import { TerminalTable } from './terminal-table.ts';
 import { sourceText } from '../comparison-format.ts';
 import { adaptiveText } from '../adaptive-text.ts';
+import { budgetStop, flakiest, flakyText, spendLine } from '../run-control.ts';
+
+/** Rows named as the flakiest of the suites that ran. */
+const FLAKIEST_SHOWN = 5;
+
+/** The spend against the caps, whether the budget stopped the run, and the flakiest rows over the recent runs. */
+function runControlLines(report: RunReport, terminal: Terminal): string[] {
+  const { colors } = terminal;
+  const lines: string[] = [];
+  if (report.budget) lines.push(`${colors.dim('   Budget')}  ${spendLine(report.budget)}`);
+  const flaky = flakiest(report, FLAKIEST_SHOWN);
+  if (flaky.length) lines.push(`${colors.dim('    Flaky')}  ${flaky.map(({ suite, row }) => `${suite} ${flakyText(row)}`).join('\n           ')}`);
+  const stop = budgetStop(report);
+  if (stop) lines.push(colors.yellow(`\nRun ${stop}; the statistics cover those. Raise --max-tokens / --max-cost and run with --resume to finish it.`));
+  return lines;
+}
 
 function row(name: string, stats: SuiteStatistics, durationMs: number): string[] {
   const c = stats.counts;
@@ -69,6 +85,7 @@ export function summary(report: RunReport, terminal: Terminal): string {
   }
   const usage = formatUsage(report.usage, report.cost);
   if (usage) lines.push(`${colors.dim('   Tokens')}  ${usage}`);
+  lines.push(...runControlLines(report, terminal));
   for (const fault of report.lateFaults ?? []) lines.push(colors.red(`\nLate fault of rollout ${fault.rolloutId} (${fault.phase}), after it was reported: ${fault.message}`));
   if (report.noRollouts) lines.push(colors.yellow(`\nNo rollouts: ${report.noRollouts}`));
   if (report.interrupted) lines.push(colors.yellow(`\n${INTERRUPTED[report.interrupted]}`));

@@ -4,11 +4,37 @@ import type { Cost } from '../../cost/prices.ts';
 import { type TokenUsage, totalTokens } from '../../cost/usage.ts';
 import type { SuiteStatistics } from '../../stats/index.ts';
 import { INTERRUPTED } from '../default/summary.ts';
-import { formatDuration } from '../format.ts';
+import { formatDuration, formatNumber } from '../format.ts';
 import { MAX_CELL_CHARS, markdownCell } from './markdown-cell.ts';
 import { deltaText, sourceText, verdictText } from '../comparison-format.ts';
 import { meanRewardText, passAtKText, populationText, statisticsNotes } from '../statistics-text.ts';
 import { adaptiveText } from '../adaptive-text.ts';
+import { budgetStop, flakiest, partialNote, spendLine } from '../run-control.ts';
+
+/** Rows named as the flakiest of the suites that ran. */
+const FLAKIEST_SHOWN = 10;
+
+/** The spend against the caps, whether the budget stopped the run and which suites it cut short. */
+function budgetLines(report: RunReport): string[] {
+  if (!report.budget) return [];
+  const partial = report.suites.filter((s) => s.partial).map((s) => `- ${markdownCell(s.name)}: ${partialNote(s)}`);
+  const stop = budgetStop(report);
+  return ['', `**Budget:** ${spendLine(report.budget)}${stop ? ` — ${stop}` : ''}`, ...(partial.length ? ['', ...partial] : [])];
+}
+
+/** The flakiest rows over the recent runs of the suites that ran, with their pass (P) / fail (F) history. */
+function flakyLines(report: RunReport): string[] {
+  const rows = flakiest(report, FLAKIEST_SHOWN);
+  if (rows.length === 0) return [];
+  return [
+    '',
+    '### Flakiest rows (recent runs with unchanged inputs)',
+    '',
+    '| Suite | Row | Flips | Rollouts | Flip rate | History |',
+    '|---|---|---|---|---|---|',
+    ...rows.map(({ suite, row }) => `| ${markdownCell(suite)} | ${row.row} | ${row.flips} | ${row.runs} | ${formatNumber(row.flipRate)} | \`${row.history}\` |`),
+  ];
+}
 
 /** GitHub drops a step's summary over 1 MiB; this leaves room for what else the step writes. */
 export const MAX_SUMMARY_BYTES = 1_000_000;
@@ -85,7 +111,7 @@ function adaptiveLines(suites: SuiteReport[]): string[] {
  */
 export function jobSummary(report: RunReport, budget = MAX_SUMMARY_BYTES): string {
   const failing = report.suites.filter((s) => !s.passed).length;
-  const headline = failing ? `❌ ${failing} of ${report.suites.length} suites failed` : `✅ ${report.suites.length} suites passed`;
+  const headline = failing ? `❌ ${failing} of ${report.suites.length} suites failed${report.partial ? ' (partial: stopped at the budget)' : ''}` : `✅ ${report.suites.length} suites passed`;
   const withBaseline = report.suites.some((s) => s.baseline);
   const withUsage = report.usage !== undefined;
   const head = ['Suite', 'Rollouts', 'Passed', 'Failed', 'Errored', 'Skipped', 'Mean reward [95% CI]', 'Rows like these', 'pass@k [95% CI]', ...(withBaseline ? ['vs baseline'] : []), ...(withUsage ? [report.cost ? 'Tokens in / out · cost' : 'Tokens in / out'] : []), 'Duration'];
@@ -95,7 +121,12 @@ export function jobSummary(report: RunReport, budget = MAX_SUMMARY_BYTES): strin
   ];
   const top = [`## rollout-test: ${headline}`, '', `| ${head.join(' | ')} |`, `|${head.map(() => '---').join('|')}|`];
   const all = row('**All**', report.overall, report.durationMs, extra({ usage: report.usage, cost: report.cost, baseline: undefined }, true));
-  const end = [...(report.comparedWith ? ['', `Compared with ${sourceText(report.comparedWith)}.`] : []), ...(report.interrupted ? ['', INTERRUPTED[report.interrupted]] : [])];
+  const end = [
+    ...(report.comparedWith ? ['', `Compared with ${sourceText(report.comparedWith)}.`] : []),
+    ...budgetLines(report),
+    ...flakyLines(report),
+    ...(report.interrupted ? ['', INTERRUPTED[report.interrupted]] : []),
+  ];
   const suiteRow = (s: SuiteReport) => row(`${s.passed ? '✅' : '❌'} ${markdownCell(shownName(s))}`, s.stats, s.durationMs, extra(s));
   const adaptive = adaptiveLines(report.suites);
   const { rows, notes } = fittedRows(report.suites, suiteRow, budget - bytes([...top, all, ...adaptive, ...end]));

@@ -20,7 +20,8 @@ body{font:14px system-ui,sans-serif;margin:0;color:#111}header{padding:12px 20px
 .row{position:absolute;left:0;right:0;cursor:pointer}.head{position:sticky;top:0;z-index:1;background:#f6f6f6;font-weight:600}
 .row span{overflow:hidden;text-overflow:ellipsis}.row.failed{background:#fff7ed}.row.errored{background:#fef2f2}
 #transcript{margin:12px 20px;padding:8px 12px;border:1px solid #ddd;border-radius:8px}.message{margin:6px 0}.message pre,.error{white-space:pre-wrap;background:#f6f6f6;padding:6px;margin:2px 0}
-.tool-call{background:#eef2ff!important}`;
+.tool-call{background:#eef2ff!important}.partial{color:#b45309}
+.history{display:flex;gap:8px;align-items:center}.strip i{display:inline-block;width:8px;height:12px;margin-right:1px}.strip .p{background:#16a34a}.strip .f{background:#dc2626}`;
 
 let script: string | undefined;
 

@@ -6,6 +6,7 @@ import { totalTokens } from '../../cost/usage.ts';
 import { detailLines } from '../failure-detail.ts';
 import { relative, rolloutName } from '../format.ts';
 import { element, escapeXml, properties } from './xml.ts';
+import { partialNote } from '../run-control.ts';
 
 const seconds = (ms: number) => (ms / 1000).toFixed(3);
 
@@ -31,7 +32,7 @@ function testcaseBody(record: RolloutRecord, passThreshold: number, root: string
   if (record.error) props.push(['category', record.error.category], ['phase', record.error.phase]);
   if (record.trialDir) props.push(['trialDir', record.trialDir]);
   const parts = [properties(props)];
-  if (record.status === 'skipped') parts.push(element('skipped', { message: record.error?.message ?? 'not run' }));
+  if (record.status === 'skipped') parts.push(element('skipped', { message: record.skipReason === 'budget' ? 'not started: the run reached its budget' : (record.error?.message ?? 'not run') }));
   if (record.status === 'failed') {
     const message = failureMessage(record, passThreshold);
     const body = [message, ...detailLines(record, root)].join('\n');
@@ -79,6 +80,7 @@ function suiteProperties(stats: SuiteStatistics, suite: SuiteReport): string {
   if (b) entries.push(['baseline.verdict', b.verdict], ['baseline.delta', b.delta ?? 'n/a'], ['baseline.pAdjusted', b.pAdjusted ?? 'n/a'], ['baseline.mde', b.mde ?? 'n/a']);
   for (const [category, count] of Object.entries(stats.errorsByCategory)) entries.push([`errors.${category}`, count]);
   if (suite.thresholdMissed) entries.push(['thresholdMissed', suite.thresholdMissed]);
+  if (suite.partial) entries.push(['partial', 'true']);
   if (suite.usage) {
     const tokens = totalTokens(suite.usage);
     entries.push(['tokens.prompt', tokens.prompt], ['tokens.completion', tokens.completion], ['tokens.cached', tokens.cached]);
@@ -115,12 +117,16 @@ function suiteLevelCases(suite: SuiteReport, root: string): { xml: string[]; fai
     const failure = element('failure', { message: suite.regression, type: 'Regression' }, escapeXml(regressionBody(suite)));
     xml.push(element('testcase', { classname, name: `${suite.name} › baseline`, time: '0.000' }, failure));
   }
+  if (suite.partial) {
+    const failure = element('failure', { message: partialNote(suite), type: 'BudgetReached' }, escapeXml(partialNote(suite)));
+    xml.push(element('testcase', { classname, name: `${suite.name} › budget`, time: '0.000' }, failure));
+  }
   const empty = suite.noRollouts && suite.passed === false;
   if (empty) {
     const failure = element('failure', { message: `no rollouts: ${suite.noRollouts}`, type: 'NoRollouts' }, escapeXml(suite.noRollouts!));
     xml.push(element('testcase', { classname, name: `${suite.name} › rollouts`, time: '0.000' }, failure));
   }
-  const failures = [suite.thresholdMissed, suite.regression, empty].filter(Boolean).length;
+  const failures = [suite.thresholdMissed, suite.regression, suite.partial, empty].filter(Boolean).length;
   return { xml, failures, errors: suite.error ? 1 : 0 };
 }
 

@@ -21,8 +21,13 @@ export class VerboseReporter extends DefaultReporter {
     super.onRolloutResult(record);
     const { colors } = this.terminal;
     const paint = { passed: colors.green, failed: colors.red, errored: colors.red, skipped: colors.yellow, completed: colors.dim }[record.status];
-    const outcome = record.error ? `${record.error.category}: ${record.error.message.split('\n')[0]}` : record.status === 'completed' ? 'completed (not graded)' : `reward ${this.#reward(record)}`;
+    const outcome = record.error ? `${record.error.category}: ${record.error.message.split('\n')[0]}` : record.status === 'completed' ? 'completed (not graded)' : this.#outcome(record);
     this.print(`  ${paint(MARKS[record.status])} ${rolloutName(record)} ${colors.dim(outcome)} ${colors.dim(formatDuration(record.durationMs))}\n`);
+  }
+
+  /** A graded rollout's reward, or why it never ran. */
+  #outcome(record: RolloutRecord): string {
+    return record.skipReason === 'budget' ? 'not started: the run reached its budget' : `reward ${this.#reward(record)}`;
   }
 
   #reward({ reward, status, file, suite }: RolloutRecord): string {

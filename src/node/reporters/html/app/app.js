@@ -53,6 +53,17 @@ function histogram(target, suiteIndex) {
     series: [{}, { label: 'rollouts', fill: '#93c5fd', stroke: '#2563eb', paths: uPlot.paths.bars({ size: [0.9] }) }] }, [xs, counts], figure(target, 'rewards'));
 }
 
+// Each row's recent pass/fail history (runs with unchanged inputs), flakiest first: a strip of marks per row.
+const HISTORY_ROWS = 50;
+function rowHistory(flaky) {
+  if (!flaky || flaky.length === 0) return undefined;
+  const strip = (history) => el('span', { className: 'strip', title: history }, ...[...history].map((mark) => el('i', { className: mark === 'P' ? 'p' : 'f' })));
+  const lines = flaky.slice(0, HISTORY_ROWS).map((row) =>
+    el('div', { className: 'history' }, el('span', { textContent: `row ${row.row}` }), strip(row.history), el('span', { className: 'muted', textContent: `${row.flips} flips / ${row.runs}` })));
+  const more = flaky.length > HISTORY_ROWS ? el('p', { className: 'muted', textContent: `and ${flaky.length - HISTORY_ROWS} more rows` }) : undefined;
+  return el('details', {}, el('summary', { textContent: 'row history (recent runs)' }), ...lines, more);
+}
+
 function suiteCard(suite, index) {
   const s = suite.stats;
   const c = s.counts;
@@ -72,6 +83,8 @@ function suiteCard(suite, index) {
     el('p', { className: 'errors', textContent: `errors: ${errors}` }),
     suite.cost ? el('p', { textContent: `cost ${num(suite.cost.total, 4)}` }) : undefined,
     baseline ? el('p', { className: 'baseline', textContent: `vs baseline: ${baseline}` }) : undefined,
+    suite.partial ? el('p', { className: 'partial', textContent: `partial: the budget stopped it after ${c.total - c.skipped} of ${c.total} rollouts; gate and baseline inconclusive` }) : undefined,
+    rowHistory(suite.flaky),
     charts);
   $('#suites').append(card);
   if (!suite.error) {
@@ -161,7 +174,8 @@ function openTranscript(index) {
   panel.hidden = false;
 }
 
-$('#title').textContent = `rollout-test · ${run.startedAt} · ${run.overall.counts.total} rollouts · exit ${run.exitCode}`;
+const stopped = run.budget && run.budget.ran < run.budget.planned ? ` · partial: stopped at the budget: ${run.budget.ran} of ${run.budget.planned} rollouts ran` : '';
+$('#title').textContent = `rollout-test · ${run.startedAt} · ${run.overall.counts.total} rollouts · exit ${run.exitCode}${stopped}`;
 suites.forEach(suiteCard);
 options($('#f-suite'), suites.map((s, i) => [String(i), s.name]));
 options($('#f-status'), ['passed', 'failed', 'errored', 'skipped'].map((s) => [s, s]));

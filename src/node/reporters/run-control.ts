@@ -1,0 +1,35 @@
+import type { BudgetReport, RunReport, SuiteReport } from '../types/run-report.ts';
+import type { FlakyRow } from '../stats/flakiness.ts';
+import { formatNumber } from './format.ts';
+
+const tokens = (n: number) => n.toLocaleString('en-US');
+const usd = (n: number) => (n < 1 ? n.toFixed(4) : n.toFixed(2));
+
+/** What the run spent against its caps: `1,234 of 2,000 tokens · cost 0.0123 of 0.0500`. */
+export function spendLine(budget: BudgetReport): string {
+  const parts = [budget.tokens === undefined ? `${tokens(budget.spentTokens)} tokens` : `${tokens(budget.spentTokens)} of ${tokens(budget.tokens)} tokens`];
+  if (budget.costUsd !== undefined) parts.push(`cost ${usd(budget.spentCostUsd ?? 0)} of ${usd(budget.costUsd)}`);
+  if (budget.unpriced) parts.push(`no price for ${budget.unpriced.join(', ')}: its cost cannot be counted, so no further rollout started`);
+  return parts.join(' · ');
+}
+
+/** `stopped at the budget: N of M rollouts ran`, when the budget kept rollouts from starting. */
+export function budgetStop(report: Pick<RunReport, 'budget'>): string | undefined {
+  const { budget } = report;
+  return budget && budget.ran < budget.planned ? `stopped at the budget: ${budget.ran} of ${budget.planned} rollouts ran` : undefined;
+}
+
+/** A partial suite's note: how many of its rollouts ran, and that its gate and comparison are inconclusive. */
+export function partialNote(suite: SuiteReport): string {
+  const { total, skipped } = suite.stats.counts;
+  return `partial: the budget stopped it after ${total - skipped} of ${total} rollouts; gate and baseline inconclusive`;
+}
+
+/** A row's flakiness in words: `row 3: 2 flips in 6 rollouts (flip rate 0.40)`. */
+export const flakyText = (row: FlakyRow) => `row ${row.row}: ${row.flips} flip${row.flips === 1 ? '' : 's'} in ${row.runs} rollouts (flip rate ${formatNumber(row.flipRate)})`;
+
+/** The flakiest rows with flips across the run's suites, flakiest first, at most `limit`. */
+export function flakiest(report: RunReport, limit: number): { suite: string; row: FlakyRow }[] {
+  const rows = report.suites.flatMap((suite) => (suite.flaky ?? []).filter((row) => row.flips > 0).map((row) => ({ suite: suite.name, row })));
+  return rows.sort((a, b) => b.row.flipRate - a.row.flipRate || b.row.flips - a.row.flips).slice(0, limit);
+}

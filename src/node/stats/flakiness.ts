@@ -1,0 +1,87 @@
+import type { RolloutRecord } from '../types/rollout-record.ts';
+import { outcomesOf, scoredReward } from './outcomes.ts';
+
+/** How often a row's outcome changed over its recent rollouts. */
+export interface RowFlakiness {
+  /** Rollouts in the row's history. */
+  runs: number;
+  passes: number;
+  /** Adjacent changes between pass and fail. */
+  flips: number;
+  /** `flips / (runs - 1)`; 0 with fewer than two rollouts. */
+  flipRate: number;
+}
+
+/** The flakiness of one row's sequence of outcomes (true: passed), in the order they ran. */
+export function flakinessOf(outcomes: readonly boolean[]): RowFlakiness {
+  let flips = 0;
+  for (let i = 1; i < outcomes.length; i++) if (outcomes[i] !== outcomes[i - 1]) flips++;
+  const runs = outcomes.length;
+  return { runs, passes: outcomes.filter(Boolean).length, flips, flipRate: runs > 1 ? flips / (runs - 1) : 0 };
+}
+
+/** One stored run of a suite: the hashes of its inputs, and each row's hash and outcomes in run-index order. */
+export interface SuiteRunOutcomes {
+  code: string;
+  config: string;
+  rows: ReadonlyMap<number, { hash: string; outcomes: readonly boolean[] }>;
+}
+
+/**
+ * Each row's history over a suite's stored runs (oldest first): the newest run's code and config start the
+ * suite's history at the first older run that differs from them, and a row's hash starts the row's at the first
+ * older run where the row differed. A run without the row neither adds to its history nor ends it.
+ */
+export function rowHistories(runs: readonly SuiteRunOutcomes[]): Map<number, boolean[]> {
+  const newest = runs.at(-1);
+  const histories = new Map<number, boolean[]>();
+  if (!newest) return histories;
+  const rowHash = new Map<number, string>();
+  const ended = new Set<number>();
+  for (let i = runs.length - 1; i >= 0; i--) {
+    const run = runs[i]!;
+    if (run.code !== newest.code || run.config !== newest.config) break;
+    for (const [row, { hash, outcomes }] of run.rows) {
+      if (ended.has(row)) continue;
+      if ((rowHash.get(row) ?? hash) !== hash) {
+        ended.add(row);
+        continue;
+      }
+      rowHash.set(row, hash);
+      histories.set(row, [...outcomes, ...(histories.get(row) ?? [])]);
+    }
+  }
+  return histories;
+}
+
+/** A row's flakiness with its history, as reports show it. */
+export interface FlakyRow extends RowFlakiness {
+  row: number;
+  /** The outcomes in order, `P` for a pass and `F` otherwise. */
+  history: string;
+}
+
+/** Every row with a history, flakiest first: by flip rate, then flips, then row. */
+export function flakyRows(runs: readonly SuiteRunOutcomes[]): FlakyRow[] {
+  const rows = [...rowHistories(runs)].map(([row, outcomes]) => ({
+    row,
+    ...flakinessOf(outcomes),
+    history: outcomes.map((passed) => (passed ? 'P' : 'F')).join(''),
+  }));
+  return rows.sort((a, b) => b.flipRate - a.flipRate || b.flips - a.flips || a.row - b.row);
+}
+
+/**
+ * Each row's pass (true) or fail (false) outcomes in run-index order, from a suite's records. Rollouts that say
+ * nothing about the agent are left out: skipped, ungraded, and infrastructure failures (see `scoredReward`).
+ */
+export function rowOutcomes(records: Iterable<RolloutRecord>): Map<number, boolean[]> {
+  const byRow = new Map<number, { run: number; passed: boolean }[]>();
+  for (const record of records) {
+    if (scoredReward(outcomesOf([record])[0]!) === null) continue;
+    const runs = byRow.get(record.row) ?? [];
+    runs.push({ run: record.run, passed: record.status === 'passed' });
+    byRow.set(record.row, runs);
+  }
+  return new Map([...byRow].map(([row, runs]) => [row, runs.sort((a, b) => a.run - b.run).map((r) => r.passed)]));
+}

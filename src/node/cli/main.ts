@@ -13,6 +13,7 @@ import { TurnBuffer } from '../output/turn-buffer.ts';
 import { interruptOnSignals } from './signals.ts';
 import { explainUnknownOption } from './unknown-option.ts';
 import { exitOnceWritten } from './exit-once-written.ts';
+import { FLAKY_OPTIONS, parseFlakyOptions } from './flaky-options.ts';
 import { packageVersion } from '../../package-files.ts';
 
 async function watch(filters: string[], rawOptions: Record<string, unknown>): Promise<number> {
@@ -83,6 +84,12 @@ function buildCli(early: WorkerPool | undefined): { cli: CAC; exit: Promise<numb
   const action = (fn: (filters: string[], options: Record<string, unknown>) => Promise<number>) =>
     (filters: string[], options: Record<string, unknown>) => fn(filters, options).then(done, (error) => done(reportError(error)));
   const serveCommand = cli.command('serve [...filters]', 'Serve the suites\' backends to a trainer over the osmosis v0.3 HTTP rollout protocol').action(action(serve));
+  const flakyCommand = cli.command('flaky [...filters]', 'List the rows whose outcome flipped between pass and fail over the recent runs (--last n, --all)').action(
+    action(async (filters, options) => {
+      const { flakyCommand: list } = await import('./flaky-command.ts');
+      return list(await resolve(filters, options), parseFlakyOptions(options), stdoutTerminal());
+    }),
+  );
   const commands = [
     serveCommand,
     cli.command('[...filters]', 'Watch on an interactive terminal, else run once').action(action(watchOrRun)),
@@ -100,12 +107,14 @@ function buildCli(early: WorkerPool | undefined): { cli: CAC; exit: Promise<numb
         // compare's --fail-on-regression judges B against A: it needs no --baseline, which only a run's does.
         action(async () => (await import('./compare-command.ts')).compareCommand(a, b, await resolve([], { ...options, failOnRegression: undefined }), stdoutTerminal(), options.failOnRegression === true))([], options),
     ),
+    flakyCommand,
     cli.command('merge-reports [...dirs]', 'Join the output dirs of shards (--shard i/n) into one set of reports').action(
       action(async (dirs, options) => (await import('./merge-reports.ts')).mergeReports(dirs, await resolve([], options), stdoutTerminal())),
     ),
   ];
   for (const command of commands) for (const option of Object.values(CLI_OPTIONS)) command.option(option.flags, option.description);
   for (const option of Object.values(SERVE_OPTIONS)) serveCommand.option(option.flags, option.description);
+  for (const option of Object.values(FLAKY_OPTIONS)) flakyCommand.option(option.flags, option.description);
   cli.help();
   cli.version(packageVersion());
   return { cli, exit };

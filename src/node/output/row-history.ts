@@ -20,16 +20,16 @@ export function suiteRunOutcomes(inputs: SuiteInputs, records: Iterable<RolloutR
   return { code: inputs.code, config: inputs.config, rows };
 }
 
-const suiteOf = (record: Pick<RolloutRecord, 'file' | 'suite'>) => `${record.file}\0${record.suite}`;
-
-/** The suites of one stored run with their records, by suite key. */
+/** The suites of one stored run with their records (a rollout's id starts with its suite's key), by suite key. */
 function readStoredRun(runDir: string, wanted: (key: string) => boolean): Map<string, StoredSuiteRun> {
   const inputs = readRunInputs(runDir).filter((s) => wanted(s.key));
   const runs = new Map<string, StoredSuiteRun>();
   if (inputs.length === 0) return runs;
-  const records = new Map(inputs.map((s) => [suiteOf({ file: s.file, suite: s.name }), [] as RolloutRecord[]]));
-  for (const record of readJournal(runDir).rollouts.values()) records.get(suiteOf(record))?.push(record);
-  for (const suite of inputs) runs.set(suite.key, { inputs: suite, outcomes: suiteRunOutcomes(suite, records.get(suiteOf({ file: suite.file, suite: suite.name }))!) });
+  const records = [...readJournal(runDir).rollouts.values()];
+  for (const suite of inputs) {
+    const own = records.filter((r) => r.id.startsWith(`${suite.key}.`));
+    runs.set(suite.key, { inputs: suite, outcomes: suiteRunOutcomes(suite, own) });
+  }
   return runs;
 }
 

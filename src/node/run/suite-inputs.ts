@@ -3,12 +3,9 @@ import type { RolloutSuite } from '../../runtime/suite.ts';
 import type { ResolvedConfig } from '../config/resolve-config.ts';
 import type { RunInputs } from '../output/run-inputs.ts';
 import { storedSuiteRuns, suiteRunOutcomes } from '../output/row-history.ts';
-import { flakyRows } from '../stats/flakiness.ts';
+import { DEFAULT_HISTORY_RUNS, flakyRows } from '../stats/flakiness.ts';
 import type { SuiteReport } from '../types/run-report.ts';
 import type { SuiteSettings } from './suite-settings.ts';
-
-/** Stored runs of a suite the history of its rows covers, unless `--last` says otherwise. */
-export const DEFAULT_HISTORY_RUNS = 10;
 
 /** The settings that decide a suite's outcomes: not how many runs a row gets, nor how many run at once. */
 function configHash(settings: SuiteSettings): string {

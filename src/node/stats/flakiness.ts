@@ -1,6 +1,9 @@
 import type { RolloutRecord } from '../types/rollout-record.ts';
 import { outcomesOf, scoredReward } from './outcomes.ts';
 
+/** Stored runs of a suite the history of its rows covers, unless `--last` says otherwise. */
+export const DEFAULT_HISTORY_RUNS = 10;
+
 /** How often a row's outcome changed over its recent rollouts. */
 export interface RowFlakiness {
   /** Rollouts in the row's history. */

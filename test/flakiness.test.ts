@@ -1,0 +1,99 @@
+/** Flakiness across runs: the run history as evidence, restarted by a change of the inputs. */
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { flakinessOf, flakyRows, rowHistories, type SuiteRunOutcomes } from '../src/node/stats/flakiness.ts';
+import { makeProject, runCli } from './helpers/project.ts';
+
+describe('flakiness of a row', () => {
+  it('counts adjacent pass/fail changes over the rollouts in order', () => {
+    expect(flakinessOf([true, false, true, true, false])).toEqual({ runs: 5, passes: 3, flips: 3, flipRate: 0.75 });
+    expect(flakinessOf([true])).toEqual({ runs: 1, passes: 1, flips: 0, flipRate: 0 });
+    expect(flakinessOf([])).toEqual({ runs: 0, passes: 0, flips: 0, flipRate: 0 });
+  });
+
+  const run = (code: string, rows: Record<number, [string, boolean[]]>): SuiteRunOutcomes => ({
+    code,
+    config: 'c',
+    rows: new Map(Object.entries(rows).map(([row, [hash, outcomes]]) => [Number(row), { hash, outcomes }])),
+  });
+
+  it('joins the runs in order, and a changed row or suite restarts the history', () => {
+    const runs = [
+      run('old', { 1: ['a', [false]] }),
+      run('new', { 1: ['a', [true, false]], 2: ['x', [true]] }),
+      run('new', { 1: ['a', [true]], 2: ['y', [false]] }),
+      run('new', { 2: ['y', [true]] }),
+    ];
+    // Row 1: the code change ends its history before the first run; a run without it does not. Row 2 changed.
+    expect(rowHistories(runs)).toEqual(new Map([[1, [true, false, true]], [2, [false, true]]]));
+    // Both flip at every step: the one with more flips is the flakier.
+    expect(flakyRows(runs).map((r) => [r.row, r.history, r.flips])).toEqual([[1, 'PFP', 2], [2, 'FP', 1]]);
+  });
+});
+
+/** Rows that always pass, always fail, and pass on odd rounds (ROUND, set per run), one run each. */
+const rolloutFile = (grader: string) => `
+import { AgentWorkflow, Grader, defineRollout } from 'rollout-test';
+export class Answer extends AgentWorkflow {
+  async run(ctx) { return [...ctx.prompt, { role: 'assistant', content: 'ok' }]; }
+}
+export class ByRound extends Grader {
+  grade(ctx) { ${grader} }
+}
+defineRollout({
+  name: 'mixed',
+  dataset: ['pass', 'fail', 'half'].map((kind) => ({ prompt: kind, metadata: { kind } })),
+  workflow: Answer,
+  grader: ByRound,
+});
+`;
+const GRADER = "const { kind } = ctx.metadata; return kind === 'pass' ? 1 : kind === 'fail' ? 0 : Number(process.env.ROUND) % 2;";
+
+interface FlakyJson {
+  suites: { name: string; rows: { row: number; runs: number; passes: number; flips: number; flipRate: number }[] }[];
+}
+
+describe('rollout-test flaky over six runs of a suite', async () => {
+  const project = makeProject({ 'mixed.rollout.js': rolloutFile(GRADER) });
+  const runRound = (round: number, extra: string[] = []) => runCli(project, ['run', '--reporter', 'default', '--reporter', 'json', '--outputFile', `r${round}.json`, ...extra], { env: { ROUND: String(round) } });
+  const flaky = async (args: string[]) => {
+    const out = path.join(project, `flaky-${args.join('_').replace(/\W/g, '')}.json`);
+    const listed = await runCli(project, ['flaky', ...args, '--reporter', 'json', '--outputFile', out]);
+    expect(listed.exitCode, String(listed.all)).toBe(0);
+    return JSON.parse(readFileSync(out, 'utf8')) as FlakyJson;
+  };
+  const runs: Awaited<ReturnType<typeof runRound>>[] = [];
+  for (let round = 1; round <= 6; round++) runs.push(await runRound(round));
+
+  it('lists the row that passes half the time, with its flips over the six runs', async () => {
+    expect(runs.map((r) => r.exitCode)).toEqual([1, 1, 1, 1, 1, 1]);
+    const { suites } = await flaky([]);
+    expect(suites).toEqual([{ name: 'mixed', file: 'mixed.rollout.js', rows: [{ row: 3, runs: 6, passes: 3, flips: 5, flipRate: 1 }] }]);
+    const all = await flaky(['--all']);
+    expect(all.suites[0]!.rows).toEqual([
+      { row: 3, runs: 6, passes: 3, flips: 5, flipRate: 1 },
+      { row: 1, runs: 6, passes: 6, flips: 0, flipRate: 0 },
+      { row: 2, runs: 6, passes: 0, flips: 0, flipRate: 0 },
+    ]);
+    expect((await flaky(['--last', '3'])).suites[0]!.rows).toEqual([{ row: 3, runs: 3, passes: 1, flips: 2, flipRate: 1 }]);
+    const text = await runCli(project, ['flaky']);
+    expect(text.stdout).toContain('mixed (mixed.rollout.js) row 3: 5 flips in 6 rollouts, 3 passed, flip rate 1.000  PFPFPF');
+  });
+
+  it('names the flakiest rows in the default reporter and keeps each row\'s history in the report', () => {
+    expect(runs[5]!.stdout).toContain('Flaky  mixed row 3: 5 flips in 6 rollouts (flip rate 1.000)');
+    const report = JSON.parse(readFileSync(path.join(project, 'r6.json'), 'utf8'));
+    expect(report.suites[0].flaky.map((r: { row: number; history: string }) => [r.row, r.history])).toEqual([[3, 'PFPFPF'], [1, 'PPPPPP'], [2, 'FFFFFF']]);
+  });
+
+  it('restarts the suite\'s history when its workflow changes: a code change is not flakiness', async () => {
+    writeFileSync(path.join(project, 'mixed.rollout.js'), rolloutFile(`// edited\n${GRADER}`));
+    const edited = await runRound(7);
+    expect(edited.exitCode, String(edited.all)).toBe(1);
+    expect(JSON.parse(readFileSync(path.join(project, 'r7.json'), 'utf8')).suites[0].stats.counts).toMatchObject({ passed: 2, failed: 1 });
+    const all = await flaky(['--all']);
+    expect(all.suites[0]!.rows.map((r) => [r.row, r.runs, r.flips])).toEqual([[1, 1, 0], [2, 1, 0], [3, 1, 0]]);
+    expect((await flaky([])).suites).toEqual([]);
+  });
+});

@@ -56,7 +56,12 @@ interface FlakyJson {
 
 describe('rollout-test flaky over six runs of a suite', async () => {
   const project = makeProject({ 'mixed.rollout.js': rolloutFile(GRADER) });
-  const runRound = (round: number, extra: string[] = []) => runCli(project, ['run', '--reporter', 'default', '--reporter', 'json', '--outputFile', `r${round}.json`, ...extra], { env: { ROUND: String(round) } });
+  const runRound = (round: number) =>
+    runCli(
+      project,
+      ['run', '--reporter', 'default', '--reporter', 'json', '--reporter', 'github-actions', '--reporter', 'html', '--outputFile.json', `r${round}.json`, '--outputFile.html', `r${round}.html`],
+      { env: { ROUND: String(round), GITHUB_STEP_SUMMARY: path.join(project, `summary${round}.md`) } },
+    );
   const flaky = async (args: string[]) => {
     const out = path.join(project, `flaky-${args.join('_').replace(/\W/g, '')}.json`);
     const listed = await runCli(project, ['flaky', ...args, '--reporter', 'json', '--outputFile', out]);
@@ -85,6 +90,9 @@ describe('rollout-test flaky over six runs of a suite', async () => {
     expect(runs[5]!.stdout).toContain('Flaky  mixed row 3: 5 flips in 6 rollouts (flip rate 1.000)');
     const report = JSON.parse(readFileSync(path.join(project, 'r6.json'), 'utf8'));
     expect(report.suites[0].flaky.map((r: { row: number; history: string }) => [r.row, r.history])).toEqual([[3, 'PFPFPF'], [1, 'PPPPPP'], [2, 'FFFFFF']]);
+    expect(readFileSync(path.join(project, 'summary6.md'), 'utf8')).toContain('| mixed | 3 | 5 | 6 | 1.000 | `PFPFPF` |');
+    // The HTML page draws a strip from each row's history, which it embeds.
+    expect(readFileSync(path.join(project, 'r6.html'), 'utf8')).toContain('"flaky":[{"row":3,"runs":6,"passes":3,"flips":5,"flipRate":1,"history":"PFPFPF"}');
   });
 
   it('restarts the suite\'s history when its workflow changes: a code change is not flakiness', async () => {

@@ -43,11 +43,13 @@ export class ByRound extends Grader {
 }
 defineRollout({
   name: 'mixed',
-  dataset: ['pass', 'fail', 'half'].map((kind) => ({ prompt: kind, metadata: { kind } })),
+  dataset: './mixed.jsonl',
   workflow: Answer,
   grader: ByRound,
 });
 `;
+/** The dataset, a file of its own: a row's edit changes that row, not the suite's code. */
+const dataset = (half = 'half') => ['pass', 'fail', half].map((kind) => JSON.stringify({ prompt: kind, metadata: { kind: kind.startsWith('half') ? 'half' : kind } })).join('\n');
 const GRADER = "const { kind } = ctx.metadata; return kind === 'pass' ? 1 : kind === 'fail' ? 0 : Number(process.env.ROUND) % 2;";
 
 interface FlakyJson {
@@ -55,7 +57,7 @@ interface FlakyJson {
 }
 
 describe('rollout-test flaky over six runs of a suite', async () => {
-  const project = makeProject({ 'mixed.rollout.js': rolloutFile(GRADER) });
+  const project = makeProject({ 'mixed.rollout.js': rolloutFile(GRADER), 'mixed.jsonl': dataset() });
   const runRound = (round: number) =>
     runCli(
       project,
@@ -95,11 +97,18 @@ describe('rollout-test flaky over six runs of a suite', async () => {
     expect(readFileSync(path.join(project, 'r6.html'), 'utf8')).toContain('"flaky":[{"row":3,"runs":6,"passes":3,"flips":5,"flipRate":1,"history":"PFPFPF"}');
   });
 
+  it('restarts a row\'s history when the row changes, and the others go on', async () => {
+    writeFileSync(path.join(project, 'mixed.jsonl'), dataset('half, edited'));
+    expect((await runRound(7)).exitCode).toBe(1);
+    const all = await flaky(['--all']);
+    expect(all.suites[0]!.rows.map((r) => [r.row, r.runs, r.flips])).toEqual([[1, 7, 0], [2, 7, 0], [3, 1, 0]]);
+  });
+
   it('restarts the suite\'s history when its workflow changes: a code change is not flakiness', async () => {
     writeFileSync(path.join(project, 'mixed.rollout.js'), rolloutFile(`// edited\n${GRADER}`));
-    const edited = await runRound(7);
+    const edited = await runRound(8);
     expect(edited.exitCode, String(edited.all)).toBe(1);
-    expect(JSON.parse(readFileSync(path.join(project, 'r7.json'), 'utf8')).suites[0].stats.counts).toMatchObject({ passed: 2, failed: 1 });
+    expect(JSON.parse(readFileSync(path.join(project, 'r8.json'), 'utf8')).suites[0].stats.counts).toMatchObject({ passed: 1, failed: 2 });
     const all = await flaky(['--all']);
     expect(all.suites[0]!.rows.map((r) => [r.row, r.runs, r.flips])).toEqual([[1, 1, 0], [2, 1, 0], [3, 1, 0]]);
     expect((await flaky([])).suites).toEqual([]);

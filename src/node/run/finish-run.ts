@@ -3,7 +3,7 @@ import { loadBaseline } from '../baseline/comparison-side.ts';
 import type { ResolvedConfig } from '../config/resolve-config.ts';
 import { costOf } from '../cost/prices.ts';
 import { sumUsage } from '../cost/usage.ts';
-import { rowResults, summarizeOutcomes } from '../stats/index.ts';
+import { rowResults, type SuiteComparison, summarizeOutcomes } from '../stats/index.ts';
 import { compareSuiteTables } from '../baseline/compare-sides.ts';
 import type { LateFault } from '../../runtime/faults.ts';
 import type { BudgetReport, RunReport, SuiteReport } from '../types/run-report.ts';
@@ -51,9 +51,16 @@ export function compareSuite(suite: SuiteReport, baseline: ComparisonSide, optio
   const [compared] = compareSuiteTables(new Map([[suite.key, stored]]), current, { familySize: baseline.suites.size });
   if (!compared) return suite;
   const { key: _, name: __, ...comparison } = compared;
-  // The budget decided which rollouts ran, not the agent: what ran cannot show a regression.
-  const withComparison = { ...suite, baseline: suite.partial ? { ...comparison, verdict: 'inconclusive' as const } : comparison };
-  return { ...withComparison, regression: regressionOf(withComparison, options) };
+  return withComparison(suite, comparison, options);
+}
+
+/**
+ * The suite with its comparison and the regression that fails it, if any. A partial suite's comparison is
+ * `inconclusive`: the budget decided which of its rollouts ran, not the agent, so what ran cannot show a regression.
+ */
+function withComparison(suite: SuiteReport, comparison: SuiteComparison | undefined, options: VerdictOptions): SuiteReport {
+  const compared = { ...suite, baseline: comparison && suite.partial ? { ...comparison, verdict: 'inconclusive' as const } : comparison };
+  return { ...compared, regression: regressionOf(compared, options) };
 }
 
 /** A suite of this run as a side of a comparison: its rows' results. */
@@ -71,10 +78,7 @@ function compareWithBaseline(suites: SuiteReport[], config: ResolvedConfig, runD
   const options = verdictOptions(config);
   const current = new Map(suites.filter((suite) => !suite.error).map((suite) => [suite.key, sideOf(suite)]));
   const comparisons = new Map(compareSuiteTables(baseline.suites, current).map(({ key, name: _, ...comparison }) => [key, comparison]));
-  const compared = suites.map((suite) => {
-    const withComparison = { ...suite, baseline: comparisons.get(suite.key) };
-    return { ...withComparison, regression: regressionOf(withComparison, options) };
-  });
+  const compared = suites.map((suite) => withComparison(suite, comparisons.get(suite.key), options));
   return { suites: compared, comparedWith: baseline.source };
 }
 

@@ -1,7 +1,8 @@
 /** Unit tests of the comparison engine's pure parts; the simulation suite checks its error rates. */
 import { describe, expect, it } from 'vitest';
 import { compareSuites, type RowResult, type RowTable } from '../src/node/stats/index.ts';
-import { halfBinomialCdf, normalQuantile, studentTQuantile } from '../src/node/stats/distributions.ts';
+import { halfBinomialCdf, studentTQuantile } from '../src/node/stats/distributions.ts';
+import { normalQuantile } from '../src/node/stats/quantiles.ts';
 import { mcnemarPower } from '../src/node/stats/mcnemar-power.ts';
 import { holmAdjust, mcnemarExact, signFlipTest } from '../src/node/stats/paired-test.ts';
 

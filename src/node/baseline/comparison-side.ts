@@ -29,7 +29,11 @@ export function runSide(runDir: string): ComparisonSide {
     const key = suiteKeyOfRollout(record.id);
     bySuite.set(key, [...(bySuite.get(key) ?? []), record]);
   }
-  const suites = [...bySuite].map(([key, records]): [string, SideSuite] => {
+  // In the order of the run's report (its suite lines, written at its end), not the order rollouts finished in, which
+  // differs from run to run as suites run side by side; a run killed before its end, by key.
+  const order = [...journal.suites.keys(), ...[...bySuite.keys()].sort()];
+  const sorted = [...bySuite].sort(([a], [b]) => order.indexOf(a) - order.indexOf(b));
+  const suites = sorted.map(([key, records]): [string, SideSuite] => {
     const rows: RowTable = new Map(Object.entries(rowResults(outcomesOf(records), journal.suites.get(key)?.passThreshold ?? 1)));
     return [key, { name: records[0]!.suite, rows }];
   });

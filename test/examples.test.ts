@@ -4,7 +4,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { REPO, runCli } from './helpers/project.ts';
 
-/** The README promises what `npx rollout-test` prints on a fresh clone; this holds it to that. */
+/** README.md and docs/contributing.md promise what `npx rollout-test` prints on a fresh clone; this holds it to that. */
 describe('the examples in rollouts/', () => {
   it('run offline and end as the README says', async () => {
     const outputDir = mkdtempSync(path.join(os.tmpdir(), 'rollout-test-examples-'));

@@ -8,8 +8,8 @@ import { REPO } from './helpers/project.ts';
 /** The README's minimal rollout file for one's own project, exactly as a reader would paste it. */
 function readmeExample(): string {
   const readme = readFileSync(path.join(REPO, 'README.md'), 'utf8');
-  const block = /<!-- own-project-example[^>]*-->\n```ts\n([\s\S]*?)```/.exec(readme)?.[1];
-  if (block === undefined) throw new Error('README.md has no own-project-example block');
+  const block = /<!-- doc-test: elsewhere test\/own-project\.test\.ts[^>]*-->\n```ts\n([\s\S]*?)```/.exec(readme)?.[1];
+  if (block === undefined) throw new Error('README.md has no minimal rollout block for test/own-project.test.ts');
   return block;
 }
 

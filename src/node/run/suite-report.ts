@@ -19,5 +19,6 @@ export function buildSuiteReport(
 ): SuiteReport {
   const outcomes = records.outcomes();
   const stats = adjust(summarizeOutcomes(outcomes, { passThreshold: meta.passThreshold }));
-  return { ...meta, records, stats, durationMs, error: error && redactError(error), thresholdMissed: missedThresholds(stats, outcomes, meta.thresholds, meta.passThreshold) };
+  const thresholdMissed = missedThresholds(stats, outcomes, meta.thresholds, meta.passThreshold);
+  return { ...meta, records, stats, limits: records.limits(), durationMs, error: error && redactError(error), thresholdMissed };
 }

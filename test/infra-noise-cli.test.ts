@@ -3,12 +3,13 @@
  * resource limits its rollouts ran under and what enforced each, and how often its rollouts failed for
  * infrastructure (setup, the model endpoint's errors), with a 95% interval, apart from the agent's own errors.
  */
-import { readFileSync } from 'node:fs';
+import { chmodSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeProject, runCli } from './helpers/project.ts';
+import { execa } from 'execa';
+import { BIN, makeProject, runCli } from './helpers/project.ts';
 
 /**
  * A model endpoint on loopback that fails on cue: `http500` gets an HTTP 500, `reset` a connection reset before
@@ -113,10 +114,28 @@ defineRollout({ name: 'limited', n: 2, workflow: 'oracle', backend: { type: 'har
 `,
 });
 
+/** Makes every file of a project everyone's, for a run as another user. */
+function shareWithEveryone(dir: string): void {
+  chmodSync(dir, 0o777);
+  for (const name of readdirSync(dir)) {
+    const file = path.join(dir, name);
+    if (name !== 'node_modules' && statSync(file).isDirectory()) shareWithEveryone(file);
+    else if (name !== 'node_modules') chmodSync(file, 0o777);
+  }
+}
+
+/** The CLI run as an unprivileged user (`nobody`, when the tests run as root), who cannot make a cgroup. */
+function runUnprivileged(dir: string, args: string[]) {
+  if (process.getuid?.() !== 0) return runCli(dir, args);
+  shareWithEveryone(dir);
+  const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: dir, CI: 'true', NO_COLOR: '1' };
+  return execa('runuser', ['-u', 'nobody', '--', process.execPath, BIN, ...args], { cwd: dir, reject: false, all: true, env, extendEnv: false });
+}
+
 /** The suite of the JSON report, after checking that `summary.json` says the same of its limits. */
-async function limitedSuite(environment: string) {
+async function limitedSuite(environment: string, run: typeof runUnprivileged = runCli) {
   const dir = makeProject(limitedTask(environment));
-  const result = await runCli(dir, ['run', '--reporter', 'json']);
+  const result = await run(dir, ['run', '--reporter', 'json']);
   expect(result.exitCode, String(result.all)).toBe(0);
   const suite = JSON.parse(String(result.stdout)).suites[0];
   expect(summaryOf(dir).suites[0].limits).toEqual(suite.limits);
@@ -136,6 +155,16 @@ describe('a Harbor suite records the limits its trials ran under and what enforc
       graderTimeoutSec: [{ value: 30, enforcedBy: 'harness', rollouts: 2 }],
     });
     expect(suite.stats.infrastructureErrorRate).toMatchObject({ errors: 0, rollouts: 2, rate: 0, agentErrors: 0 });
+  });
+
+  it('process, when no cgroup can be made (an unprivileged user): memory through prlimit, pids and cpus enforced by nothing', async () => {
+    const { suite, cgroup } = await limitedSuite("'process'", runUnprivileged);
+    expect(cgroup).toBe(false);
+    expect(suite.limits).toMatchObject({
+      cpus: [{ value: 1, enforcedBy: 'none', rollouts: 2 }],
+      memoryMb: [{ value: 512, enforcedBy: 'prlimit', rollouts: 2 }],
+      pids: [{ value: 512, enforcedBy: 'none', rollouts: 2 }],
+    });
   });
 
   it('sandbox: cpus, memory and pids in the trial cgroup when one could be made', async () => {

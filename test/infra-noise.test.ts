@@ -125,6 +125,10 @@ describe("a rollout's record", () => {
     expect(toRecord(key, result(limits), 1, true).limits).toEqual(limits);
     expect(toRecord(key, result({ memoryMb: { value: 1, enforcedBy: 'magic' } }), 1, true).limits).toBeUndefined();
     expect(toRecord(key, result({ cpus: { value: Number.POSITIVE_INFINITY, enforcedBy: 'none' } }), 1, true).limits).toBeUndefined();
+    expect(toRecord(key, result({ memoryMb: { value: 1, enforcedBy: 'worker', by: 'me' } }), 1, true).limits).toBeUndefined();
+    expect(toRecord(key, result({ gpus: { value: 1, enforcedBy: 'none' } }), 1, true).limits).toBeUndefined();
+    expect(toRecord(key, result({ pids: { value: -1, enforcedBy: 'cgroup' } }), 1, true).limits).toBeUndefined();
+    expect(toRecord(key, result([{ value: 1, enforcedBy: 'none' }]), 1, true).limits).toBeUndefined();
     expect(toRecord(key, result('cgroup'), 1, true).limits).toBeUndefined();
   });
 });

@@ -1,4 +1,3 @@
-import * as z from 'zod';
 import type { FiniteJson } from './json.ts';
 
 /**
@@ -16,20 +15,35 @@ export const ENFORCERS = ['cgroup', 'container', 'worker', 'prlimit', 'tmpfs', '
 export type Enforcer = (typeof ENFORCERS)[number];
 
 /** One limit: its value (in the unit its name says) and what enforced it. */
-export const AppliedLimitSchema = z.strictObject({ value: z.number().nonnegative(), enforcedBy: z.enum(ENFORCERS) });
-export type AppliedLimit = z.infer<typeof AppliedLimitSchema>;
+export interface AppliedLimit {
+  value: number;
+  enforcedBy: Enforcer;
+}
+
+export const LIMIT_NAMES = ['cpus', 'memoryMb', 'pids', 'storageMb', 'agentTimeoutSec', 'graderTimeoutSec'] as const;
+export type LimitName = (typeof LIMIT_NAMES)[number];
 
 /** The limits one rollout ran under, by name; a limit nobody asked for is absent. */
-export const AppliedLimitsSchema = z.strictObject({
-  cpus: AppliedLimitSchema.optional(),
-  memoryMb: AppliedLimitSchema.optional(),
-  pids: AppliedLimitSchema.optional(),
-  storageMb: AppliedLimitSchema.optional(),
-  agentTimeoutSec: AppliedLimitSchema.optional(),
-  graderTimeoutSec: AppliedLimitSchema.optional(),
-});
-export type AppliedLimits = z.infer<typeof AppliedLimitsSchema>;
-export type LimitName = keyof AppliedLimits;
+export type AppliedLimits = { [name in LimitName]?: AppliedLimit };
+
+const ENFORCER_SET = new Set<string>(ENFORCERS);
+const NAME_SET = new Set<string>(LIMIT_NAMES);
+
+function isAppliedLimit(value: unknown): value is AppliedLimit {
+  if (typeof value !== 'object' || value === null || Object.keys(value).length !== 2) return false;
+  const { value: amount, enforcedBy } = value as Record<string, unknown>;
+  return typeof amount === 'number' && Number.isFinite(amount) && amount >= 0 && typeof enforcedBy === 'string' && ENFORCER_SET.has(enforcedBy);
+}
+
+/**
+ * Whether a value (a result's `extraFields.limits`, which may come from another process) is {@link AppliedLimits}:
+ * known names only, each a finite non-negative value with a known enforcer. Checked by hand, not by a schema: it
+ * runs once per rollout.
+ */
+export function isAppliedLimits(value: unknown): value is AppliedLimits {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  return Object.entries(value).every(([name, limit]) => NAME_SET.has(name) && isAppliedLimit(limit));
+}
 
 /** The limits as a result's `extraFields.limits`: JSON as they are, since a limit nobody asked for is left out, never `undefined`. */
 export function limitsJson(limits: AppliedLimits): FiniteJson {

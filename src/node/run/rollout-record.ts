@@ -1,5 +1,5 @@
 import type { ExecutionResult, RolloutError } from '../../model/result.ts';
-import { type AppliedLimits, AppliedLimitsSchema } from '../../model/limits.ts';
+import { type AppliedLimits, isAppliedLimits } from '../../model/limits.ts';
 import type { RolloutKey, RolloutRecord, RolloutStatus } from '../types/rollout-record.ts';
 import { usageOfSamples } from '../cost/usage.ts';
 import { rolloutDetails } from './rollout-details.ts';
@@ -26,9 +26,7 @@ export function toRecord(key: RolloutKey, result: ExecutionResult, passThreshold
 /** The limits the backend says the rollout ran under; a result's fields are data, so a malformed value is dropped. */
 function limitsOf(result: ExecutionResult): AppliedLimits | undefined {
   const limits = result.extraFields.limits;
-  if (limits === undefined) return undefined;
-  const parsed = AppliedLimitsSchema.safeParse(limits);
-  return parsed.success ? parsed.data : undefined;
+  return isAppliedLimits(limits) ? limits : undefined;
 }
 
 function statusOf(result: ExecutionResult, error: RolloutError | undefined, graded: boolean, reward: number | null, passThreshold: number): RolloutStatus {

@@ -69,7 +69,11 @@ const summaryOf = (dir: string) => JSON.parse(readFileSync(path.join(dir, '.roll
 describe('a local suite whose model endpoint fails some calls', () => {
   it('reports the infrastructure error rate with its 95% interval apart from the agent errors, and the limits it ran under', async () => {
     const dir = makeProject({ 'noisy.rollout.mjs': rolloutFile(url) });
-    const result = await runCli(dir, ['run', '--reporter', 'default', '--reporter', 'json', '--outputFile.json', 'report.json']);
+    const jobSummary = path.join(dir, 'job-summary.md');
+    const reporters = ['default', 'json', 'github-actions', 'html'].flatMap((name) => ['--reporter', name]);
+    const result = await runCli(dir, ['run', ...reporters, '--outputFile.json', 'report.json', '--outputFile.html', 'index.html'], {
+      env: { GITHUB_ACTIONS: 'true', GITHUB_STEP_SUMMARY: jobSummary, GITHUB_WORKSPACE: dir },
+    });
     expect(result.exitCode, String(result.all)).toBe(1);
     const report = JSON.parse(readFileSync(path.join(dir, 'report.json'), 'utf8'));
     for (const suite of [report.suites[0], summaryOf(dir).suites[0]]) {
@@ -87,7 +91,10 @@ describe('a local suite whose model endpoint fails some calls', () => {
       });
     }
     expect(report.overall.infrastructureErrorRate).toMatchObject({ errors: 4, rollouts: 10, agentErrors: 2 });
-    expect(String(result.stdout)).toMatch(/^ {2}infrastructure errors: 4 of 10 rollouts \(40%, 95% CI 13\.7%–72\.6%\), kept apart from 2 agent errors$/m);
+    const line = 'infrastructure errors: 4 of 10 rollouts (40%, 95% CI 13.7%–72.6%), kept apart from 2 agent errors';
+    expect(String(result.stdout).split('\n')).toContain(`  ${line}`);
+    expect(readFileSync(jobSummary, 'utf8').split('\n')).toContain(`- noisy: ${line}`);
+    expect(readFileSync(path.join(dir, 'index.html'), 'utf8')).toContain(JSON.stringify(line).slice(1, -1));
   });
 
   it('has a zero rate with a one-sided interval when every call is answered', async () => {

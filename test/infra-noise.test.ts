@@ -7,6 +7,9 @@ import { containerLimits, hostLimits } from '../src/backends/harbor/environments
 import { LimitTally } from '../src/node/output/limit-tally.ts';
 import { toRecord } from '../src/node/run/rollout-record.ts';
 import { infrastructureErrorRate, proportionInterval, type RolloutOutcome } from '../src/node/stats/index.ts';
+import { LocalBackend, type LocalBackendOptions } from '../src/public/node.ts';
+import { ref, request, runOne } from './helpers/backend.ts';
+import { ContainsGrader, EchoWorkflow } from './fixtures/workflows.ts';
 
 describe('proportionInterval', () => {
   // Newcombe (1998), "Two-sided confidence intervals for the single proportion", Table I, method 4 (score, corrected).
@@ -130,5 +133,32 @@ describe("a rollout's record", () => {
     expect(toRecord(key, result({ pids: { value: -1, enforcedBy: 'cgroup' } }), 1, true).limits).toBeUndefined();
     expect(toRecord(key, result([{ value: 1, enforcedBy: 'none' }]), 1, true).limits).toBeUndefined();
     expect(toRecord(key, result('cgroup'), 1, true).limits).toBeUndefined();
+  });
+});
+
+describe('the limits the local backend reports', () => {
+  const limitsOf = async (options: Partial<LocalBackendOptions>) => {
+    const backend = new LocalBackend({ workflow: ref('EchoWorkflow'), grader: ref('ContainsGrader'), threads: 1, ...options });
+    try {
+      const { grader } = await runOne(backend, request('r1', { label: 'question', agentTimeoutSec: 30, graderTimeoutSec: 5 }));
+      return grader[0]!.extraFields.limits;
+    } finally {
+      await backend.close();
+    }
+  };
+
+  it('in the pool: the worker heap limit, and deadlines that end a blocked worker', async () => {
+    expect(await limitsOf({ workerMemoryLimitMb: 512 })).toEqual({
+      memoryMb: { value: 512, enforcedBy: 'worker' },
+      agentTimeoutSec: { value: 30, enforcedBy: 'worker' },
+      graderTimeoutSec: { value: 5, enforcedBy: 'worker' },
+    });
+  });
+
+  it('inline: no memory limit, and deadlines the harness reports but cannot pre-empt', async () => {
+    expect(await limitsOf({ mode: 'inline', workflow: EchoWorkflow, grader: ContainsGrader })).toEqual({
+      agentTimeoutSec: { value: 30, enforcedBy: 'harness' },
+      graderTimeoutSec: { value: 5, enforcedBy: 'harness' },
+    });
   });
 });

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { containerLimits, hostLimits } from '../src/backends/harbor/environments/limits/applied-limits.ts';
 import { LimitTally } from '../src/node/output/limit-tally.ts';
 import { toRecord } from '../src/node/run/rollout-record.ts';
-import { infrastructureErrorRate, proportionInterval, type RolloutOutcome } from '../src/node/stats/index.ts';
+import { createRng, infrastructureErrorRate, proportionInterval, type RolloutOutcome } from '../src/node/stats/index.ts';
 import { LocalBackend, type LocalBackendOptions } from '../src/public/node.ts';
 import { ref, request, runOne } from './helpers/backend.ts';
 import { ContainsGrader, EchoWorkflow } from './fixtures/workflows.ts';
@@ -31,6 +31,23 @@ describe('proportionInterval', () => {
     expect(proportionInterval(1000, 1000)![0]).toBeLessThan(1);
     expect(proportionInterval(1000, 1000)![1]).toBe(1);
     expect(proportionInterval(0, 0)).toBeNull();
+  });
+
+  it('covers the true rate at least 93% of the time in simulation, from rare to even failures, 5 to 500 rollouts', () => {
+    const rng = createRng(35);
+    for (const rate of [0.005, 0.02, 0.1, 0.3, 0.5]) {
+      for (const n of [5, 20, 100, 500]) {
+        let covered = 0;
+        const draws = 2000;
+        for (let draw = 0; draw < draws; draw++) {
+          let errors = 0;
+          for (let i = 0; i < n; i++) if (rng() < rate) errors += 1;
+          const [low, high] = proportionInterval(errors, n)!;
+          if (low <= rate && rate <= high) covered += 1;
+        }
+        expect(covered / draws, `rate ${rate}, ${n} rollouts`).toBeGreaterThanOrEqual(0.93);
+      }
+    }
   });
 
   it('rejects counts that are not a proportion', () => {

@@ -9,6 +9,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execa } from 'execa';
+import { IMAGE_MAP, PUBLIC_IMAGE, requireDocker } from './fixtures/harbor/docker.ts';
 import { BIN, makeProject, runCli } from './helpers/project.ts';
 
 /**
@@ -109,9 +110,9 @@ describe('a local suite whose model endpoint fails some calls', () => {
   });
 });
 
-/** A Harbor task asking for cpus and memory, whose oracle passes. */
-const limitedTask = (environment: string) => ({
-  'task/task.toml': 'version = "1.0"\n[agent]\ntimeout_sec = 60\n[verifier]\ntimeout_sec = 30\n[environment]\ncpus = 1\nmemory_mb = 512\n',
+/** A Harbor task asking for cpus and memory (and what `extra` adds to its `[environment]`), whose oracle passes. */
+const limitedTask = (environment: string, extra = '') => ({
+  'task/task.toml': `version = "1.0"\n[agent]\ntimeout_sec = 60\n[verifier]\ntimeout_sec = 30\n[environment]\ncpus = 1\nmemory_mb = 512\n${extra}`,
   'task/instruction.md': 'Do nothing.\n',
   'task/solution/solve.sh': '#!/bin/sh\ntrue\n',
   'task/tests/test.sh': '#!/bin/sh\necho 1 > "${ROLLOUT_LOGS_DIR:-/logs}/verifier/reward.txt"\n',
@@ -140,8 +141,8 @@ function runUnprivileged(dir: string, args: string[]) {
 }
 
 /** The suite of the JSON report, after checking that `summary.json` says the same of its limits. */
-async function limitedSuite(environment: string, run: typeof runUnprivileged = runCli) {
-  const dir = makeProject(limitedTask(environment));
+async function limitedSuite(environment: string, run: typeof runUnprivileged = runCli, extra = '') {
+  const dir = makeProject(limitedTask(environment, extra));
   const result = await run(dir, ['run', '--reporter', 'json']);
   expect(result.exitCode, String(result.all)).toBe(0);
   const suite = JSON.parse(String(result.stdout)).suites[0];
@@ -180,6 +181,19 @@ describe('a Harbor suite records the limits its trials ran under and what enforc
       cpus: [{ value: 1, enforcedBy: cgroup ? 'cgroup' : 'none', rollouts: 2 }],
       memoryMb: [{ value: 512, enforcedBy: cgroup ? 'cgroup' : 'prlimit', rollouts: 2 }],
       pids: [{ value: 512, enforcedBy: cgroup ? 'cgroup' : 'none', rollouts: 2 }],
+      agentTimeoutSec: [{ value: 60, enforcedBy: 'harness', rollouts: 2 }],
+      graderTimeoutSec: [{ value: 30, enforcedBy: 'harness', rollouts: 2 }],
+    });
+  });
+
+  it('docker: cpus, memory and pids by the container flags, storage on a tmpfs of its size', async () => {
+    requireDocker();
+    const { suite } = await limitedSuite(`'docker', imageMap: ${JSON.stringify(IMAGE_MAP)}`, runCli, `docker_image = "${PUBLIC_IMAGE}"\nstorage_mb = 50\n`);
+    expect(suite.limits).toEqual({
+      cpus: [{ value: 1, enforcedBy: 'container', rollouts: 2 }],
+      memoryMb: [{ value: 512, enforcedBy: 'container', rollouts: 2 }],
+      pids: [{ value: 512, enforcedBy: 'container', rollouts: 2 }],
+      storageMb: [{ value: 50, enforcedBy: 'tmpfs', rollouts: 2 }],
       agentTimeoutSec: [{ value: 60, enforcedBy: 'harness', rollouts: 2 }],
       graderTimeoutSec: [{ value: 30, enforcedBy: 'harness', rollouts: 2 }],
     });

@@ -123,15 +123,19 @@ describe('the limits an environment applies', () => {
 });
 
 describe('a suite tally of limits', () => {
-  it('counts each value and enforcement apart, most rollouts first, and is undefined when no rollout had limits', () => {
+  it('counts each value and enforcement apart, the same object again or an equal one alike, most rollouts first, and is undefined when none had limits', () => {
     const tally = new LimitTally();
     expect(tally.result()).toBeUndefined();
+    const shared = { pids: { value: 64, enforcedBy: 'cgroup' as const }, agentTimeoutSec: { value: 10, enforcedBy: 'harness' as const } };
     tally.add({ pids: { value: 64, enforcedBy: 'none' } });
-    for (let i = 0; i < 2; i++) tally.add({ pids: { value: 64, enforcedBy: 'cgroup' }, agentTimeoutSec: { value: 10, enforcedBy: 'harness' } });
+    tally.add(shared);
+    tally.add(shared);
+    tally.add({ pids: { value: 64, enforcedBy: 'none' } });
+    tally.add({ ...shared });
     tally.add(undefined);
     expect(tally.result()).toEqual({
-      pids: [{ value: 64, enforcedBy: 'cgroup', rollouts: 2 }, { value: 64, enforcedBy: 'none', rollouts: 1 }],
-      agentTimeoutSec: [{ value: 10, enforcedBy: 'harness', rollouts: 2 }],
+      pids: [{ value: 64, enforcedBy: 'cgroup', rollouts: 3 }, { value: 64, enforcedBy: 'none', rollouts: 2 }],
+      agentTimeoutSec: [{ value: 10, enforcedBy: 'harness', rollouts: 3 }],
     });
   });
 });

@@ -157,6 +157,9 @@ export async function runOnQueue(config: ResolvedConfig, reporters: ReporterSet,
       window: QUEUE_WINDOW,
       // A Redis that does not answer for 2 s from now is not waited for (a read of its own waits 5 s at most).
       lateFaults: async () => {
+        // The workers close their windows for late faults once told, and the read waits for them.
+        announcement.closingFaults = true;
+        await registry.announce(announcement).catch(() => undefined);
         const read = await health.whileAnswering(queues.lateFaults(), 2_000, Date.now());
         if (!read) throw new Error('Redis does not answer');
         return read.value;

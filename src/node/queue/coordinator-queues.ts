@@ -379,7 +379,7 @@ export class CoordinatorQueues {
     const until = Date.now() + LOCK_MS;
     let open = await this.#openFaultWindows();
     while (open.length > 0 && Date.now() < until) {
-      await sleep(WINDOWS_POLL_MS);
+      await sleep(WINDOWS_POLL_MS, undefined, { ref: false });
       open = await Promise.race([this.#openFaultWindows(), sleep(Math.max(0, until - Date.now()), open, { ref: false })]);
     }
     if (open.length > 0) process.stderr.write(`rollout-test: worker ${open.join(', ')} did not tell within ${LOCK_MS / 1000} s that it sent every late fault of the run: any it sends later is missing from the reports\n`);

@@ -62,8 +62,8 @@ export interface RemoteBackends {
   /** Rollouts of a suite handed out before their results are back: the suite's own concurrency does not apply. */
   window: number;
   /**
-   * The faults of rollouts' code that came after each rollout had finished where it ran, heard there by now: asked
-   * once every rollout has its result, and the run's grace for late faults has passed.
+   * The faults of rollouts' code that came after each rollout had finished where it ran: asked once every rollout
+   * has its result; resolves once each place that ran some has closed its window for late faults (its own grace).
    */
   lateFaults(): Promise<LateFault[]>;
 }

@@ -1,9 +1,10 @@
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { chromium } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { coinSampler, simulateAdaptive } from './helpers/adaptive-simulation.ts';
-import { makeProject, runCli } from './helpers/project.ts';
+import { makeProject, REPO, runCli } from './helpers/project.ts';
 import { startRedis, startWorker } from './helpers/redis.ts';
 
 /** A suite whose row i passes run r when uniform(seed, i, r) < p_i: the same rollout always gets the same reward. */
@@ -40,6 +41,14 @@ defineRollout({
 const PROBABILITIES = [1, 0, 1, 0, 1, 0, 0.5, 0.3, 0.8, 0.6];
 
 const COIN_ENV = { COIN_PROBABILITIES: JSON.stringify(PROBABILITIES), COIN_SEED: '3' };
+
+/** The coins as Harbor trials (process environment) of one task without tests: the suite's Grader runs inside each trial. */
+const harborProject = (coins: string) =>
+  makeProject({
+    'coins.rollout.js': coins.replace('  n: 2,', "  n: 2,\n  backend: { type: 'harbor', taskDir: './task', environment: 'process' },"),
+    'task/task.toml': 'version = "1.0"\n',
+    'task/instruction.md': 'Flip.\n',
+  });
 
 async function run(args: string[], env: Record<string, string> = {}, dir = makeProject({ 'coins.rollout.js': COINS })) {
   const result = await runCli(dir, [...args, '--reporter', 'default', '--reporter', 'json', '--outputFile.json', 'report.json'], { env: { ...COIN_ENV, ...env } });
@@ -82,6 +91,19 @@ describe('--target-width through the CLI', () => {
     }
   });
 
+  it('runs its rounds as Harbor trials (process environment), with the same result as a local run', async () => {
+    // A trial does not inherit the CLI's environment: the coins are written into the file.
+    const coins = COINS.replace('JSON.parse(process.env.COIN_PROBABILITIES)', JSON.stringify(PROBABILITIES)).replace('Number(process.env.COIN_SEED)', COIN_ENV.COIN_SEED);
+    const dir = harborProject(coins);
+    const { result, suite } = await run(['--target-width', '0.3', '--max-runs', '60'], {}, dir);
+    const simulated = simulateAdaptive(PROBABILITIES.length, coinSampler(PROBABILITIES, 3), { targetWidth: 0.3, maxRuns: 60, initialRuns: 2 });
+    expect(suite?.stats.counts.errored, String(result.all)).toBe(0);
+    expect(suite.stats.adaptive).toEqual({ targetWidth: 0.3, reached: true, rollouts: simulated.adaptive.rollouts });
+    expect(suite.stats.meanReward.low).toBeCloseTo(simulated.low, 12);
+    expect(suite.stats.meanReward.high).toBeCloseTo(simulated.high, 12);
+    expect(suite.records.every((record: { trialDir?: string }) => typeof record.trialDir === 'string')).toBe(true);
+  }, 240_000);
+
   it('is shown by the JUnit, GitHub job summary and HTML reports', async () => {
     const dir = makeProject({ 'coins.rollout.js': COINS });
     const summaryFile = path.join(dir, 'step-summary.md');
@@ -116,6 +138,30 @@ describe('--target-width through the CLI', () => {
     expect(suite.stats.adaptive.stopped).toMatch(/a reward in \[0, 1\] is needed, got 5 \(--target-width needs rewards in \[0, 1\]\)/);
     expect(suite.stats.counts.total).toBe(2 * PROBABILITIES.length);
     expect(result.all).toContain('--target-width needs rewards in [0, 1]');
+  });
+
+  it('adds no runs after a round in which no rollout had a reward, and says why', async () => {
+    // Without the CLI's environment every trial fails to load the file: an infrastructure error, with no reward.
+    const { suite } = await run(['--target-width', '0.3', '--max-runs', '60'], {}, harborProject(COINS));
+    expect(suite.stats.counts).toMatchObject({ total: 2 * PROBABILITIES.length, infrastructure: 2 * PROBABILITIES.length });
+    expect(suite.stats.adaptive).toEqual({ targetWidth: 0.3, reached: false, rollouts: 2 * PROBABILITIES.length, stopped: 'no further runs: no rollout of the last round had a reward' });
+  });
+
+  it('starts no further round once the budget is reached: the rollouts that ran are counted, the suite is partial', async () => {
+    // The calculator example on the scripted model server spends about 110 tokens a rollout; its rows always pass.
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'rollout-test-adaptive-budget-'));
+    const args = ['run', 'calculator-agent', '-t', '^calculator agent$', '-n', '2', '--max-concurrency', '2', '--target-width', '0.3', '--max-runs', '20'];
+    const result = await runCli(REPO, [...args, '--max-tokens', '1500', '--outputDir', path.join(dir, 'out'), '--reporter', 'default', '--reporter', 'json', '--outputFile.json', path.join(dir, 'r.json')]);
+    const report = JSON.parse(readFileSync(path.join(dir, 'r.json'), 'utf8'));
+    const [suite] = report.suites;
+    const { counts, adaptive } = suite.stats;
+    expect(counts.skipped, String(result.all)).toBeGreaterThan(0);
+    expect(report).toMatchObject({ partial: true, budget: { ran: counts.total - counts.skipped } });
+    expect(adaptive).toEqual({ targetWidth: 0.3, reached: false, rollouts: counts.total - counts.skipped, stopped: 'no further runs: the budget was reached' });
+    // Only the round in flight when the cap was reached has skipped rollouts; rounds go on to the cap without the stop.
+    expect(counts.skipped).toBeLessThan(counts.total - counts.skipped);
+    expect(suite.stats.meanReward.method).toBe('confidence-sequence-stratified');
+    expect(result.all).toContain('no further runs: the budget was reached');
   });
 
   it('needs --max-runs, and is refused with --shard', async () => {

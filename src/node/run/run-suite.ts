@@ -260,7 +260,7 @@ export async function runSuite(file: string, suite: RolloutSuite<any, any>, ctx:
     // Each round starts once the one before has ended: its runs go where the results say they help most.
     while (adaptive && !stoppedEarly) {
       await inFlight.settled();
-      const round = adaptive.next();
+      const round = adaptive.next(ctx.budget?.reached());
       if (round.length === 0) break;
       for (const planned of round) if (!(await handOut(planned))) break;
     }

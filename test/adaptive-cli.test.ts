@@ -126,6 +126,16 @@ describe('--target-width through the CLI', () => {
     }
   });
 
+  it('keeps its interval and stats.adaptive through merge-reports of the output directory that holds it', async () => {
+    const dir = makeProject({ 'coins.rollout.js': COINS });
+    const { suite } = await run(['--target-width', '0.3', '--max-runs', '60', '--outputDir', 'out'], {}, dir);
+    const merged = await runCli(dir, ['merge-reports', 'out', '--outputDir', 'merged', '--reporter', 'json', '--outputFile.json', 'merged.json'], { env: COIN_ENV });
+    expect(merged.exitCode, String(merged.all)).not.toBe(2);
+    const [mergedSuite] = JSON.parse(readFileSync(path.join(dir, 'merged.json'), 'utf8')).suites;
+    expect(mergedSuite.stats.adaptive).toEqual(suite.stats.adaptive);
+    expect(mergedSuite.stats.meanReward).toEqual(suite.stats.meanReward);
+  });
+
   it('stops at --max-runs: reached is false and every row has its cap', async () => {
     const { suite } = await run(['--target-width', '0.05', '--max-runs', '4']);
     expect(suite.stats.adaptive).toEqual({ targetWidth: 0.05, reached: false, rollouts: 4 * PROBABILITIES.length });

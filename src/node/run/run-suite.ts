@@ -14,7 +14,7 @@ import { rowHash } from '../dataset/row-hash.ts';
 import { hashSuiteInputs } from './suite-inputs.ts';
 import type { RolloutRecord } from '../types/rollout-record.ts';
 import type { SuiteReport } from '../types/run-report.ts';
-import { buildSuiteReport } from './suite-report.ts';
+import { buildSuiteReport, markPartial } from './suite-report.ts';
 import { AdaptiveRounds } from './adaptive-rounds.ts';
 import { backendEntry } from '../../backends/registry.ts';
 import { createSuiteBackend, type SuiteBackendInput } from './suite-backend.ts';
@@ -188,12 +188,6 @@ class InFlight {
     if (this.size > 0) await new Promise<void>((resolve) => (this.#drained = resolve));
     if (this.#failed) throw this.#failed.error;
   }
-}
-
-/** A suite the budget cut short: its gate cannot be judged on the rollouts that ran (see SuiteReport.partial). */
-function markPartial(report: SuiteReport): void {
-  report.partial = true;
-  report.thresholdMissed = undefined;
 }
 
 /** Runs every rollout of one suite, streaming its dataset, and reports each as it finishes. */

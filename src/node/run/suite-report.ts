@@ -21,3 +21,9 @@ export function buildSuiteReport(
   const stats = adjust(summarizeOutcomes(outcomes, { passThreshold: meta.passThreshold }));
   return { ...meta, records, stats, durationMs, error: error && redactError(error), thresholdMissed: missedThresholds(stats, outcomes, meta.thresholds, meta.passThreshold) };
 }
+
+/** A suite the budget cut short: its gate cannot be judged on the rollouts that ran (see SuiteReport.partial). */
+export function markPartial(report: SuiteReport): void {
+  report.partial = true;
+  report.thresholdMissed = undefined;
+}

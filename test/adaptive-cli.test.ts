@@ -161,8 +161,11 @@ describe('--target-width through the CLI', () => {
     // The calculator example on the scripted model server spends about 110 tokens a rollout; its rows always pass.
     const dir = mkdtempSync(path.join(os.tmpdir(), 'rollout-test-adaptive-budget-'));
     const args = ['run', 'calculator-agent', '-t', '^calculator agent$', '-n', '2', '--max-concurrency', '2', '--target-width', '0.3', '--max-runs', '20'];
-    const result = await runCli(REPO, [...args, '--max-tokens', '1500', '--outputDir', path.join(dir, 'out'), '--reporter', 'default', '--reporter', 'json', '--outputFile.json', path.join(dir, 'r.json')]);
-    const report = JSON.parse(readFileSync(path.join(dir, 'r.json'), 'utf8'));
+    const file = (name: string) => path.join(dir, name);
+    const reporters = ['verbose', 'json', 'junit', 'github-actions', 'html'].flatMap((name) => ['--reporter', name]);
+    const outputs = ['--outputFile.json', file('r.json'), '--outputFile.junit', file('r.xml'), '--outputFile.html', file('html/index.html')];
+    const result = await runCli(REPO, [...args, '--max-tokens', '1500', '--outputDir', file('out'), ...reporters, ...outputs], { env: { GITHUB_STEP_SUMMARY: file('summary.md') } });
+    const report = JSON.parse(readFileSync(file('r.json'), 'utf8'));
     const [suite] = report.suites;
     const { counts, adaptive } = suite.stats;
     expect(counts.skipped, String(result.all)).toBeGreaterThan(0);
@@ -171,7 +174,20 @@ describe('--target-width through the CLI', () => {
     // Only the round in flight when the cap was reached has skipped rollouts; rounds go on to the cap without the stop.
     expect(counts.skipped).toBeLessThan(counts.total - counts.skipped);
     expect(suite.stats.meanReward.method).toBe('confidence-sequence-stratified');
-    expect(result.all).toContain('no further runs: the budget was reached');
+    // Every reporter says why the suite stopped, and that it is partial.
+    const stop = `target width 0.300 not reached, no further runs: the budget was reached · ${adaptive.rollouts} rollouts`;
+    expect(result.stdout).toContain(`Adaptive  calculator agent: ${stop}`);
+    expect(result.stdout).toContain('partial: the budget stopped it after');
+    const junit = readFileSync(file('r.xml'), 'utf8');
+    expect(junit).toContain('<property name="adaptive.reached" value="false"/>');
+    expect(junit).toContain('<property name="adaptive.stopped" value="no further runs: the budget was reached"/>');
+    expect(junit).toContain('<property name="partial" value="true"/>');
+    const summary = readFileSync(file('summary.md'), 'utf8');
+    expect(summary).toContain(`- calculator agent: adaptive: ${stop}`);
+    expect(summary).toContain('(partial: stopped at the budget)');
+    const html = readFileSync(file('html/index.html'), 'utf8');
+    expect(html).toContain(`adaptive: ${stop}`);
+    expect(html).toContain('"partial":true');
   });
 
   it('needs --max-runs, and is refused with --shard', async () => {

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { chromium } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { coinSampler, simulateAdaptive } from './helpers/adaptive-simulation.ts';
+import { coinSampler, fixedInterval, fixedRunsFor, SIXTY_PERCENT_DETERMINISTIC, simulateAdaptive } from './helpers/adaptive-simulation.ts';
 import { makeProject, REPO, runCli } from './helpers/project.ts';
 import { startRedis, startWorker } from './helpers/redis.ts';
 
@@ -71,6 +71,29 @@ describe('--target-width through the CLI', () => {
     expect(adaptive.rollouts).toBeGreaterThan(2 * PROBABILITIES.length);
     expect(result.all).toMatch(/Adaptive {2}coins: width 0\.\d{3}, target 0\.300 reached · \d+ rollouts/);
   });
+
+  it('with 60% of the rows deterministic, runs at most 60% of the rollouts of the plain suite (-n m) that is as narrow', async () => {
+    const dir = makeProject({ 'coins.rollout.js': COINS });
+    const probabilities = SIXTY_PERCENT_DETERMINISTIC;
+    const coins = (seed: number) => ({ COIN_PROBABILITIES: JSON.stringify(probabilities), COIN_SEED: String(seed) });
+    // The plain suite: the fewest runs per row at which rollout-test's own interval is at most 0.05 wide (79 for each
+    // of these seeds: Wilson's interval on 0/1 rewards depends on the share of passes only).
+    const runs = fixedRunsFor(probabilities.length, coinSampler(probabilities, 1), 0.05);
+    const plain = (await run(['-n', String(runs)], coins(1), dir)).suite.stats.meanReward;
+    const fewer = fixedInterval(probabilities.length, coinSampler(probabilities, 1), runs - 1);
+    expect(plain.low).toBeCloseTo(fixedInterval(probabilities.length, coinSampler(probabilities, 1), runs).low!, 12);
+    expect(plain.high - plain.low).toBeLessThanOrEqual(0.05);
+    expect(fewer.high! - fewer.low!).toBeGreaterThan(0.05);
+    let share = 0;
+    for (const seed of [1, 2, 3, 4, 5, 6]) {
+      const { suite } = await run(['--target-width', '0.05', '--max-runs', '400'], coins(seed), dir);
+      expect(suite.stats.adaptive.reached).toBe(true);
+      expect(suite.stats.meanReward.high - suite.stats.meanReward.low).toBeLessThanOrEqual(0.05);
+      share += suite.stats.adaptive.rollouts / (runs * probabilities.length) / 6;
+    }
+    console.log(`--target-width 0.05 ran ${(100 * share).toFixed(1)}% of the rollouts of -n ${runs} (mean over 6 seeds)`);
+    expect(share).toBeLessThanOrEqual(0.6);
+  }, 300_000);
 
   it('runs its rounds on the workers of a queue, with the same result as a local run', async () => {
     const redis = await startRedis();

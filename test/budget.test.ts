@@ -144,5 +144,5 @@ describe('merge-reports of shards the budget stopped', () => {
     expect(report).toMatchObject({ partial: true, budget: { tokens: 600, spentTokens: spent[0] + spent[1], planned: 12, ran: 12 - skipped } });
     expect(merge.stdout).toContain(`Budget  ${(spent[0] + spent[1]).toLocaleString('en-US')} of 600 tokens`);
     expect(merge.stdout).toContain(`stopped at the budget: ${12 - skipped} of 12 rollouts ran`);
-  });
+  }, 180_000); // three runs of the CLI, one after the other
 });

@@ -14,7 +14,7 @@ import { rowHash } from '../dataset/row-hash.ts';
 import { hashSuiteInputs } from './suite-inputs.ts';
 import type { RolloutRecord } from '../types/rollout-record.ts';
 import type { SuiteReport } from '../types/run-report.ts';
-import { buildSuiteReport } from './suite-report.ts';
+import { buildSuiteReport, markPartial } from './suite-report.ts';
 import { AdaptiveRounds } from './adaptive-rounds.ts';
 import { backendEntry } from '../../backends/registry.ts';
 import { createSuiteBackend, type SuiteBackendInput } from './suite-backend.ts';
@@ -190,12 +190,6 @@ class InFlight {
   }
 }
 
-/** A suite the budget cut short: its gate cannot be judged on the rollouts that ran (see SuiteReport.partial). */
-function markPartial(report: SuiteReport): void {
-  report.partial = true;
-  report.thresholdMissed = undefined;
-}
-
 /** Runs every rollout of one suite, streaming its dataset, and reports each as it finishes. */
 export async function runSuite(file: string, suite: RolloutSuite<any, any>, ctx: RunContext, run: RolloutDispatcher = dispatch): Promise<SuiteReport> {
   const started = performance.now();
@@ -260,7 +254,7 @@ export async function runSuite(file: string, suite: RolloutSuite<any, any>, ctx:
     // Each round starts once the one before has ended: its runs go where the results say they help most.
     while (adaptive && !stoppedEarly) {
       await inFlight.settled();
-      const round = adaptive.next();
+      const round = adaptive.next(ctx.budget?.reached());
       if (round.length === 0) break;
       for (const planned of round) if (!(await handOut(planned))) break;
     }

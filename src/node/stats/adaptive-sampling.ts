@@ -67,7 +67,7 @@ export interface AdaptiveSummary {
   reached: boolean;
   /** Every rollout the suite ran, the first n per row included. */
   rollouts: number;
-  /** Why the suite added no (further) runs, when it was neither the width nor the cap (a reward outside [0, 1]). */
+  /** Why the suite added no (further) runs, when it was neither the width nor the cap: a reward outside [0, 1], the budget, a round without a reward. */
   stopped?: string | undefined;
 }
 

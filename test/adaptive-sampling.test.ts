@@ -144,10 +144,10 @@ describe('over many simulated suites', () => {
     const wider = againstPlainSuite(SIXTY_PERCENT_DETERMINISTIC, 0.1, seeds);
     console.log(`share of a plain suite's rollouts, width 0.05: varying rows near the edges ${(100 * nearEdges).toFixed(1)}%, spread ${(100 * spread).toFixed(1)}%, fair coins ${(100 * fair).toFixed(1)}%; width 0.1 near the edges ${(100 * wider).toFixed(1)}%`);
     expect(nearEdges).toBeLessThanOrEqual(0.6);
-    expect(spread).toBeLessThan(0.75);
-    expect(fair).toBeLessThan(0.8);
+    expect(spread).toBeLessThan(0.65);
+    expect(fair).toBeLessThan(0.65);
     // A wider target needs fewer runs per row, and each row's few runs must still pin its mean: little is saved.
-    expect(wider).toBeLessThan(0.95);
+    expect(wider).toBeLessThan(0.9);
   });
 
   it('costs more than fixed runs per row when no row is deterministic (the price of choosing as it goes)', () => {

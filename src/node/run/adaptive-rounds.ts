@@ -18,6 +18,8 @@ import { requestId } from './request-id.ts';
 
 type PlannedRequest = Extract<PlannedRollout, { kind: 'request' }>;
 
+const BUDGET_STOP = 'no further runs: the budget was reached';
+
 /**
  * The rounds of an adaptive suite (`--target-width`): after the suite's own runs (round 0), each round's runs are
  * planned from the results of the rounds before (see stats/adaptive-sampling.ts), and handed out like any other
@@ -43,6 +45,11 @@ export class AdaptiveRounds {
     private readonly idPrefix: string,
   ) {}
 
+  /** The budget kept the suite from its next round: it is partial, as when the budget skips planned rollouts. */
+  get stoppedByBudget(): boolean {
+    return this.#stopped === BUDGET_STOP;
+  }
+
   /** Hears a rollout of round 0 as it is planned. */
   planned(planned: PlannedRollout): void {
     if (planned.kind === 'request' && !this.#rows.has(planned.key.row)) this.#rows.set(planned.key.row, planned);
@@ -63,7 +70,7 @@ export class AdaptiveRounds {
   next(budgetReached = false): PlannedRequest[] {
     try {
       const orders = this.#state ? this.#afterRound() : this.#afterRoundZero();
-      if (orders.length > 0 && budgetReached) this.#stopped = 'no further runs: the budget was reached';
+      if (orders.length > 0 && budgetReached) this.#stopped = BUDGET_STOP;
       return this.#stopped || this.#invalid ? [] : this.#toRollouts(orders);
     } catch (error) {
       // A reward outside [0, 1]: the width W is on that scale, and the sequence needs the bound.

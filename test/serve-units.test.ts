@@ -14,6 +14,8 @@ import { ServeJournal } from '../src/node/serve/serve-journal.ts';
 import { oneLine } from '../src/node/serve/serve-log.ts';
 import { TurnBuffer } from '../src/node/output/turn-buffer.ts';
 import { backoffMs } from '../src/runtime/backoff.ts';
+import { retryAfterMs } from '../src/runtime/retry-after.ts';
+import { laxBoolean, laxNumber } from '../src/node/serve/lax-fields.ts';
 import type { ExecutionResult } from '../src/model/result.ts';
 
 const timings = { queuedMs: 0, workflowMs: 1, graderMs: 1 };
@@ -45,6 +47,36 @@ describe('protocol bodies', () => {
     for (const bad of [{ rollout_id: '..' }, { rollout_id: 'a/b' }, { llm_api_key: '' }, { agent_timeout_sec: Infinity }, { completion_callback_url: 'not a url' }]) {
       expect(RolloutInitRequestSchema.safeParse({ ...base, ...bad }).success, JSON.stringify(bad)).toBe(false);
     }
+  });
+});
+
+describe('fields read as pydantic reads them in lax mode (answers checked against pydantic 2.13)', () => {
+  it('reads numbers from numeric strings and booleans, and nothing else', () => {
+    const read: Array<[unknown, number]> = [['30', 30], [' 30 ', 30], ['\u00a030', 30], ['+30', 30], ['.5', 0.5], ['5.', 5], ['1e3', 1000], ['30.0e+1', 300], ['1_000', 1000], ['1_0.5_0', 10.5], [true, 1], [false, 0], [2.5, 2.5]];
+    for (const [value, number] of read) expect(laxNumber(value), JSON.stringify(value)).toBe(number);
+    expect(laxNumber('-inf')).toBe(-Infinity);
+    expect(laxNumber('Infinity')).toBe(Infinity);
+    expect(laxNumber('NaN')).toBeNaN();
+    for (const value of ['30s', '', '1__0', '_1', '1_', '1e', '0x1A', '0b1', '3 0', '١٢', null, [], {}]) expect(laxNumber(value), JSON.stringify(value)).toBe(value);
+  });
+
+  it('reads booleans from pydantic\'s words and from 0 and 1', () => {
+    for (const word of ['true', 'TRUE', 'yes', 'On', 't', 'y', '1', 1]) expect(laxBoolean(word)).toBe(true);
+    for (const word of ['false', 'no', 'OFF', 'f', 'n', '0', 0]) expect(laxBoolean(word)).toBe(false);
+    for (const value of [' true', 'truthy', 2, null]) expect(laxBoolean(value)).toBe(value);
+  });
+});
+
+describe('retryAfterMs', () => {
+  const now = Date.parse('2026-12-03T12:00:00Z');
+  it('reads delay-seconds and HTTP-dates, bounded to [0, max]', () => {
+    expect(retryAfterMs('3', 60_000, now)).toBe(3_000);
+    expect(retryAfterMs(' 0 ', 60_000, now)).toBe(0);
+    expect(retryAfterMs('3600', 60_000, now)).toBe(60_000);
+    expect(retryAfterMs('Thu, 03 Dec 2026 12:00:02 GMT', 60_000, now)).toBe(2_000);
+    expect(retryAfterMs('Thu, 03 Dec 2026 11:00:00 GMT', 60_000, now)).toBe(0);
+    expect(retryAfterMs(['2', '9'], 60_000, now)).toBe(2_000);
+    for (const header of [undefined, '', '-1', '1.5', 'soon', '12abc']) expect(retryAfterMs(header, 60_000, now), header).toBeUndefined();
   });
 });
 
@@ -81,16 +113,16 @@ describe('CallbackSender', () => {
     return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/cb`, seen };
   }
 
-  const sender = () => new CallbackSender({ attempts: 4, baseDelayMs: 10, maxDelayMs: 40, timeoutMs: 5_000 });
+  const sender = () => new CallbackSender({ attempts: 4, baseDelayMs: 10, maxDelayMs: 40, timeoutMs: 5_000, maxRetryAfterMs: 60_000 });
 
   it('retries 5xx until delivered, with the bearer on every attempt', async () => {
     const { url, seen } = await endpoint([500, 503, 200]);
-    expect(await sender().post(url, '{"a":1}', 'key')).toEqual({ kind: 'delivered', status: 200 });
+    expect(await sender().post(url, '{"a":1}', 'key')).toEqual({ kind: 'delivered', status: 200, ack: undefined });
     expect(seen).toEqual(['Bearer key {"a":1}', 'Bearer key {"a":1}', 'Bearer key {"a":1}']);
   });
 
-  it('never retries a 4xx', async () => {
-    for (const status of [400, 401, 404, 429]) {
+  it('never retries a 4xx but 429', async () => {
+    for (const status of [400, 401, 404, 422]) {
       const { url, seen } = await endpoint([status, 200]);
       expect(await sender().post(url, '{}', null)).toEqual({ kind: 'rejected', status });
       expect(seen).toHaveLength(1);

@@ -11,6 +11,9 @@ import { completionBody, graderBody, RolloutInitRequestSchema } from '../src/nod
 import { readSpan, scanLines } from '../src/node/serve/journal-file.ts';
 import { nestsDeeperThan } from '../src/node/serve/json-depth.ts';
 import { ServeJournal } from '../src/node/serve/serve-journal.ts';
+import { Deliveries } from '../src/node/serve/deliveries.ts';
+import { SuiteService } from '../src/node/serve/suite-service.ts';
+import type { ExecutionBackend } from '../src/backends/backend.ts';
 import { oneLine } from '../src/node/serve/serve-log.ts';
 import { TurnBuffer } from '../src/node/output/turn-buffer.ts';
 import { backoffMs } from '../src/runtime/backoff.ts';
@@ -97,8 +100,10 @@ describe('CallbackSender', () => {
   let server: http.Server | undefined;
   afterEach(() => server?.close());
 
-  /** A callback endpoint answering each request with the next status of `statuses` (the last one repeats). */
-  async function endpoint(statuses: number[]) {
+  type Answer = number | { status: number; headers?: Record<string, string>; body?: string };
+
+  /** A callback endpoint answering each request with the next of `answers` (the last one repeats). */
+  async function endpoint(answers: Answer[]) {
     const seen: string[] = [];
     server = http.createServer((req, res) => {
       let body = '';
@@ -106,7 +111,9 @@ describe('CallbackSender', () => {
       req.on('data', (c) => (body += c));
       req.on('end', () => {
         seen.push(`${req.headers.authorization} ${body}`);
-        res.writeHead(statuses[Math.min(seen.length - 1, statuses.length - 1)]!).end();
+        const next = answers[Math.min(seen.length - 1, answers.length - 1)]!;
+        const answer = typeof next === 'number' ? { status: next } : next;
+        res.writeHead(answer.status, answer.headers).end(answer.body);
       });
     });
     await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
@@ -130,11 +137,71 @@ describe('CallbackSender', () => {
     }
   });
 
+  it('retries 429 as it does 5xx, waiting its Retry-After (capped) in place of the backoff, and gives up after the attempts', async () => {
+    const { url, seen } = await endpoint([{ status: 429, headers: { 'retry-after': '3600' } }, { status: 429 }]);
+    const capped = new CallbackSender({ attempts: 3, baseDelayMs: 10, maxDelayMs: 40, timeoutMs: 5_000, maxRetryAfterMs: 300 });
+    const started = Date.now();
+    expect(await capped.post(url, '{}', null)).toEqual({ kind: 'failed', reason: 'HTTP 429' });
+    // 300 ms (the capped hour), then the 20 ms backoff of a 429 without Retry-After.
+    expect(Date.now() - started).toBeGreaterThanOrEqual(320);
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(seen).toHaveLength(3);
+  });
+
+  it("hands over the controller's answer to a delivered callback when it is a JSON object", async () => {
+    const trajectory = { model_name: 'm', samples: { s: { llm_call_metrics: [{ prompt_tokens: 3 }] } } };
+    const { url } = await endpoint([{ status: 200, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ok: true, trajectory }) }]);
+    expect(await sender().post(url, '{}', null)).toEqual({ kind: 'delivered', status: 200, ack: { ok: true, trajectory } });
+    server!.close();
+    for (const body of ['', 'not json', '[1]', 'null']) {
+      const { url: other } = await endpoint([{ status: 200, body }]);
+      expect(await sender().post(other, '{}', null)).toEqual({ kind: 'delivered', status: 200, ack: undefined });
+      server!.close();
+    }
+  });
+
   it('gives up after the attempts on connection errors, saying why', async () => {
     const { url } = await endpoint([200]);
     await new Promise((resolve) => server!.close(resolve));
     const outcome = await sender().post(url, '{}', null);
     expect(outcome).toMatchObject({ kind: 'failed', reason: expect.stringMatching(/ECONNREFUSED/) });
+  });
+});
+
+describe("a controller's answer to a callback", () => {
+  it("is kept as it came on the rollout's record, for each callback", async () => {
+    const trajectory = { model_name: 'm', samples: {} };
+    const listener = http.createServer((req, res) => {
+      req.resume();
+      req.on('end', () => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ok: true, trajectory, kind: req.url })));
+    });
+    await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
+    const base = `http://127.0.0.1:${(listener.address() as AddressInfo).port}`;
+    const { journal } = ServeJournal.open(mkdtempSync(path.join(os.tmpdir(), 'serve-acks-')), 60_000);
+    const suites = new Map<string, SuiteService>();
+    const deliveries = new Deliveries(journal, new CallbackSender(), () => undefined, (target, kind, ack) => suites.get(target.suite)?.acknowledged(target.id, kind, ack));
+    const graded: ExecutionResult = { requestId: 'r-1', status: 'success', samples: [sample], rewards: { reward: 1 }, timings, extraFields: {} };
+    const backend: ExecutionBackend = {
+      maxConcurrency: 1,
+      health: () => ({}),
+      close: async () => undefined,
+      execute: async (_request, onWorkflowComplete, onGraderComplete) => {
+        await onWorkflowComplete(graded);
+        await onGraderComplete?.(graded);
+      },
+    };
+    const suite = new SuiteService('s', backend, {}, { journal, deliveries, retentionMs: 60_000, queueFactor: 1 });
+    suites.set('s', suite);
+    try {
+      const request = RolloutInitRequestSchema.parse({ rollout_id: 'r-1', initial_messages: [], chat_completions_url: `${base}/v1`, completion_callback_url: `${base}/c`, grader_callback_url: `${base}/g` });
+      expect(suite.admit(request)).toEqual({ kind: 'admitted', id: 'r-1' });
+      await until(() => suite.status('r-1').status === 'success');
+      await deliveries.idle();
+      expect(suite.acksOf('r-1')).toEqual({ completion: { ok: true, trajectory, kind: '/c' }, grader: { ok: true, trajectory, kind: '/g' } });
+    } finally {
+      journal.close();
+      listener.close();
+    }
   });
 });
 
@@ -319,3 +386,8 @@ describe('backoff', () => {
     }
   });
 });
+
+/** Polls `check` until it holds (no deadline of its own: the test's timeout bounds it). */
+async function until(check: () => boolean): Promise<void> {
+  while (!check()) await new Promise((resolve) => setTimeout(resolve, 10));
+}

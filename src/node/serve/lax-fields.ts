@@ -34,11 +34,11 @@ export function laxBoolean(value: unknown): unknown {
   return TRUE_WORDS.has(word) ? true : FALSE_WORDS.has(word) ? false : value;
 }
 
-/** A `float | None` field, finite (as the SDK's timeout validator requires). */
+/** A `float` field that must be finite (as the SDK's timeout validator requires), with pydantic's messages. */
 export const laxFiniteNumber = (finiteMessage: string) =>
   z.preprocess(
     laxNumber,
-    z.number('Input should be a valid number, unable to parse string as a number').refine(Number.isFinite, finiteMessage),
+    z.number({ error: ({ input }) => (typeof input === 'number' ? finiteMessage : 'Input should be a valid number, unable to parse string as a number') }),
   );
 
 export const laxBooleanSchema = z.preprocess(laxBoolean, z.boolean('Input should be a valid boolean, unable to interpret input'));

@@ -23,11 +23,23 @@ const callbackUrl = z
     'must be an absolute http:// or https:// URL: osmosis reads it as a plain string, but a callback to anything else can never be delivered',
   );
 
+/**
+ * Validated by `schema` and kept as it came: zod's output would put the keys it knows first, and the workflow
+ * gets the messages unchanged, key order included.
+ */
+function asGiven<T>(schema: z.ZodType<T>): z.ZodType<T> {
+  const check = z.unknown().superRefine((value, ctx) => {
+    const parsed = schema.safeParse(value);
+    if (!parsed.success) for (const { message, path } of parsed.error.issues) ctx.addIssue({ code: 'custom', message, path });
+  });
+  return check as z.ZodType<T>;
+}
+
 const finiteTimeout = laxFiniteNumber('timeout must be finite; omit it to run unbounded').nullable().optional();
 
 /** Body of `POST /rollout`. */
 export const RolloutInitRequestSchema = z.object({
-  initial_messages: z.array(MessageSchema),
+  initial_messages: asGiven(z.array(MessageSchema)),
   label: z.string().nullable().optional(),
   metadata: JsonObjectSchema.nullable().optional(),
   rollout_id: RolloutIdSchema.nullable().optional(),

@@ -5,7 +5,7 @@ import type { TrialConfig } from './trial-config.ts';
 import { taskVerifierMode } from './phases.ts';
 import type { TrialIdentity } from './trial-record.ts';
 import { packageVersion } from '../../../package-files.ts';
-
+import { AGENT_CONFIG_DEFAULTS, ENVIRONMENT_CONFIG_DEFAULTS, TASK_CONFIG_DEFAULTS, TRIAL_CONFIG_DEFAULTS, VERIFIER_CONFIG_DEFAULTS } from './harbor-defaults.ts';
 
 /** Harbor's `AgentConfig` of a trial: the oracle by name, a workflow by its import path and config. */
 function agentConfig(config: TrialConfig): Record<string, unknown> {
@@ -37,17 +37,18 @@ function verifierConfig(config: TrialConfig): Record<string, unknown> {
 }
 
 /**
- * `config.json`: Harbor's `TrialConfig` (defaults left out, as Harbor writes it), so that Harbor's own tools
- * read the trial; this harness's own trial config (no secret in it) under `rollout_test`.
+ * `config.json`: Harbor's `TrialConfig` with every field Harbor writes (defaults included), so that Harbor's
+ * own tools read the trial; this harness's own trial config (no secret in it) under `rollout_test`.
  */
 export function harborTrialConfig(config: TrialConfig): Record<string, unknown> {
   return {
-    task: { path: config.taskDir },
+    task: { path: config.taskDir, ...TASK_CONFIG_DEFAULTS },
     trial_name: config.trialName,
     trials_dir: config.trialsDir,
-    agent: agentConfig(config),
-    environment: environmentConfig(config),
-    verifier: verifierConfig(config),
+    ...TRIAL_CONFIG_DEFAULTS,
+    agent: { ...AGENT_CONFIG_DEFAULTS, ...agentConfig(config) },
+    environment: { ...ENVIRONMENT_CONFIG_DEFAULTS, ...environmentConfig(config) },
+    verifier: { ...VERIFIER_CONFIG_DEFAULTS, ...verifierConfig(config) },
     rollout_test: config,
   };
 }
@@ -68,10 +69,7 @@ export function harborTrialLock(config: TrialConfig, task: HarborTask): Record<s
   };
 }
 
-/**
- * The identity fields of result.json. `task_checksum` is the task's content digest (lock.json's, without its
- * `sha256:`): Harbor computes it with dirhash, which hashes the same files another way.
- */
+/** The identity fields of result.json; `task_checksum` is Harbor's `dirhash(task_dir, "sha256")`. */
 export function trialIdentity(config: TrialConfig, task: HarborTask, trialDir: string): TrialIdentity {
   const oracle = config.agent.kind === 'oracle';
   return {
@@ -79,7 +77,7 @@ export function trialIdentity(config: TrialConfig, task: HarborTask, trialDir: s
     trial_uri: pathToFileURL(trialDir).href,
     task_name: task.name,
     task_id: { path: task.dir },
-    task_checksum: task.digest,
+    task_checksum: task.checksum,
     config: harborTrialConfig(config),
     agent_info: oracle
       ? { name: 'oracle', version: '1.0.0', model_info: null }

@@ -47,6 +47,13 @@ const CONFIG_PART_KEYS = {
   verifier: ['override_timeout_sec', 'max_timeout_sec', 'disable'],
 };
 
+const LOCK_KEYS = [
+  'schema_version', 'task', 'install_only', 'timeout_multiplier', 'agent_timeout_multiplier', 'verifier_timeout_multiplier',
+  'agent_setup_timeout_multiplier', 'environment_build_timeout_multiplier', 'extra_instructions', 'agent', 'user_agent', 'user_persona',
+  'user_prompt_template', 'bridge_prompt', 'bridge_inputs', 'skills', 'environment', 'extra_docker_compose', 'verifier', 'source_trial',
+];
+const LOCK_TASK_KEYS = ['name', 'version', 'type', 'digest', 'source', 'path', 'git_url', 'git_commit_id'];
+
 const readJson = async (file: string) => JSON.parse(await readFile(file, 'utf8'));
 
 /** The keys of `object` that `keys` lists and it lacks. */
@@ -85,6 +92,11 @@ describe('trial files as upstream Harbor writes them', () => {
     expect(result).toMatchObject({ exception_info: null, step_results: null, source: null, agent_result: { rollout_details: null } });
     expect(result.config).toMatchObject({ install_only: false, timeout_multiplier: 1, job_id: null, agent: { name: 'oracle', import_path: null, skills: [] } });
     expect(await readJson(path.join(trialDir, 'config.json'))).toEqual(result.config);
+    // lock.json is Harbor's TrialLock, whose agent, environment and verifier are the same models as config.json's.
+    const lock = await readJson(path.join(trialDir, 'lock.json'));
+    expect(missing(lock, LOCK_KEYS)).toEqual([]);
+    expect(missing(lock.task, LOCK_TASK_KEYS)).toEqual([]);
+    expect(lock).toMatchObject({ agent: result.config.agent, environment: result.config.environment, verifier: { ...result.config.verifier, environment_mode: 'shared' } });
   });
 
   it('writes a multi-step trial\'s steps in full, its top-level agent and timings as null, and removes its emptied folders', async () => {

@@ -70,3 +70,22 @@ export const TRIAL_CONFIG_DEFAULTS = {
   job_id: null,
   source_trial: null,
 };
+
+/** `TrialLock`'s fields besides task, agent, environment and verifier (no user agent, skills or extra inputs). */
+export const TRIAL_LOCK_DEFAULTS = {
+  install_only: false,
+  timeout_multiplier: 1,
+  agent_timeout_multiplier: null,
+  verifier_timeout_multiplier: null,
+  agent_setup_timeout_multiplier: null,
+  environment_build_timeout_multiplier: null,
+  extra_instructions: null,
+  user_agent: null,
+  user_persona: null,
+  user_prompt_template: null,
+  bridge_prompt: null,
+  bridge_inputs: {},
+  skills: [],
+  extra_docker_compose: null,
+  source_trial: null,
+};

@@ -10,7 +10,7 @@ export const LOCAL_PYTHON_IMAGE = 'rollout-test/python:bookworm';
  * common public images (upstream Harbor's examples start FROM `python:3.12-slim`, `ubuntu:24.04`, and an
  * `alpine` sidecar that only runs `sh`) run offline on the local Debian images, python ones with Debian's python3.
  */
-export const DEFAULT_IMAGE_MAP: ImageMap = {
+const DEFAULT_IMAGE_MAP: ImageMap = {
   'python:*': LOCAL_PYTHON_IMAGE,
   'ubuntu:*': LOCAL_BASE_IMAGE,
   'debian:*': LOCAL_BASE_IMAGE,
@@ -18,7 +18,7 @@ export const DEFAULT_IMAGE_MAP: ImageMap = {
 };
 
 /** The image `map` gives `image`: its exact key, else the first key with `*` (any characters) that matches. */
-export function mappedImage(image: string, map: ImageMap): string | undefined {
+function mappedImage(image: string, map: ImageMap): string | undefined {
   if (Object.hasOwn(map, image)) return map[image];
   for (const [pattern, target] of Object.entries(map)) {
     if (pattern.includes('*') && globRegExp(pattern).test(image)) return target;

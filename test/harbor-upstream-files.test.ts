@@ -17,58 +17,10 @@ import { createHarborBackend, ORACLE_AGENT } from '../src/public/node.ts';
 import { runRollout } from './fixtures/harbor/helpers.ts';
 import { makeTask } from './fixtures/harbor/make-task.ts';
 import { hasPydantic2, upstreamHarbor } from './fixtures/harbor/upstream.ts';
+import { expectUpstreamKeys, expectUpstreamModelsAccept, LOCK_KEYS, LOCK_TASK_KEYS, missing, readJson } from './fixtures/harbor/upstream-keys.ts';
 
 const own = fileURLToPath(new URL('./fixtures/harbor/tasks', import.meta.url));
-const validator = fileURLToPath(new URL('./fixtures/harbor/upstream_models.py', import.meta.url));
 const upstream = upstreamHarbor();
-
-const RESULT_KEYS = [
-  'id', 'task_name', 'trial_name', 'trial_uri', 'task_id', 'source', 'task_checksum', 'config', 'agent_info', 'agent_result',
-  'verifier_result', 'verifier_environment_mode', 'exception_info', 'started_at', 'finished_at', 'environment_setup',
-  'agent_setup', 'agent_execution', 'verifier', 'step_results',
-];
-const STEP_RESULT_KEYS = ['step_name', 'agent_result', 'verifier_result', 'exception_info', 'agent_execution', 'verifier'];
-const AGENT_CONTEXT_KEYS = ['n_input_tokens', 'n_cache_tokens', 'n_output_tokens', 'cost_usd', 'rollout_details', 'metadata'];
-const CONFIG_KEYS = [
-  'task', 'trial_name', 'trials_dir', 'install_only', 'timeout_multiplier', 'agent_timeout_multiplier', 'verifier_timeout_multiplier',
-  'agent_setup_timeout_multiplier', 'environment_build_timeout_multiplier', 'agent', 'user_agent', 'environment', 'verifier',
-  'artifacts', 'extra_instruction_paths', 'extra_instructions', 'job_id', 'source_trial',
-];
-const CONFIG_PART_KEYS = {
-  task: ['path', 'git_url', 'git_commit_id', 'name', 'ref', 'overwrite', 'download_dir', 'source'],
-  agent: [
-    'name', 'import_path', 'model_name', 'n_concurrent', 'concurrency_group', 'skills', 'override_timeout_sec',
-    'override_setup_timeout_sec', 'max_timeout_sec', 'resume_trajectory', 'load_trajectory', 'extra_allowed_hosts', 'kwargs', 'mcp_servers',
-  ],
-  environment: [
-    'type', 'import_path', 'force_build', 'delete', 'cpu_enforcement_policy', 'memory_enforcement_policy', 'override_cpus',
-    'override_memory_mb', 'override_storage_mb', 'override_gpus', 'override_tpu', 'mounts', 'extra_docker_compose', 'kwargs', 'extra_allowed_hosts',
-  ],
-  verifier: ['override_timeout_sec', 'max_timeout_sec', 'disable'],
-};
-
-const LOCK_KEYS = [
-  'schema_version', 'task', 'install_only', 'timeout_multiplier', 'agent_timeout_multiplier', 'verifier_timeout_multiplier',
-  'agent_setup_timeout_multiplier', 'environment_build_timeout_multiplier', 'extra_instructions', 'agent', 'user_agent', 'user_persona',
-  'user_prompt_template', 'bridge_prompt', 'bridge_inputs', 'skills', 'environment', 'extra_docker_compose', 'verifier', 'source_trial',
-];
-const LOCK_TASK_KEYS = ['name', 'version', 'type', 'digest', 'source', 'path', 'git_url', 'git_commit_id'];
-
-const readJson = async (file: string) => JSON.parse(await readFile(file, 'utf8'));
-
-/** The keys of `object` that `keys` lists and it lacks. */
-const missing = (object: Record<string, unknown>, keys: string[]) => keys.filter((key) => !(key in object));
-
-function expectUpstreamKeys(result: any): void {
-  expect(missing(result, RESULT_KEYS)).toEqual([]);
-  expect(missing(result.config, CONFIG_KEYS)).toEqual([]);
-  for (const [part, keys] of Object.entries(CONFIG_PART_KEYS)) expect(missing(result.config[part], keys)).toEqual([]);
-  if (result.agent_result) expect(missing(result.agent_result, AGENT_CONTEXT_KEYS)).toEqual([]);
-  for (const step of result.step_results ?? []) {
-    expect(missing(step, STEP_RESULT_KEYS)).toEqual([]);
-    if (step.agent_result) expect(missing(step.agent_result, AGENT_CONTEXT_KEYS)).toEqual([]);
-  }
-}
 
 describe('trial files as upstream Harbor writes them', () => {
   let root: string;
@@ -148,12 +100,7 @@ describe('trial files as upstream Harbor writes them', () => {
 
   it.runIf(upstream && hasPydantic2())('passes upstream\'s own pydantic models, which find no key missing', () => {
     expect(trialDirs.length).toBeGreaterThan(3);
-    for (const [kind, file] of [['result', 'result.json'], ['config', 'config.json']] as const) {
-      const output = execFileSync('python3', [validator, upstream!.src, kind, ...trialDirs.map((dir) => path.join(dir, file))]).toString();
-      const reports = output.trim().split('\n').map((line) => JSON.parse(line));
-      expect(reports).toHaveLength(trialDirs.length);
-      for (const report of reports) expect(report).toEqual({ file: report.file, missing: [] });
-    }
+    expectUpstreamModelsAccept(upstream!, trialDirs);
   });
 });
 

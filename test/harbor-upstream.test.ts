@@ -13,7 +13,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createHarborBackend, ORACLE_AGENT } from '../src/public/node.ts';
 import { ownContainers, requireDocker } from './fixtures/harbor/docker.ts';
 import { runRollout } from './fixtures/harbor/helpers.ts';
-import { upstreamHarbor } from './fixtures/harbor/upstream.ts';
+import { hasPydantic2, upstreamHarbor } from './fixtures/harbor/upstream.ts';
+import { expectUpstreamKeys, expectUpstreamModelsAccept, readJson } from './fixtures/harbor/upstream-keys.ts';
 
 const own = fileURLToPath(new URL('./fixtures/harbor/tasks', import.meta.url));
 const upstream = upstreamHarbor();
@@ -45,6 +46,7 @@ const OFFLINE: OfflineTask[] = upstream
 
 describe.each(['docker', 'sandbox'] as const)(`${upstream ? "upstream Harbor's" : 'python'} offline tasks with no imageMap, in the %s environment`, (environment) => {
   let trialsDir: string;
+  const trialDirs: string[] = [];
   beforeAll(async () => {
     requireDocker(); // both environments build the task images; this also builds the local base images
     if (environment === 'sandbox') execFileSync('bwrap', ['--version']);
@@ -60,8 +62,15 @@ describe.each(['docker', 'sandbox'] as const)(`${upstream ? "upstream Harbor's" 
     it(`${name}: the oracle scores 1`, async () => {
       const backend = createHarborBackend({ taskDir: task.dir, environment, workflow: ORACLE_AGENT, trialsDir, prebuildLocalImage: true });
       const run = await runRollout(backend, { id: 'oracle', prompt: [{ role: 'user', content: 'solve it' }] });
+      trialDirs.push(String(run.final.extraFields.trialDir));
       expect(run.final.error).toBeUndefined();
       expect(run.final.rewards.reward).toBe(1);
     });
   }
+
+  it('writes each trial\'s result.json and config.json with every key upstream writes (checked by its own models when present)', async () => {
+    expect(trialDirs).toHaveLength(OFFLINE.filter((offline) => environment === 'docker' || !offline.compose).length);
+    for (const dir of trialDirs) expectUpstreamKeys(await readJson(path.join(dir, 'result.json')));
+    if (upstream && hasPydantic2()) expectUpstreamModelsAccept(upstream, trialDirs);
+  });
 });

@@ -28,15 +28,29 @@ function mappedImage(image: string, map: ImageMap): string | undefined {
 
 /**
  * The local image a public one becomes: the user's `imageMap` first; else the image itself when the engine has
- * it (a user who loaded the real `python:3.12-slim` gets it); else {@link DEFAULT_IMAGE_MAP}; else unchanged,
- * which the build or `docker_image` lookup reports as missing.
+ * it (a user who loaded the real `python:3.12-slim` gets it; asked once per process); else
+ * {@link DEFAULT_IMAGE_MAP}; else unchanged, which the build or `docker_image` lookup reports as missing.
  */
 export async function localImage(cli: DockerCli, image: string, imageMap: ImageMap): Promise<string> {
   const mine = mappedImage(image, imageMap);
   if (mine !== undefined) return mine;
   const fallback = mappedImage(image, DEFAULT_IMAGE_MAP);
-  if (fallback === undefined || (await cli.exists('image', image))) return image;
+  if (fallback === undefined || (await engineHas(cli, image))) return image;
   return fallback;
+}
+
+/** Whether the engine has a public image, asked once per CLI, image and process rather than once per trial. */
+const present = new Map<string, Promise<boolean>>();
+
+function engineHas(cli: DockerCli, image: string): Promise<boolean> {
+  const key = `${cli.command}\0${image}`;
+  let pending = present.get(key);
+  if (!pending) {
+    pending = cli.exists('image', image);
+    present.set(key, pending);
+    pending.catch(() => present.delete(key));
+  }
+  return pending;
 }
 
 function globRegExp(pattern: string): RegExp {

@@ -9,7 +9,7 @@ import { collectArtifacts } from './artifacts.ts';
 import { checkEnvTemplates, createTaskEnvironment } from './environment-init.ts';
 import { harborTrialConfig, harborTrialLock, trialIdentity } from './harbor-files.ts';
 import { runHealthcheck } from './healthcheck.ts';
-import { runMultiStep } from './multi-step.ts';
+import { removeEmptyMountDirs, runMultiStep } from './multi-step.ts';
 import { singleStepPhases, usesSeparateVerifier } from './phases.ts';
 import { type RunnerLaunch, trialRunnerLaunch } from './runtime-entry.ts';
 import type { TrialConfig } from './trial-config.ts';
@@ -57,6 +57,8 @@ export async function runTrial(config: TrialConfig, context: TrialContext): Prom
   } finally {
     await stopQuietly(env, recorder);
   }
+  // Once its steps ran (as Harbor, not when the environment never started), a multi-step trial's emptied folders go.
+  if (recorder.result.step_results) await removeEmptyMountDirs(paths);
   await recorder.finish();
   const cancelled = context.signal?.aborted === true;
   await context.emit(cancelled ? 'trial-cancelled' : 'trial-ended', recorder.result);

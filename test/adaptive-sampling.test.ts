@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { addRun, emptyEvidence, MAX_BET, rowWeightedMean, sequenceBounds } from '../src/node/stats/confidence-sequence.ts';
 import { firstRound, neymanPlan, nextRound, recordRound, scheduleRound, spreadOf, startAdaptive } from '../src/node/stats/adaptive-sampling.ts';
 import { createRng } from '../src/node/stats/rng.ts';
-import { coinSampler, fixedWidth, simulateAdaptive, uniform } from './helpers/adaptive-simulation.ts';
+import { coinSampler, fixedRunsFor, fixedWidth, SIXTY_PERCENT_DETERMINISTIC, simulateAdaptive, uniform } from './helpers/adaptive-simulation.ts';
 
 const rowOf = (rewards: number[], bet: number) => rewards.reduce((row, x) => addRun(row, x, bet, (row.sum + 0.5) / (row.runs + 1)), emptyEvidence());
 
@@ -118,6 +118,36 @@ describe('over many simulated suites', () => {
     const { adaptive, fixed, share } = againstFixed(0.05, (s) => suite(100 + s, 20, 0.6));
     console.log(`60% deterministic rows, 20 rows, width 0.05: adaptive ${adaptive} rollouts per suite, fixed runs per row ${fixed} (${share})`);
     expect(adaptive).toBeLessThan(0.85 * fixed);
+  });
+
+  /**
+   * Rollouts of --target-width W against a plain suite's `-n m` with the fewest m at which rollout-test's own
+   * interval (Wilson on all runs, for 0/1 rewards) is at most W wide: what a user would otherwise run. Mean over seeds.
+   */
+  function againstPlainSuite(probabilities: number[], targetWidth: number, seeds: number[]): number {
+    let share = 0;
+    for (const seed of seeds) {
+      const sample = coinSampler(probabilities, seed);
+      const result = simulateAdaptive(probabilities.length, sample, { targetWidth, maxRuns: 400, initialRuns: 2 });
+      expect(result.adaptive.reached).toBe(true);
+      share += result.adaptive.rollouts / (fixedRunsFor(probabilities.length, sample, targetWidth) * probabilities.length) / seeds.length;
+    }
+    return share;
+  }
+
+  it('with 60% of the rows deterministic, uses at most 60% of the rollouts of the plain suite (-n m) that reaches the same width', () => {
+    const seeds = [1, 2, 3, 4, 5, 6];
+    const nearEdges = againstPlainSuite(SIXTY_PERCENT_DETERMINISTIC, 0.05, seeds);
+    // The varying rows spread over [0.05, 0.95], or all fair coins: harder, since they vary more.
+    const spread = againstPlainSuite(suite(100, 20, 0.6), 0.05, seeds);
+    const fair = againstPlainSuite([...SIXTY_PERCENT_DETERMINISTIC.slice(0, 12), ...Array(8).fill(0.5)], 0.05, seeds);
+    const wider = againstPlainSuite(SIXTY_PERCENT_DETERMINISTIC, 0.1, seeds);
+    console.log(`share of a plain suite's rollouts, width 0.05: varying rows near the edges ${(100 * nearEdges).toFixed(1)}%, spread ${(100 * spread).toFixed(1)}%, fair coins ${(100 * fair).toFixed(1)}%; width 0.1 near the edges ${(100 * wider).toFixed(1)}%`);
+    expect(nearEdges).toBeLessThanOrEqual(0.6);
+    expect(spread).toBeLessThan(0.65);
+    expect(fair).toBeLessThan(0.65);
+    // A wider target needs fewer runs per row, and each row's few runs must still pin its mean: little is saved.
+    expect(wider).toBeLessThan(0.9);
   });
 
   it('costs more than fixed runs per row when no row is deterministic (the price of choosing as it goes)', () => {

@@ -124,3 +124,25 @@ describe('--max-cost', async () => {
     expect(unpriced.stdout).toContain(`stopped at the budget: ${CONCURRENCY} of 15 rollouts ran`);
   });
 });
+
+describe('merge-reports of shards the budget stopped', () => {
+  it('keeps the suite partial whichever shard was cut short, the skipped rollouts, and the spend against the caps', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'rollout-test-budget-shards-'));
+    // 3 rows of 4 runs over 2 shards (8 and 4 rollouts), 300 tokens each: the first shard is cut short, the second is not.
+    const shard = (i: number) => [...SUITE.slice(0, 4), '-n', '4', '--max-concurrency', '1', '--shard', `${i}/2`, '--max-tokens', '300', '--outputDir', path.join(dir, `shard-${i}`)];
+    const shards = [await runCli(REPO, shard(1)), await runCli(REPO, shard(2))];
+    expect(shards.map((s) => s.exitCode), String(shards[0]?.all)).toEqual([1, 0]);
+    const spent = [1, 2].map((i) => JSON.parse(readFileSync(path.join(dir, `shard-${i}/runs/latest/summary.json`), 'utf8')).budget.spentTokens);
+    // The shard that was not cut short first: its suite entry is the one a merge met first.
+    const merge = await runCli(dir, ['merge-reports', 'shard-2', 'shard-1', '--outputDir', 'merged', '--reporter', 'default', '--reporter', 'json', '--outputFile.json', 'merged.json']);
+    const report = JSON.parse(readFileSync(path.join(dir, 'merged.json'), 'utf8'));
+    const [suite] = report.suites;
+    const skipped = suite.records.filter((r: RolloutRecord) => r.skipReason === 'budget').length;
+    expect(merge.exitCode, String(merge.all)).toBe(1);
+    expect(skipped).toBeGreaterThan(0);
+    expect(suite).toMatchObject({ partial: true, passed: false, stats: { counts: { total: 12, skipped } } });
+    expect(report).toMatchObject({ partial: true, budget: { tokens: 600, spentTokens: spent[0] + spent[1], planned: 12, ran: 12 - skipped } });
+    expect(merge.stdout).toContain(`Budget  ${(spent[0] + spent[1]).toLocaleString('en-US')} of 600 tokens`);
+    expect(merge.stdout).toContain(`stopped at the budget: ${12 - skipped} of 12 rollouts ran`);
+  }, 180_000); // three runs of the CLI, one after the other
+});

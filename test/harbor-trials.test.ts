@@ -69,7 +69,7 @@ describe.each(VARIANTS)('HarborBackend in the $name environment', ({ environment
     for (const step of ['environment_setup', 'agent_setup', 'agent_execution', 'verifier']) {
       expect(result[step]).toEqual({ started_at: expect.any(String), finished_at: expect.any(String) });
     }
-    expect(result.exception_info).toBeUndefined();
+    expect(result.exception_info).toBeNull();
   });
 
   it('turns a missing, empty or unparsable reward into distinct VALIDATION_ERRORs', async () => {

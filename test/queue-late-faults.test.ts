@@ -23,9 +23,9 @@ afterAll(async () => {
  * takes `gradeMs`, and throws from a timer 15 ms after it returned when `graderFault` is set.
  * - `during-grading`: the workflow's fault comes while the rollout is graded: the rollout is errored.
  * - `after-report`: it comes after the rollout was reported, while `last` still runs: a late fault.
- * - `last`: the run's last rollout; its grader's fault comes just after it, within the run's grace (20 ms) for late
- *   faults: a late fault. A coordinator that read the workers' late faults without that grace would most often miss
- *   it. On a loaded machine the fault may come before the rollout's result reached the process that reports it, and
+ * - `last`: the run's last rollout; its grader's fault comes just after it, within the grace (20 ms) for late
+ *   faults (on a queue, its worker's): a late fault. A coordinator that read the workers' late faults without
+ *   waiting for that grace would most often miss it. On a loaded machine the fault may come before the rollout's result reached the process that reports it, and
  *   fail the rollout instead, locally as on a queue: it must not be lost either way.
  */
 const ROLLOUT = `
@@ -114,7 +114,59 @@ async function run(project: string, name: string, extra: string[]) {
   return { result, report, outputDir };
 }
 
+/**
+ * A late fault whose trip to the coordinator is slow: the grader's thread, starved as on a loaded machine, stays
+ * busy for 300 ms from 5 ms after the rollout was reported, and its fault's timer (15 ms) fires only then, long
+ * after the run's last result reached the coordinator. Locally the run's flush of its threads hears it; on a queue
+ * the run's end must wait for the worker to close its window for late faults, whatever it takes.
+ */
+const STARVED = `
+import { AgentWorkflow, Grader, defineRollout } from 'rollout-test';
+
+class Agent extends AgentWorkflow {
+  async run(ctx) {
+    return [...ctx.prompt, { role: 'assistant', content: 'A' }];
+  }
+}
+
+class Starved extends Grader {
+  async grade(ctx) {
+    setTimeout(() => { const until = Date.now() + 300; while (Date.now() < until); }, 5);
+    setTimeout(() => { throw new Error('fault from the grader timer'); }, 15);
+    return 1;
+  }
+}
+
+defineRollout({ name: 'last', dataset: [{ prompt: 'a', label: 'A' }], workflow: Agent, grader: Starved });
+`;
+
+/** The late faults of a run of STARVED, as the report and the journal list them. */
+function starvedFaults({ report, outputDir }: Awaited<ReturnType<typeof run>>) {
+  return { report: (report.lateFaults ?? []).map((f) => `${suiteOf(f.rolloutId)} ${f.phase}: ${f.message}`), journal: journaledLateFaults(outputDir) };
+}
+
+const STARVED_FAULTS = { report: [`last grader: ${fault('grader')}`], journal: ['last'] };
+
 describe('late faults on a queue', () => {
+  it('a late fault that reaches the worker after the run\'s last result is not lost: the run waits for the worker to close its window', { timeout: 60_000 }, async () => {
+    const project = makeProject({ 'rollouts/starved.rollout.ts': STARVED });
+    expect(starvedFaults(await run(project, 'starved-local', []))).toEqual(STARVED_FAULTS);
+
+    const url = redis.url.replace(/\/0$/, '/2');
+    const worker = startWorker(project, url, ['--concurrency', '2']);
+    try {
+      await worker.waitFor(/serving runs of/);
+      const queued = await run(project, 'starved-queued', ['--queue', url]);
+      expect(starvedFaults(queued), worker.output()).toEqual(STARVED_FAULTS);
+      expect(queued.result.exitCode).toBe(1);
+    } finally {
+      worker.process.kill('SIGTERM');
+      await worker.process;
+    }
+    await expect.poll(() => redis.cli('-n', '2', '--scan', '--pattern', 'rollout-test:*'), { timeout: 10_000 }).toBe('');
+  });
+
+
   it('a queued run errors, lists and journals the late faults of rollouts as a local run does, and exits as it does', { timeout: 120_000 }, async () => {
     const project = makeProject({ 'rollouts/late.rollout.ts': ROLLOUT });
     expectSameAsLocal(await run(project, 'local', []));

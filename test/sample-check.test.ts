@@ -20,6 +20,16 @@ const plain: unknown[] = [
     ],
     trajectoryMessages: [{ role: 'assistant', token_ids: [1, 2, 3] }],
   },
+  // Every shape an OpenAI-compatible chat API takes, as SDKs dump their message objects.
+  {
+    ...base,
+    messages: [
+      { role: 'assistant', tool_calls: [{ ...toolCall, function: { ...toolCall.function, extra: 1 } }] },
+      { role: 'function', name: 'add', content: '3' },
+      { role: 'user', content: { type: 'text', text: 'an object' } },
+      { role: 'assistant', content: 'x', tool_calls: null, function_call: null, refusal: null, name: null, tool_call_id: null },
+    ],
+  },
   Object.assign(Object.create(null), base),
 ];
 
@@ -38,8 +48,8 @@ const leftToSchema: unknown[] = [
   { ...base, messages: [{ role: 'robot', content: 'x' }] },
   { ...base, messages: [{ role: 'user', content: 'x', name: 3 }] },
   { ...base, messages: [{ role: 'user', content: [() => 1] }] },
-  { ...base, messages: [{ role: 'assistant', content: null, tool_calls: [{ ...toolCall, function: { ...toolCall.function, extra: 1 } }] }] },
   { ...base, messages: [{ role: 'assistant', content: null, tool_calls: [{ ...toolCall, type: 'tool' }] }] },
+  { ...base, messages: [{ role: 'user', content: { text: Number.NaN } }] },
   new (class Sample { source = 'x'; messages = []; metrics = {}; extraFields = {}; })(),
 ];
 

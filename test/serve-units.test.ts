@@ -11,9 +11,14 @@ import { completionBody, graderBody, RolloutInitRequestSchema } from '../src/nod
 import { readSpan, scanLines } from '../src/node/serve/journal-file.ts';
 import { nestsDeeperThan } from '../src/node/serve/json-depth.ts';
 import { ServeJournal } from '../src/node/serve/serve-journal.ts';
+import { Deliveries } from '../src/node/serve/deliveries.ts';
+import { SuiteService } from '../src/node/serve/suite-service.ts';
+import type { ExecutionBackend } from '../src/backends/backend.ts';
 import { oneLine } from '../src/node/serve/serve-log.ts';
 import { TurnBuffer } from '../src/node/output/turn-buffer.ts';
 import { backoffMs } from '../src/runtime/backoff.ts';
+import { retryAfterMs } from '../src/runtime/retry-after.ts';
+import { laxBoolean, laxNumber } from '../src/node/serve/lax-fields.ts';
 import type { ExecutionResult } from '../src/model/result.ts';
 
 const timings = { queuedMs: 0, workflowMs: 1, graderMs: 1 };
@@ -48,6 +53,36 @@ describe('protocol bodies', () => {
   });
 });
 
+describe('fields read as pydantic reads them in lax mode (answers checked against pydantic 2.13)', () => {
+  it('reads numbers from numeric strings and booleans, and nothing else', () => {
+    const read: Array<[unknown, number]> = [['30', 30], [' 30 ', 30], ['\u00a030', 30], ['+30', 30], ['.5', 0.5], ['5.', 5], ['1e3', 1000], ['30.0e+1', 300], ['1_000', 1000], ['1_0.5_0', 10.5], [true, 1], [false, 0], [2.5, 2.5]];
+    for (const [value, number] of read) expect(laxNumber(value), JSON.stringify(value)).toBe(number);
+    expect(laxNumber('-inf')).toBe(-Infinity);
+    expect(laxNumber('Infinity')).toBe(Infinity);
+    expect(laxNumber('NaN')).toBeNaN();
+    for (const value of ['30s', '', '1__0', '_1', '1_', '1e', '0x1A', '0b1', '3 0', '١٢', null, [], {}]) expect(laxNumber(value), JSON.stringify(value)).toBe(value);
+  });
+
+  it('reads booleans from pydantic\'s words and from 0 and 1', () => {
+    for (const word of ['true', 'TRUE', 'yes', 'On', 't', 'y', '1', 1]) expect(laxBoolean(word)).toBe(true);
+    for (const word of ['false', 'no', 'OFF', 'f', 'n', '0', 0]) expect(laxBoolean(word)).toBe(false);
+    for (const value of [' true', 'truthy', 2, null]) expect(laxBoolean(value)).toBe(value);
+  });
+});
+
+describe('retryAfterMs', () => {
+  const now = Date.parse('2026-12-03T12:00:00Z');
+  it('reads delay-seconds and HTTP-dates, bounded to [0, max]', () => {
+    expect(retryAfterMs('3', 60_000, now)).toBe(3_000);
+    expect(retryAfterMs(' 0 ', 60_000, now)).toBe(0);
+    expect(retryAfterMs('3600', 60_000, now)).toBe(60_000);
+    expect(retryAfterMs('Thu, 03 Dec 2026 12:00:02 GMT', 60_000, now)).toBe(2_000);
+    expect(retryAfterMs('Thu, 03 Dec 2026 11:00:00 GMT', 60_000, now)).toBe(0);
+    expect(retryAfterMs(['2', '9'], 60_000, now)).toBe(2_000);
+    for (const header of [undefined, '', '-1', '1.5', 'soon', '12abc']) expect(retryAfterMs(header, 60_000, now), header).toBeUndefined();
+  });
+});
+
 describe('auth', () => {
   it('matches only "Bearer <key>", whatever the length sent', () => {
     expect(bearerMatches('Bearer k-1', 'k-1')).toBe(true);
@@ -65,8 +100,10 @@ describe('CallbackSender', () => {
   let server: http.Server | undefined;
   afterEach(() => server?.close());
 
-  /** A callback endpoint answering each request with the next status of `statuses` (the last one repeats). */
-  async function endpoint(statuses: number[]) {
+  type Answer = number | { status: number; headers?: Record<string, string>; body?: string };
+
+  /** A callback endpoint answering each request with the next of `answers` (the last one repeats). */
+  async function endpoint(answers: Answer[]) {
     const seen: string[] = [];
     server = http.createServer((req, res) => {
       let body = '';
@@ -74,26 +111,51 @@ describe('CallbackSender', () => {
       req.on('data', (c) => (body += c));
       req.on('end', () => {
         seen.push(`${req.headers.authorization} ${body}`);
-        res.writeHead(statuses[Math.min(seen.length - 1, statuses.length - 1)]!).end();
+        const next = answers[Math.min(seen.length - 1, answers.length - 1)]!;
+        const answer = typeof next === 'number' ? { status: next } : next;
+        res.writeHead(answer.status, answer.headers).end(answer.body);
       });
     });
     await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
     return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/cb`, seen };
   }
 
-  const sender = () => new CallbackSender({ attempts: 4, baseDelayMs: 10, maxDelayMs: 40, timeoutMs: 5_000 });
+  const sender = () => new CallbackSender({ attempts: 4, baseDelayMs: 10, maxDelayMs: 40, timeoutMs: 5_000, maxRetryAfterMs: 60_000 });
 
   it('retries 5xx until delivered, with the bearer on every attempt', async () => {
     const { url, seen } = await endpoint([500, 503, 200]);
-    expect(await sender().post(url, '{"a":1}', 'key')).toEqual({ kind: 'delivered', status: 200 });
+    expect(await sender().post(url, '{"a":1}', 'key')).toEqual({ kind: 'delivered', status: 200, ack: undefined });
     expect(seen).toEqual(['Bearer key {"a":1}', 'Bearer key {"a":1}', 'Bearer key {"a":1}']);
   });
 
-  it('never retries a 4xx', async () => {
-    for (const status of [400, 401, 404, 429]) {
+  it('never retries a 4xx but 429', async () => {
+    for (const status of [400, 401, 404, 422]) {
       const { url, seen } = await endpoint([status, 200]);
       expect(await sender().post(url, '{}', null)).toEqual({ kind: 'rejected', status });
       expect(seen).toHaveLength(1);
+      server!.close();
+    }
+  });
+
+  it('retries 429 as it does 5xx, waiting its Retry-After (capped) in place of the backoff, and gives up after the attempts', async () => {
+    const { url, seen } = await endpoint([{ status: 429, headers: { 'retry-after': '3600' } }, { status: 429 }]);
+    const capped = new CallbackSender({ attempts: 3, baseDelayMs: 10, maxDelayMs: 40, timeoutMs: 5_000, maxRetryAfterMs: 300 });
+    const started = Date.now();
+    expect(await capped.post(url, '{}', null)).toEqual({ kind: 'failed', reason: 'HTTP 429' });
+    // 300 ms (the capped hour), then the 20 ms backoff of a 429 without Retry-After.
+    expect(Date.now() - started).toBeGreaterThanOrEqual(320);
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(seen).toHaveLength(3);
+  });
+
+  it("hands over the controller's answer to a delivered callback when it is a JSON object", async () => {
+    const trajectory = { model_name: 'm', samples: { s: { llm_call_metrics: [{ prompt_tokens: 3 }] } } };
+    const { url } = await endpoint([{ status: 200, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ok: true, trajectory }) }]);
+    expect(await sender().post(url, '{}', null)).toEqual({ kind: 'delivered', status: 200, ack: { ok: true, trajectory } });
+    server!.close();
+    for (const body of ['', 'not json', '[1]', 'null']) {
+      const { url: other } = await endpoint([{ status: 200, body }]);
+      expect(await sender().post(other, '{}', null)).toEqual({ kind: 'delivered', status: 200, ack: undefined });
       server!.close();
     }
   });
@@ -103,6 +165,43 @@ describe('CallbackSender', () => {
     await new Promise((resolve) => server!.close(resolve));
     const outcome = await sender().post(url, '{}', null);
     expect(outcome).toMatchObject({ kind: 'failed', reason: expect.stringMatching(/ECONNREFUSED/) });
+  });
+});
+
+describe("a controller's answer to a callback", () => {
+  it("is kept as it came on the rollout's record, for each callback", async () => {
+    const trajectory = { model_name: 'm', samples: {} };
+    const listener = http.createServer((req, res) => {
+      req.resume();
+      req.on('end', () => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ok: true, trajectory, kind: req.url })));
+    });
+    await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
+    const base = `http://127.0.0.1:${(listener.address() as AddressInfo).port}`;
+    const { journal } = ServeJournal.open(mkdtempSync(path.join(os.tmpdir(), 'serve-acks-')), 60_000);
+    const suites = new Map<string, SuiteService>();
+    const deliveries = new Deliveries(journal, new CallbackSender(), () => undefined, (target, kind, ack) => suites.get(target.suite)?.acknowledged(target.id, kind, ack));
+    const graded: ExecutionResult = { requestId: 'r-1', status: 'success', samples: [sample], rewards: { reward: 1 }, timings, extraFields: {} };
+    const backend: ExecutionBackend = {
+      maxConcurrency: 1,
+      health: () => ({}),
+      close: async () => undefined,
+      execute: async (_request, onWorkflowComplete, onGraderComplete) => {
+        await onWorkflowComplete(graded);
+        await onGraderComplete?.(graded);
+      },
+    };
+    const suite = new SuiteService('s', backend, {}, { journal, deliveries, retentionMs: 60_000, queueFactor: 1 });
+    suites.set('s', suite);
+    try {
+      const request = RolloutInitRequestSchema.parse({ rollout_id: 'r-1', initial_messages: [], chat_completions_url: `${base}/v1`, completion_callback_url: `${base}/c`, grader_callback_url: `${base}/g` });
+      expect(suite.admit(request)).toEqual({ kind: 'admitted', id: 'r-1' });
+      await until(() => suite.status('r-1').status === 'success');
+      await deliveries.idle();
+      expect(suite.acksOf('r-1')).toEqual({ completion: { ok: true, trajectory, kind: '/c' }, grader: { ok: true, trajectory, kind: '/g' } });
+    } finally {
+      journal.close();
+      listener.close();
+    }
   });
 });
 
@@ -287,3 +386,8 @@ describe('backoff', () => {
     }
   });
 });
+
+/** Polls `check` until it holds (no deadline of its own: the test's timeout bounds it). */
+async function until(check: () => boolean): Promise<void> {
+  while (!check()) await new Promise((resolve) => setTimeout(resolve, 10));
+}

@@ -8,7 +8,9 @@ import { startWatch, type WatchProcess } from './helpers/watch-process.ts';
 /**
  * Preloaded into the CLI's main thread: logs, in order, each rerun's header, each collection the watcher asks
  * for (and its end), and each "Waiting" line with the main thread's process listeners and active handles then.
- * Each rerun also hands \`console.log\` an object watched by a finalizer, which logs when it is collected.
+ * Each rerun also hands \`console.log\` an object watched by a finalizer, which logs when it is collected. Every
+ * other collection ends 300 ms late, as on a loaded machine: whatever closes on its own a moment after a run (a
+ * thread's session, 200 ms after its last task) must not make the counts depend on how fast the watcher got there.
  */
 const PRELOAD = `const fs = require('node:fs');
 const inspector = require('node:inspector');
@@ -16,11 +18,14 @@ const { isMainThread } = require('node:worker_threads');
 if (isMainThread) {
   const log = (line) => fs.appendFileSync(process.env.EVENTS_LOG, line + '\\n');
   const post = inspector.Session.prototype.post;
+  let collections = 0;
   inspector.Session.prototype.post = function (method, ...args) {
     if (method !== 'HeapProfiler.collectGarbage') return post.call(this, method, ...args);
     log('collect');
     const done = args.pop();
-    return post.call(this, method, ...args, (...result) => (log('collected'), done(...result)));
+    const late = ++collections % 2 === 0;
+    const finish = (...result) => (log('collected'), done(...result));
+    return post.call(this, method, ...args, (...result) => (late ? setTimeout(() => finish(...result), 300) : finish(...result)));
   };
   const freed = new FinalizationRegistry((rerun) => log('freed ' + rerun));
   let reruns = 0;

@@ -1,19 +1,25 @@
 import * as z from 'zod';
+import { FiniteJsonSchema } from './json.ts';
 
-/** A tool call requested by the assistant, in the OpenAI Chat Completions shape. */
+/** A tool call requested by the assistant, in the OpenAI Chat Completions shape. Extra keys are kept. */
 export const ToolCallSchema = z.looseObject({
   id: z.string(),
   type: z.literal('function'),
-  function: z.object({ name: z.string(), arguments: z.string() }),
+  function: z.looseObject({ name: z.string(), arguments: z.string() }),
 });
 
-/** An OpenAI-style chat message. Extra keys (e.g. `reasoning_content`) are kept. */
+/**
+ * A chat message as an OpenAI-compatible chat API accepts it, kept as given: `content` may be absent (an
+ * assistant turn of tool calls only), `null`, text, a list of parts, or an object; `function` is the legacy role
+ * of a tool result; the optional keys may be `null`, as an SDK's message object dumps them; extra keys (e.g.
+ * `reasoning_content`, `function_call`, `refusal`) are kept.
+ */
 export const MessageSchema = z.looseObject({
-  role: z.enum(['system', 'developer', 'user', 'assistant', 'tool']),
-  content: z.union([z.string(), z.array(z.unknown()), z.null()]),
-  tool_calls: z.array(ToolCallSchema).optional(),
-  tool_call_id: z.string().optional(),
-  name: z.string().optional(),
+  role: z.enum(['system', 'developer', 'user', 'assistant', 'tool', 'function']),
+  content: z.union([z.string(), z.array(z.unknown()), z.record(z.string(), FiniteJsonSchema), z.null()]).optional(),
+  tool_calls: z.array(ToolCallSchema).nullable().optional(),
+  tool_call_id: z.string().nullable().optional(),
+  name: z.string().nullable().optional(),
 });
 
 export type ToolCall = z.infer<typeof ToolCallSchema>;

@@ -22,7 +22,7 @@ export function isPlainValidSample(value: unknown): boolean {
   return typeof value.source === 'string' && Array.isArray(value.messages) && 'metrics' in value && 'extraFields' in value;
 }
 
-const ROLES = new Set(['system', 'developer', 'user', 'assistant', 'tool']);
+const ROLES = new Set(['system', 'developer', 'user', 'assistant', 'tool', 'function']);
 
 const MESSAGE_KEYS = new Set(['role', 'content', 'tool_calls', 'tool_call_id', 'name']);
 
@@ -30,10 +30,10 @@ const MESSAGE_KEYS = new Set(['role', 'content', 'tool_calls', 'tool_call_id', '
 export function isPlainMessage(message: unknown): boolean {
   if (!isPlainObject(message) || !ROLES.has(message.role as string)) return false;
   const { content, tool_calls: calls, tool_call_id: callId, name } = message;
-  if (!(typeof content === 'string' || content === null || everyItem(content, isFiniteJson))) return false;
-  if ('tool_calls' in message && !everyItem(calls, isPlainToolCall)) return false;
-  if ('tool_call_id' in message && typeof callId !== 'string') return false;
-  if ('name' in message && typeof name !== 'string') return false;
+  if ('content' in message && !(typeof content === 'string' || content === null || everyItem(content, isFiniteJson) || isJsonObject(content))) return false;
+  if ('tool_calls' in message && calls !== null && !everyItem(calls, isPlainToolCall)) return false;
+  if ('tool_call_id' in message && callId !== null && typeof callId !== 'string') return false;
+  if ('name' in message && name !== null && typeof name !== 'string') return false;
   return Object.keys(message).every((key) => MESSAGE_KEYS.has(key) || isFiniteJson(message[key]));
 }
 
@@ -41,8 +41,7 @@ function isPlainToolCall(call: unknown): boolean {
   if (!isPlainObject(call) || typeof call.id !== 'string' || call.type !== 'function' || !isPlainObject(call.function)) return false;
   if (!Object.keys(call).every((key) => key === 'id' || key === 'type' || key === 'function' || isFiniteJson(call[key]))) return false;
   const fn = call.function;
-  // The schema strips other keys of `function`: such a call is left to it.
-  return Object.keys(fn).length === 2 && typeof fn.name === 'string' && typeof fn.arguments === 'string';
+  return typeof fn.name === 'string' && typeof fn.arguments === 'string' && isJsonObject(fn);
 }
 
 export function isJsonObject(value: unknown): boolean {

@@ -33,4 +33,6 @@ export type { SuiteRecords } from '../node/output/suite-records.ts';
 export type { RolloutRecord, RolloutStatus } from '../node/types/rollout-record.ts';
 export type { RolloutDetails, TextExcerpt } from '../node/types/rollout-details.ts';
 export type { SourceLocation } from '../node/stack/user-frame.ts';
-export type { SuiteStatistics } from '../node/stats/index.ts';
+export type { InfrastructureErrorRate, SuiteStatistics } from '../node/stats/index.ts';
+export type { LimitShare, SuiteLimits } from '../node/output/limit-tally.ts';
+export type { AppliedLimit, AppliedLimits, Enforcer, LimitName } from '../model/limits.ts';

@@ -18,9 +18,14 @@ export function backoffMs(backoff: Backoff, retry: number): number {
 }
 
 /** Waits before retry number `retry`; resolves `false` when `signal` aborted first (or already had). */
-export async function waitBackoff(backoff: Backoff, retry: number, signal?: AbortSignal | null): Promise<boolean> {
+export function waitBackoff(backoff: Backoff, retry: number, signal?: AbortSignal | null): Promise<boolean> {
+  return pause(backoffMs(backoff, retry), signal);
+}
+
+/** Waits `ms`; resolves `false` when `signal` aborted first (or already had). */
+export async function pause(ms: number, signal?: AbortSignal | null): Promise<boolean> {
   try {
-    await sleep(backoffMs(backoff, retry), undefined, { signal: signal ?? undefined });
+    await sleep(ms, undefined, { signal: signal ?? undefined });
     return true;
   } catch {
     return false;

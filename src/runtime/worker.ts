@@ -44,7 +44,10 @@ function preferredByOomKiller(): void {
 function onControl(message: ControlMessage, link: ControlLink): void {
   // All at once: a slot freed by a cancelled running task is refilled only after this (see session.ts).
   if (message.type === 'cancel') for (const taskId of message.taskIds) cancellers.get(taskId)?.abort();
-  else if (message.type === 'ping') link.post({ type: 'pong', nonce: message.nonce, threadId: link.workerId });
+  // Answered from a timer: every timer already due when the ping came runs first (Node runs due timers in the order
+  // they fell due), and a late fault it raises reaches the pool before the answer, even from a thread that was
+  // busy past that timer's time (its loop hears the ping before it runs the timers that fell due meanwhile).
+  else if (message.type === 'ping') setTimeout(() => link.post({ type: 'pong', nonce: message.nonce, threadId: link.workerId }), 0);
 }
 
 function listen(name: string): void {

@@ -1,4 +1,5 @@
 import { addRun, emptyEvidence, sequenceBounds } from '../../src/node/stats/confidence-sequence.ts';
+import { meanRewardInterval } from '../../src/node/stats/intervals.ts';
 import { adaptiveResult, firstRound, nextRound, recordRound, scheduleRound, startAdaptive } from '../../src/node/stats/adaptive-sampling.ts';
 
 /** A uniform number in [0, 1) from (seed, row, run): the CLI test's grader computes the same (coin.rollout.js). */
@@ -40,3 +41,21 @@ export function fixedWidth(rows: number, sample: Sampler, runs: number, targetWi
   const { low, high } = sequenceBounds(evidence, 0.05);
   return high - low;
 }
+
+/** The interval rollout-test reports for a plain suite (no --target-width) with `runs` runs of each of `rows` rows. */
+export function fixedInterval(rows: number, sample: Sampler, runs: number) {
+  return meanRewardInterval(Array.from({ length: rows }, (_, i) => Array.from({ length: runs }, (_, j) => sample(i + 1, j + 1))));
+}
+
+/** The fewest runs per row at which the interval of a plain suite (`-n m`) is at most `targetWidth` wide. */
+export function fixedRunsFor(rows: number, sample: Sampler, targetWidth: number): number {
+  let runs = 1;
+  for (;;) {
+    const { low, high } = fixedInterval(rows, sample, runs);
+    if (low !== null && high !== null && high - low <= targetWidth) return runs;
+    runs += 1;
+  }
+}
+
+/** 20 rows: 12 that always give the same reward (alternately 0 and 1), 8 coins near the edges. */
+export const SIXTY_PERCENT_DETERMINISTIC = [...Array.from({ length: 12 }, (_, i) => i % 2), 0.1, 0.9, 0.2, 0.8, 0.1, 0.9, 0.2, 0.8];

@@ -8,12 +8,28 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { httpxHeaders, initRequestJson } from './osmosis-wire.ts';
 
 export interface Callback {
   kind: 'completion' | 'grader';
   id: string;
   body: any;
   authorization: string | undefined;
+}
+
+/** An answer the listener gives instead of its acknowledgment (a 429 with Retry-After, say). */
+export interface ScriptedAnswer {
+  status: number;
+  headers?: Record<string, string>;
+  body?: unknown;
+}
+
+/** Every callback request that reached the listener, answered or not, with when it came. */
+export interface Attempt {
+  kind: Callback['kind'];
+  id: string;
+  at: number;
+  status: number;
 }
 
 export interface PostResult {
@@ -27,8 +43,12 @@ const MAX_RETRY_AFTER_SEC = 60;
 
 export class RolloutController {
   readonly callbacks: Callback[] = [];
+  readonly attempts: Attempt[] = [];
   /** Callbacks refused because the bearer was wrong (answered 401). */
   unauthorized = 0;
+  /** What the listener answers an accepted callback with: osmosis's `CallbackStore` acknowledges `{"ok": true}`. */
+  ack: unknown = { ok: true };
+  readonly #scripted = new Map<string, ScriptedAnswer[]>();
   #server: http.Server | undefined;
   #port = 0;
   #waiters: Array<() => void> = [];
@@ -97,6 +117,45 @@ export class RolloutController {
     }
   }
 
+  /** Answers the next callbacks of kind `kind` for `id` with `answers`, one each, before accepting one. */
+  script(kind: Callback['kind'], id: string, answers: ScriptedAnswer[]): void {
+    this.#scripted.set(`${kind} ${id}`, [...answers]);
+  }
+
+  /**
+   * Posts a rollout as osmosis's `HttpRolloutDriver._admit` does, on the wire as it does (see osmosis-wire.ts):
+   * a 429 waits its Retry-After (a number of seconds, 0.05 to 60; 1 otherwise) and posts again.
+   */
+  async postAsDriver(baseUrl: string, fields: Record<string, unknown>, clientHeaders: Record<string, string> = {}): Promise<PostResult & { reused: boolean[] }> {
+    const refusals: string[] = [];
+    const reused: boolean[] = [];
+    const body = initRequestJson(fields);
+    for (;;) {
+      const answer = await this.asDriver('POST', `${baseUrl}/rollout`, body, clientHeaders);
+      reused.push(answer.reused);
+      if (answer.status !== 429) return { status: answer.status, body: answer.body, refusals, reused };
+      const retryAfter = answer.headers['retry-after'] ?? '';
+      refusals.push(retryAfter);
+      const seconds = Number.parseFloat(retryAfter);
+      await sleep(1000 * (Number.isFinite(seconds) ? Math.min(Math.max(0.05, seconds), MAX_RETRY_AFTER_SEC) : 1));
+    }
+  }
+
+  /** One exchange as the driver's httpx client makes it: httpx's headers in its order, on a kept-alive connection. */
+  asDriver(method: string, url: string, body?: string, clientHeaders: Record<string, string> = {}): Promise<{ status: number; body: any; headers: http.IncomingHttpHeaders; reused: boolean }> {
+    return new Promise((resolve, reject) => {
+      const req = http.request(url, { method, agent: this.#agent, setHost: false, headers: httpxHeaders(url, body, clientHeaders).flat() }, (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk) => (text += chunk));
+        res.on('end', () => resolve({ status: res.statusCode!, body: text ? JSON.parse(text) : undefined, headers: res.headers, reused: req.reusedSocket }));
+        res.on('error', reject);
+      });
+      req.on('error', reject);
+      req.end(body);
+    });
+  }
+
   /** One HTTP exchange with the server; the body is sent as JSON unless it is a string. */
   request(method: string, url: string, body?: unknown, headers: Record<string, string> = {}): Promise<{ status: number; body: any; headers: http.IncomingHttpHeaders }> {
     const payload = body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body);
@@ -140,16 +199,20 @@ export class RolloutController {
         return answer(res, 401, { detail: 'Unauthorized' });
       }
       const id = decodeURIComponent(match[1]!);
+      const kind = match[2] as Callback['kind'];
       const body = JSON.parse(text);
       if (body.rollout_id !== null && body.rollout_id !== id) return answer(res, 422, { detail: 'rollout_id mismatch' });
-      this.callbacks.push({ kind: match[2] as Callback['kind'], id, body, authorization: req.headers.authorization });
+      const scripted = this.#scripted.get(`${kind} ${id}`)?.shift();
+      this.attempts.push({ kind, id, at: Date.now(), status: scripted?.status ?? 200 });
+      if (scripted) return answer(res, scripted.status, scripted.body ?? { detail: `HTTP ${scripted.status}` }, scripted.headers);
+      this.callbacks.push({ kind, id, body, authorization: req.headers.authorization });
       for (const wake of this.#waiters.splice(0)) wake();
-      answer(res, 200, { ok: true });
+      answer(res, 200, this.ack);
     });
   }
 }
 
-function answer(res: http.ServerResponse, status: number, body: unknown): void {
-  res.writeHead(status, { 'content-type': 'application/json' });
+function answer(res: http.ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  res.writeHead(status, { 'content-type': 'application/json', ...headers });
   res.end(JSON.stringify(body));
 }

@@ -1,12 +1,14 @@
 import type { ExecutionRequest } from '../../model/request.ts';
 import type { ExecutionResult, Timings } from '../../model/result.ts';
+import { limitsJson } from '../../model/limits.ts';
 import { buildResult, reasonNotGraded } from '../results.ts';
 import type { AgentOutcome } from './trial/agent.ts';
 import type { TrialOutcome, TrialTimings } from './trial/trial-outcome.ts';
 
-/** Where a rollout's trial is, for reporters and for reading its logs. */
+/** Where a rollout's trial is, for reporters and for reading its logs, and the limits it ran under. */
 function trialFields(outcome: TrialOutcome): ExecutionResult['extraFields'] {
-  return { trialDir: outcome.trialDir, trialName: outcome.record.trial_name, taskName: outcome.record.task_name };
+  const where = { trialDir: outcome.trialDir, trialName: outcome.record.trial_name, taskName: outcome.record.task_name };
+  return outcome.limits ? { ...where, limits: limitsJson(outcome.limits) } : where;
 }
 
 /** A rollout's timings with Harbor's per-step durations beside them, for the CLI reporter. */

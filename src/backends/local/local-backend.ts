@@ -3,6 +3,8 @@ import path from 'node:path';
 import type { ExecutionRequest } from '../../model/request.ts';
 import type { ExecutionResult, Timings } from '../../model/result.ts';
 import type { RolloutSample } from '../../model/sample.ts';
+import { type AppliedLimits, limitsJson } from '../../model/limits.ts';
+import type { FiniteJson } from '../../model/json.ts';
 import { isRolloutId } from '../../model/request-check.ts';
 import type { ImplementationRef } from '../../runtime/protocol.ts';
 import type { ModelCacheSettings } from '../../runtime/rollout-context.ts';
@@ -83,6 +85,10 @@ export class LocalBackend<TW = AgentWorkflowConfig, TG = GraderConfig> implement
   readonly #artifactsRoot: string;
   /** The artifacts root and a separator: the directory of a rollout id, which is one path segment, is this plus the id. */
   readonly #artifactsPrefix: string;
+  /** The pool's heap limit per worker; undefined inline, where nothing limits the memory of a rollout. */
+  #heapLimitMb: number | undefined;
+  /** The limits of each pair of deadlines seen, made once: most suites have one. */
+  readonly #limits = new Map<string, FiniteJson>();
 
   constructor(options: LocalBackendOptions<TW, TG>) {
     this.#options = options;
@@ -110,8 +116,28 @@ export class LocalBackend<TW = AgentWorkflowConfig, TG = GraderConfig> implement
     const shared = this.#options.pool;
     const threads = this.#options.threads ?? WorkerPool.defaultThreads(this.#limit);
     const pool = shared ?? new WorkerPool({ threads, pool: this.#options.poolKind, memoryLimitMb: this.#options.workerMemoryLimitMb });
+    this.#heapLimitMb = pool.memoryLimitMb;
     const lane = pool.holdsBackLanes ? { id: `backend-${++backendCount}`, limit: this.#limit } : undefined;
     return new PoolExecutor({ workflow, grader: grader as ImplementationRef | undefined, cwd, pool, ownsPool: !shared, lane });
+  }
+
+  /**
+   * The limits a rollout runs under, as its final result's `extraFields.limits`: in the pool, the worker's heap
+   * limit, and deadlines that end a blocked worker; inline, deadlines that abort the rollout but cannot pre-empt it.
+   */
+  #limitsOf(request: ExecutionRequest): { limits: FiniteJson } {
+    const key = `${request.agentTimeoutSec}:${request.graderTimeoutSec}`;
+    let limits = this.#limits.get(key);
+    if (!limits) {
+      const enforcedBy = this.#inline ? 'harness' : 'worker';
+      const applied: AppliedLimits = {};
+      if (this.#heapLimitMb !== undefined) applied.memoryMb = { value: this.#heapLimitMb, enforcedBy: 'worker' };
+      if (typeof request.agentTimeoutSec === 'number') applied.agentTimeoutSec = { value: request.agentTimeoutSec, enforcedBy };
+      if (this.#options.grader !== undefined && typeof request.graderTimeoutSec === 'number') applied.graderTimeoutSec = { value: request.graderTimeoutSec, enforcedBy };
+      limits = limitsJson(applied);
+      this.#limits.set(key, limits);
+    }
+    return { limits };
   }
 
   /** Rollouts that may run at once; 0 means no limit. */
@@ -247,6 +273,7 @@ export class LocalBackend<TW = AgentWorkflowConfig, TG = GraderConfig> implement
         error: notGraded,
         cancelled: workflowResult.status === 'cancelled',
         timings: workflowResult.timings,
+        extraFields: this.#limitsOf(request),
       });
       return deliver(onGraderComplete, result, 'onGraderComplete');
     }
@@ -280,6 +307,7 @@ export class LocalBackend<TW = AgentWorkflowConfig, TG = GraderConfig> implement
       cancelled: !outcome.ok && outcome.cancelled,
       logs: outcome.logs,
       timings,
+      extraFields: this.#limitsOf(request),
     });
     await deliver(onGraderComplete, result, 'onGraderComplete');
   }

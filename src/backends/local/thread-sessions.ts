@@ -31,6 +31,8 @@ class Session {
   readonly lanes = new Map<string, number>();
   /** Rollouts whose thread keeps a slot for their grader (see `WorkerTask.gradedNext`): the grader goes there. */
   readonly keptFor = new Set<string>();
+  /** Settles once the session's pool task did: closed, or its thread lost. */
+  readonly ended: Promise<void>;
   readonly #port: MessagePort;
   #idle: NodeJS.Timeout | undefined;
 
@@ -54,7 +56,7 @@ class Session {
     });
     // While the session is open, its pool task keeps the process alive; the port itself never does.
     port1.unref();
-    open(port2).then(
+    this.ended = open(port2).then(
       () => this.#end(new Error('the worker thread closed its session without answering')),
       (error: unknown) => this.#end(error),
     );
@@ -80,11 +82,16 @@ class Session {
 
   #closeWhenIdle(): void {
     clearTimeout(this.#idle);
-    this.#idle = setTimeout(() => {
-      if (this.pending.size > 0) return;
-      this.onEnd(this);
-      this.#port.postMessage({ close: true } satisfies SessionRequest);
-    }, SESSION_IDLE_MS).unref();
+    this.#idle = setTimeout(() => this.closeIfIdle(), SESSION_IDLE_MS).unref();
+  }
+
+  /** Closes the session unless tasks are due on it; true when it closes (see {@link ended}). */
+  closeIfIdle(): boolean {
+    if (this.pending.size > 0) return false;
+    clearTimeout(this.#idle);
+    this.onEnd(this);
+    this.#port.postMessage({ close: true } satisfies SessionRequest);
+    return true;
   }
 
   /** The thread was lost (or the pool destroyed): every task still due fails with why. */
@@ -173,6 +180,15 @@ export class ThreadSessions {
    */
   forget(): void {
     this.#sessions.fill(undefined);
+  }
+
+  /**
+   * Closes the sessions with nothing due now, instead of after their idle time, and resolves once their pool tasks
+   * settled: no thread holds a task from then on, and the process holds no handle for one (watch mode, idle).
+   */
+  async closeIdle(): Promise<void> {
+    const closed = this.#sessions.filter((session): session is Session => session?.closeIfIdle() === true);
+    await Promise.all(closed.map((session) => session.ended));
   }
 
   #openSession(index: number): Session {

@@ -148,6 +148,11 @@ export class WorkerPool {
     return this.#run(task, signal) as Promise<any>;
   }
 
+  /** Closes the threads' sessions that have no task due (see ThreadSessions.closeIdle); the next task opens one again. */
+  closeIdleSessions(): Promise<void> {
+    return this.#sessions?.closeIdle() ?? Promise.resolve();
+  }
+
   async close(): Promise<void> {
     this.#closed = true;
     await this.#endWorkers();

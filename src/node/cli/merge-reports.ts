@@ -8,10 +8,12 @@ import { foreignFileMessage, isForeignFile } from '../output/own-files.ts';
 import { SUMMARY_FILE, writeSummary } from '../output/run-outputs.ts';
 import { createReporters } from '../reporters/create-reporters.ts';
 import type { Terminal } from '../reporters/terminal.ts';
-import { finishRun, type RunFacts } from '../run/finish-run.ts';
+import { budgetReport, finishRun, type RunFacts } from '../run/finish-run.ts';
 import type { RolloutRecord } from '../types/rollout-record.ts';
-import type { RunReport, SuiteReport } from '../types/run-report.ts';
-import { buildSuiteReport } from '../run/suite-report.ts';
+import type { BudgetReport, RunReport, SuiteReport } from '../types/run-report.ts';
+import type { SuiteStatistics } from '../stats/index.ts';
+import { RunBudget } from '../cost/budget.ts';
+import { buildSuiteReport, markPartial } from '../run/suite-report.ts';
 import { SuiteRecords } from '../output/suite-records.ts';
 import { UsageError } from '../errors.ts';
 import { exitOnceWritten } from './exit-once-written.ts';
@@ -19,8 +21,9 @@ import { exitOnceWritten } from './exit-once-written.ts';
 interface MergedSuite {
   meta: JournalSuite;
   records: Map<string, RolloutRecord>;
+  /** How many of the journals hold the suite. */
+  shards: number;
 }
-
 
 function mergeJournals(dirs: string[]): MergedSuite[] {
   const suites = new Map<string, MergedSuite>();
@@ -28,22 +31,57 @@ function mergeJournals(dirs: string[]): MergedSuite[] {
     const journal = readJournal(dir);
     for (const [key, meta] of journal.suites) {
       const merged = suites.get(key);
-      if (!merged) suites.set(key, { meta, records: new Map() });
-      else merged.meta = { ...merged.meta, durationMs: Math.max(merged.meta.durationMs, meta.durationMs), error: merged.meta.error ?? meta.error };
+      if (!merged) suites.set(key, { meta, records: new Map(), shards: 1 });
+      else {
+        merged.meta = { ...merged.meta, durationMs: Math.max(merged.meta.durationMs, meta.durationMs), error: merged.meta.error ?? meta.error };
+        merged.shards++;
+      }
     }
     for (const [id, record] of journal.rollouts) suites.get(suiteKeyOfRollout(id))?.records.set(id, record);
   }
   return [...suites.values()];
 }
 
+/**
+ * A merged suite's report from its records. Its interval and `adaptive` are the stored ones when one journal holds
+ * the whole adaptive suite (`--target-width` is never sharded): the confidence sequence depends on the order of
+ * its rounds, which the records alone do not tell. A suite with rollouts skipped for the budget in any shard is partial.
+ */
+function mergedSuiteReport({ meta, records, shards }: MergedSuite): SuiteReport {
+  const { stats, thresholdMissed: _, baseline: __, regression: ___, passed: ____, partial: _____, noRollouts, durationMs, error, ...rest } = meta;
+  const adaptive = shards === 1 && stats.adaptive ? (fresh: SuiteStatistics) => ({ ...fresh, meanReward: stats.meanReward, adaptive: stats.adaptive }) : undefined;
+  const report = buildSuiteReport(rest, SuiteRecords.of(records.values()), durationMs, error, adaptive);
+  if ([...records.values()].some((record) => record.skipReason === 'budget')) markPartial(report);
+  return records.size ? report : { ...report, noRollouts };
+}
+
+/** The shards' `summary.json` files (a shard killed before its end has none). */
+function readSummaries(dirs: string[]): Partial<RunReport>[] {
+  return dirs.map((dir) => path.join(dir, SUMMARY_FILE)).filter(existsSync).map((file) => JSON.parse(readFileSync(file, 'utf8')));
+}
+
 /** The shards ran side by side: the merged run started with the first and lasted as long as the longest. */
-function factsOf(dirs: string[]): RunFacts {
-  const summaries = dirs.map((dir) => path.join(dir, 'summary.json')).filter(existsSync).map((file) => JSON.parse(readFileSync(file, 'utf8')));
+function factsOf(summaries: Partial<RunReport>[], suites: SuiteReport[], config: ResolvedConfig): RunFacts {
   return {
     startedAt: summaries.map((s) => String(s.startedAt)).sort()[0] ?? new Date().toISOString(),
     durationMs: Math.max(0, ...summaries.map((s) => Number(s.durationMs) || 0)),
     interrupted: summaries.find((s) => s.interrupted)?.interrupted,
+    budget: mergedBudget(summaries, suites, config),
   };
+}
+
+/**
+ * The shards' budgets as one: each shard had its own caps, so the merged caps are their sums, against the spend of
+ * every recorded token of the merged rollouts (as a run counts it); none when no shard had a budget.
+ */
+function mergedBudget(summaries: Partial<RunReport>[], suites: SuiteReport[], config: ResolvedConfig): BudgetReport | undefined {
+  const budgets = summaries.flatMap((s) => (s.budget ? [s.budget] : []));
+  if (budgets.length === 0) return undefined;
+  const sum = (cap: 'tokens' | 'costUsd') => (budgets.some((b) => b[cap] !== undefined) ? budgets.reduce((total, b) => total + (b[cap] ?? 0), 0) : undefined);
+  const budget = new RunBudget({ tokens: sum('tokens'), costUsd: sum('costUsd') }, config.prices);
+  for (const suite of suites) budget.add(suite.records.usage);
+  const skipped = suites.flatMap((suite) => [...suite.records]).filter((record) => record.skipReason === 'budget').length;
+  return budgetReport(budget, suites, skipped);
 }
 
 /** The merged `summary.json`, in the output directory: never over a `summary.json` of the user's (`--outputDir .`). */
@@ -60,13 +98,8 @@ export async function mergeReports(dirs: string[], config: ResolvedConfig, termi
   const runDirs = dirs.map((dir) => path.resolve(config.root, dir)).map((dir) => (existsSync(path.join(dir, 'journal.jsonl')) ? dir : (latestRun(dir) ?? dir)));
   const missing = runDirs.filter((dir) => !existsSync(path.join(dir, 'journal.jsonl')));
   if (missing.length) throw new UsageError(`no journal.jsonl in ${missing.join(', ')}: pass the --outputDir of each shard`);
-  const merged = mergeJournals(runDirs);
-  const suites: SuiteReport[] = merged.map(({ meta, records }) => {
-    const { stats: _, thresholdMissed: __, baseline: ___, regression: _____, passed: ____, noRollouts, durationMs, error, ...rest } = meta;
-    const report = buildSuiteReport(rest, SuiteRecords.of(records.values()), durationMs, error);
-    return records.size ? report : { ...report, noRollouts };
-  });
-  const report = finishRun(suites, factsOf(runDirs), config);
+  const suites = mergeJournals(runDirs).map(mergedSuiteReport);
+  const report = finishRun(suites, factsOf(readSummaries(runDirs), suites, config), config);
   writeMergedSummary(config.outputDir, report);
   const reporters = await createReporters(config, terminal);
   for (const suite of report.suites) reporters.onSuiteEnd(suite);

@@ -1,5 +1,6 @@
 import { addUsage, type TokenUsage } from '../cost/usage.ts';
 import { LineReader } from './line-reader.ts';
+import { LimitTally, type SuiteLimits } from './limit-tally.ts';
 import type { RolloutOutcome } from '../stats/index.ts';
 import type { RolloutRecord, RolloutStatus } from '../types/rollout-record.ts';
 
@@ -70,6 +71,7 @@ export class SuiteRecords implements Iterable<RolloutRecord> {
   #firstUnwritten = 0;
   #usage: TokenUsage | undefined;
   readonly #phaseTotals = PHASES.map(() => ({ sum: 0, count: 0 }));
+  readonly #limits = new LimitTally();
 
   constructor(private readonly journal?: RecordJournal) {}
 
@@ -105,6 +107,7 @@ export class SuiteRecords implements Iterable<RolloutRecord> {
       this.#unwrittenIndex.push(index);
     }
     if (record.usage) for (const [model, counts] of Object.entries(record.usage)) addUsage((this.#usage ??= {}), model, counts);
+    this.#limits.add(record.limits);
     for (let at = 0; at < PHASES.length; at++) {
       const value = record.timings[PHASES[at]!];
       if (typeof value === 'number') (this.#phaseTotals[at]!.sum += value), (this.#phaseTotals[at]!.count += 1);
@@ -159,6 +162,11 @@ export class SuiteRecords implements Iterable<RolloutRecord> {
   /** Tokens the records' model calls used, by model, when any were recorded. */
   get usage(): TokenUsage | undefined {
     return this.#usage;
+  }
+
+  /** The limits the records ran under, with how many ran under each; undefined when none said. */
+  limits(): SuiteLimits | undefined {
+    return this.#limits.result();
   }
 
   /** Mean of each Harbor phase's duration (environment setup, agent, verifier) over the records that have it. */

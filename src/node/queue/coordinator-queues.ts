@@ -9,6 +9,7 @@ import type { LateFault } from '../../runtime/faults.ts';
 import { cancelledInSetup, setupError } from './setup-results.ts';
 import { concurrencyOf, PREFIX, type QueuedRollout, type RolloutJob, rolloutQueueName } from './queue-names.ts';
 import type { RedisConnection } from './redis-url.ts';
+import { LOCK_MS } from './run-worker.ts';
 
 /** Called once with a rollout's final result. */
 type Settle = (result: ExecutionResult) => void;
@@ -29,6 +30,8 @@ export const CANCEL_GRACE_MS = 5_000;
 
 /** How long the run's end waits for Redis to give the late faults of its rollouts. */
 const LATE_FAULTS_WAIT_MS = 5_000;
+/** How often the run's end looks whether the workers closed their windows for late faults. */
+const WINDOWS_POLL_MS = 10;
 /** How often the finished jobs are swept for results the event stream did not bring (see CoordinatorQueues). */
 const SWEEP_MS = 2_000;
 /** Events kept in the run's stream: far more than a coordinator falls behind by. */
@@ -356,13 +359,37 @@ export class CoordinatorQueues {
   }
 
   /**
-   * The faults the workers heard from this run's rollouts after each had finished (see LateFaultLog). Rejects when
-   * Redis does not answer in time: its commands wait for a lost connection forever, and the reports are still due.
+   * The faults the workers heard from this run's rollouts after each had finished (see LateFaultLog), once every
+   * worker that ran some closed its window for them (the caller asked them to). Rejects when Redis does not answer
+   * in time: its commands wait for a lost connection forever, and the reports are still due.
    */
   async lateFaults(): Promise<LateFault[]> {
+    await this.#faultWindowsClosed();
     const faults = await Promise.race([this.#lateFaults.all(), sleep(LATE_FAULTS_WAIT_MS, undefined, { ref: false })]);
     if (!faults) throw new Error(`Redis did not answer within ${LATE_FAULTS_WAIT_MS / 1000} s`);
     return faults;
+  }
+
+  /**
+   * Resolves once no worker still connected to the run's queue has its window for late faults open. A worker gets
+   * a lock's duration at most: one that does not answer that long would have lost its jobs too. Stderr names those
+   * given up on.
+   */
+  async #faultWindowsClosed(): Promise<void> {
+    const until = Date.now() + LOCK_MS;
+    let open = await this.#openFaultWindows();
+    while (open.length > 0 && Date.now() < until) {
+      await sleep(WINDOWS_POLL_MS, undefined, { ref: false });
+      open = await Promise.race([this.#openFaultWindows(), sleep(Math.max(0, until - Date.now()), open, { ref: false })]);
+    }
+    if (open.length > 0) process.stderr.write(`rollout-test: worker ${open.join(', ')} did not tell within ${LOCK_MS / 1000} s that it sent every late fault of the run: any it sends later is missing from the reports\n`);
+  }
+
+  /** The workers connected to the run's queue whose window for late faults is open. */
+  async #openFaultWindows(): Promise<string[]> {
+    const [open, workers] = await Promise.all([this.#lateFaults.openWindows(), this.rollouts.getWorkers()]);
+    const connected = workers.map((w) => w.rawname ?? '');
+    return open.filter((name) => connected.some((raw) => raw.endsWith(`:w:${name}`)));
   }
 
   /** Stops taking results. `obliterate` also deletes the run's queue (the run ended; nothing is left to resume). */

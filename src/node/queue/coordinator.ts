@@ -109,6 +109,16 @@ async function announceHashes(registry: RunRegistry, announcement: RunAnnounceme
 }
 
 /**
+ * The run's late faults, once the workers that ran its rollouts closed their windows for them: they close them once
+ * told (see RunWorker.closeLateFaults), and the read waits for that. Both wait for a Redis that does not answer.
+ */
+async function closeFaultWindows(registry: RunRegistry, announcement: RunAnnouncement, queues: CoordinatorQueues) {
+  announcement.closingFaults = true;
+  await registry.announce(announcement).catch(() => undefined);
+  return queues.lateFaults();
+}
+
+/**
  * `run --queue`: plans the run as a local run does and hands its rollouts to the workers of the run's BullMQ
  * queue, then writes the same journal, reports and exit code from the results they send back. A run that ends
  * (finished, cancelled or stopped by `--bail`) deletes its queues; a coordinator that dies leaves them, and
@@ -157,7 +167,7 @@ export async function runOnQueue(config: ResolvedConfig, reporters: ReporterSet,
       window: QUEUE_WINDOW,
       // A Redis that does not answer for 2 s from now is not waited for (a read of its own waits 5 s at most).
       lateFaults: async () => {
-        const read = await health.whileAnswering(queues.lateFaults(), 2_000, Date.now());
+        const read = await health.whileAnswering(closeFaultWindows(registry, announcement, queues), 2_000, Date.now());
         if (!read) throw new Error('Redis does not answer');
         return read.value;
       },

@@ -35,6 +35,11 @@ export interface RunAnnouncement {
    * ahead of the jobs only the files whose hash it matches.
    */
   hashes?: EntryHashes;
+  /**
+   * Every rollout of the run has its result: each worker that ran some closes its window for late faults and says
+   * so (see LateFaultLog), and the coordinator then reads them.
+   */
+  closingFaults?: boolean;
 }
 
 /** What a worker matches before it imports anything of a run (see staticHash). */
@@ -84,6 +89,12 @@ export const finishedKey = (runId: string) => `${PREFIX}:${rolloutQueueName(runI
  * (see LateFaultLog): `<epoch ms>-<random>` → the fault (JSON). The coordinator reads them at the run's end.
  */
 export const lateFaultsKey = (runId: string) => `${PREFIX}:${rolloutQueueName(runId)}:late-faults`;
+
+/**
+ * The hash of a run's windows for late faults: worker name → `open` once the worker starts a rollout of the run,
+ * `closed` once it closed the window, every late fault it heard sent before (see LateFaultLog).
+ */
+export const lateFaultWindowsKey = (runId: string) => `${PREFIX}:${rolloutQueueName(runId)}:late-fault-windows`;
 
 /** A worker's BullMQ name says where it runs and how many jobs it takes at once: `host/pid/c8`. */
 export const workerName = (host: string, pid: number, concurrency: number) => `${host}/${pid}/c${concurrency}`;

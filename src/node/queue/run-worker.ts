@@ -6,6 +6,8 @@ import { FinishedRollouts } from './finished-rollouts.ts';
 import { JobTaker } from './job-taker.ts';
 import { LateFaultLog } from './late-fault-log.ts';
 import { LockWatch } from './lock-watch.ts';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { LATE_FAULT_GRACE_MS } from '../run/late-faults.ts';
 import { type EntryHashes, PREFIX, type QueuedRollout, type RolloutJob, rolloutQueueName } from './queue-names.ts';
 import { RolloutSlots } from './rollout-slots.ts';
 import { cancelledInSetup, failedInSetup } from './setup-results.ts';
@@ -82,6 +84,11 @@ export class RunWorker {
   readonly #locks: LockWatch;
   /** Jobs whose lock was lost (see LockWatch): their rollouts are cancelled, and nothing of them is sent from here. */
   readonly #lost = new Set<string>();
+  /** Whether a rollout of the run started here: the run's end then waits for this worker's window for late faults. */
+  #windowOpen = false;
+  /** When the last rollout of the run ended here (performance.now()). */
+  #lastEnded = 0;
+  #closingFaults: Promise<void> | undefined;
 
   constructor(private readonly options: RunWorkerOptions) {
     const base = { connection: options.connection, prefix: PREFIX };
@@ -195,10 +202,14 @@ export class RunWorker {
     const { log, runId } = this.options;
     const id = rollout.request.id;
     log(`run ${runId} ▶ ${job.data.suite} › ${id}`);
+    this.#openFaultWindow();
     // One rollout the worker could not run fails alone, not its whole job (the others go on).
     const running = this.options.suites.run(job.data, rollout, signal, this.#faults).catch((error: unknown) => failedInSetup(id, error));
     this.#running.add(running);
-    const result = await running.finally(() => this.#running.delete(running));
+    const result = await running.finally(() => {
+      this.#running.delete(running);
+      this.#lastEnded = performance.now();
+    });
     if (this.#lost.has(job.id!)) {
       log(`run ${runId} ⊘ ${id} stopped: its job lost its lock`);
       return result;
@@ -214,6 +225,28 @@ export class RunWorker {
     const { log, runId } = this.options;
     log(`run ${runId} late fault of ${fault.rolloutId}, after it finished: ${fault.message.split('\n')[0]}`);
     this.#lateFaults.add(fault).catch((error: Error) => log(`run ${runId}: could not send the late fault of ${fault.rolloutId}: ${error.message}`));
+  }
+
+  /** Sent ahead of the rollout's result, on the connection that completes its job: the coordinator sees it first. */
+  #openFaultWindow(): void {
+    if (this.#windowOpen) return;
+    this.#windowOpen = true;
+    this.#lateFaults.openWindow(this.options.name).catch((error: Error) => this.options.log(`run ${this.options.runId}: could not open its window for late faults: ${error.message}`));
+  }
+
+  /**
+   * Every rollout of the run has its result (the coordinator said so): once the grace after the last that ended
+   * here has passed and the pool's threads have raised the faults of their timers due by then (see
+   * WorkerPool.flush), every late fault this worker heard is in Redis, and it tells the coordinator so.
+   */
+  closeLateFaults(): Promise<void> {
+    this.#closingFaults ??= (async () => {
+      if (!this.#windowOpen) return;
+      await sleep(Math.max(0, this.#lastEnded + LATE_FAULT_GRACE_MS - performance.now()));
+      await this.options.faults.flush();
+      await this.#lateFaults.closeWindow(this.options.name);
+    })().catch((error: Error) => this.options.log(`run ${this.options.runId}: could not close its window for late faults: ${error.message}`));
+    return this.#closingFaults;
   }
 
   /** The announcement told the hashes the run's jobs carry: the suites they match load ahead of the jobs. */

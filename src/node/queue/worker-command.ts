@@ -95,6 +95,7 @@ export async function runWorkerCommand(options: WorkerCommandOptions): Promise<n
       const { hashes } = run;
       if (hashes && run.node === process.version) void runs.get(run.id)?.then((worker) => worker?.preload(hashes));
       if (run.state === 'cancelled') void runs.get(run.id)?.then((worker) => worker?.cancel());
+      if (run.closingFaults) void runs.get(run.id)?.then((worker) => worker?.closeLateFaults());
     }
     for (const [id, run] of runs) {
       if (announced.has(id)) continue;

@@ -37,7 +37,7 @@ export class WorkerFaults {
   readonly #stop: () => void;
 
   constructor(
-    pool: Pick<WorkerPool, 'onLateFault'>,
+    private readonly pool: Pick<WorkerPool, 'onLateFault' | 'flush'>,
     private readonly log: (line: string) => void,
   ) {
     this.#stop = pool.onLateFault((fault) => this.#route(fault));
@@ -55,6 +55,11 @@ export class WorkerFaults {
     const owner = runs.find((run) => run.running(fault.rolloutId)) ?? runs.findLast((run) => run.ran(fault.rolloutId));
     if (owner) owner.add(fault);
     else this.log(`late fault of rollout ${fault.rolloutId}, of no run this worker serves: ${fault.message}`);
+  }
+
+  /** Resolves once each thread's faults of timers that fell due by now have been heard (see WorkerPool.flush). */
+  flush(): Promise<void> {
+    return this.pool.flush();
   }
 
   close(): void {

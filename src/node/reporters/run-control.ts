@@ -13,16 +13,22 @@ export function spendLine(budget: BudgetReport): string {
   return parts.join(' · ');
 }
 
-/** `stopped at the budget: N of M rollouts ran`, when the budget kept rollouts from starting. */
-export function budgetStop(report: Pick<RunReport, 'budget'>): string | undefined {
+/**
+ * `stopped at the budget: N of M rollouts ran`, when the budget kept rollouts from starting; an adaptive suite's
+ * rounds that the budget never started were not planned yet, so then only N is known.
+ */
+export function budgetStop(report: Pick<RunReport, 'budget' | 'partial'>): string | undefined {
   const { budget } = report;
-  return budget && budget.ran < budget.planned ? `stopped at the budget: ${budget.ran} of ${budget.planned} rollouts ran` : undefined;
+  if (!budget) return undefined;
+  if (budget.ran < budget.planned) return `stopped at the budget: ${budget.ran} of ${budget.planned} rollouts ran`;
+  return report.partial ? `stopped at the budget: ${budget.ran} rollouts ran, and no further adaptive round started` : undefined;
 }
 
 /** A partial suite's note: how many of its rollouts ran, and that its gate and comparison are inconclusive. */
 export function partialNote(suite: SuiteReport): string {
   const { total, skipped } = suite.stats.counts;
-  return `partial: the budget stopped it after ${total - skipped} of ${total} rollouts; gate and baseline inconclusive`;
+  const ran = skipped > 0 ? `${total - skipped} of ${total} rollouts` : `${total} rollouts, before its next adaptive round`;
+  return `partial: the budget stopped it after ${ran}; gate and baseline inconclusive`;
 }
 
 /** A row's flakiness in words: `row 3: 2 flips in 6 rollouts (flip rate 0.40)`. */

@@ -43,8 +43,22 @@ export function passAtKText(stats: SuiteStatistics, separator = '  '): string {
   }).join(separator);
 }
 
+/** `13.7%`: a share as a percentage, to a tenth. */
+const percent = (share: number) => `${Math.round(share * 1000) / 10}%`;
+
+/**
+ * `infrastructure errors: 4 of 10 rollouts (40%, 95% CI 13.7%–72.6%), kept apart from 2 agent errors`, or undefined
+ * when no rollout failed for infrastructure.
+ */
+export function infrastructureText({ infrastructureErrorRate: rate }: SuiteStatistics): string | undefined {
+  if (!rate.errors || rate.rate === null || !rate.interval95) return undefined;
+  const [low, high] = rate.interval95;
+  const agent = `${rate.agentErrors} agent error${rate.agentErrors === 1 ? '' : 's'}`;
+  return `infrastructure errors: ${rate.errors} of ${rate.rollouts} rollouts (${percent(rate.rate)}, 95% CI ${percent(low)}–${percent(high)}), kept apart from ${agent}`;
+}
+
 /** A suite's statistics as the HTML report shows them, formatted here so every report words them alike. */
-export function statisticsText(stats: SuiteStatistics): { meanReward: string; population: string; passAtK: string; variance: string | undefined; adaptive: string | undefined } {
+export function statisticsText(stats: SuiteStatistics): { meanReward: string; population: string; passAtK: string; variance: string | undefined; adaptive: string | undefined; infrastructure: string | undefined } {
   const { method, population } = stats.meanReward;
   return {
     meanReward: `mean reward ${meanRewardText(stats)}${method ? ` (95%, these rows: ${METHOD_NAMES[method]})` : ''}`,
@@ -52,6 +66,7 @@ export function statisticsText(stats: SuiteStatistics): { meanReward: string; po
     passAtK: `pass@k: ${passAtKText(stats)}`,
     variance: stats.variance ? `variance: ${varianceLine(stats)}` : undefined,
     adaptive: adaptiveText(stats),
+    infrastructure: infrastructureText(stats),
   };
 }
 

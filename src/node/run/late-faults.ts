@@ -2,6 +2,12 @@ import type { RolloutError } from '../../model/result.ts';
 import type { LateFault } from '../../runtime/faults.ts';
 
 /**
+ * How long after a rollout ends its timers' faults are still heard (a 1 ms timer, say): the run waits that long after
+ * its last rollout, and so does each queue worker after its last rollout of a run (see RunWorker.closeLateFaults).
+ */
+export const LATE_FAULT_GRACE_MS = 20;
+
+/**
  * Faults that arrive after the phase of their rollout ended (a timer that throws after the workflow
  * returned). One that arrives while its rollout is still being run or graded fails that rollout; one that
  * arrives after the rollout was reported is kept for the reports as a late fault of that rollout.

@@ -11,11 +11,11 @@ export function excerpt(text: string | undefined): TextExcerpt | undefined {
   return { text: text.length > EXCERPT_CHARS ? text.slice(0, EXCERPT_CHARS) : text, chars: text.length };
 }
 
-/** A message as text: its text content, or its tool calls when it made some instead. */
+/** A message as text: its text content (parts, or an object as JSON), and its tool calls. */
 function messageText(message: Message): string {
   const { content } = message;
   if (typeof content === 'string') return content;
-  const parts = (content ?? []).map((part) => (typeof part === 'object' && part && 'text' in part ? String(part.text) : JSON.stringify(part)));
+  const parts = (Array.isArray(content) ? content : content ? [content] : []).map((part) => (typeof part === 'object' && part && 'text' in part ? String(part.text) : JSON.stringify(part)));
   const calls = (message.tool_calls ?? []).map((call) => `${call.function.name}(${call.function.arguments})`);
   return [...parts, ...calls].join('\n');
 }

@@ -1,4 +1,5 @@
 import type { ExecutionResult, RolloutError } from '../../model/result.ts';
+import { type AppliedLimits, isAppliedLimits } from '../../model/limits.ts';
 import type { RolloutKey, RolloutRecord, RolloutStatus } from '../types/rollout-record.ts';
 import { usageOfSamples } from '../cost/usage.ts';
 import { rolloutDetails } from './rollout-details.ts';
@@ -18,8 +19,14 @@ export function toRecord(key: RolloutKey, result: ExecutionResult, passThreshold
   const { queuedMs, workflowMs, graderMs } = result.timings;
   const trialDir = typeof result.extraFields.trialDir === 'string' ? result.extraFields.trialDir : undefined;
   const details = status === 'passed' || status === 'completed' ? undefined : rolloutDetails(error ? { ...result, error } : result, label);
-  const outcome = { status, reward, rewards: result.rewards, error, durationMs: workflowMs + graderMs + queuedMs, timings: result.timings, trialDir, details, usage: usageOfSamples(result.samples) };
+  const outcome = { status, reward, rewards: result.rewards, error, durationMs: workflowMs + graderMs + queuedMs, timings: result.timings, trialDir, details, usage: usageOfSamples(result.samples), limits: limitsOf(result) };
   return record(key, outcome, logs);
+}
+
+/** The limits the backend says the rollout ran under; a result's fields are data, so a malformed value is dropped. */
+function limitsOf(result: ExecutionResult): AppliedLimits | undefined {
+  const limits = result.extraFields.limits;
+  return isAppliedLimits(limits) ? limits : undefined;
 }
 
 function statusOf(result: ExecutionResult, error: RolloutError | undefined, graded: boolean, reward: number | null, passThreshold: number): RolloutStatus {
@@ -33,17 +40,17 @@ function statusOf(result: ExecutionResult, error: RolloutError | undefined, grad
 export function invalidRowRecord(key: RolloutKey, message: string): RolloutRecord {
   const error = { category: 'VALIDATION_ERROR' as const, phase: 'setup' as const, message: `${key.where}: ${message}` };
   const timings = { queuedMs: 0, workflowMs: 0, graderMs: 0 };
-  return record(key, { status: 'errored', reward: null, rewards: {}, error, durationMs: 0, timings, trialDir: undefined, details: undefined, usage: undefined }, undefined);
+  return record(key, { status: 'errored', reward: null, rewards: {}, error, durationMs: 0, timings, trialDir: undefined, details: undefined, usage: undefined, limits: undefined }, undefined);
 }
 
 /** A rollout that never started because the run's spend had reached its budget: skipped, out of every denominator. */
 export function budgetSkippedRecord(key: RolloutKey): RolloutRecord {
   const timings = { queuedMs: 0, workflowMs: 0, graderMs: 0 };
-  const outcome = { status: 'skipped' as const, skipReason: 'budget' as const, reward: null, rewards: {}, error: undefined, durationMs: 0, timings, trialDir: undefined, details: undefined, usage: undefined };
+  const outcome = { status: 'skipped' as const, skipReason: 'budget' as const, reward: null, rewards: {}, error: undefined, durationMs: 0, timings, trialDir: undefined, details: undefined, usage: undefined, limits: undefined };
   return record(key, outcome, undefined);
 }
 
-type Outcome = Pick<RolloutRecord, 'status' | 'skipReason' | 'reward' | 'rewards' | 'error' | 'durationMs' | 'timings' | 'trialDir' | 'details' | 'usage'>;
+type Outcome = Pick<RolloutRecord, 'status' | 'skipReason' | 'reward' | 'rewards' | 'error' | 'durationMs' | 'timings' | 'trialDir' | 'details' | 'usage' | 'limits'>;
 
 /**
  * One object literal with every field written out (no spread): all records then share one hidden class.
@@ -71,5 +78,6 @@ function record(key: RolloutKey, outcome: Outcome, logs: string[] | undefined): 
     trialDir: outcome.trialDir,
     details: outcome.details,
     usage: outcome.usage,
+    limits: outcome.limits,
   };
 }

@@ -14,7 +14,7 @@ import { rowHash } from '../dataset/row-hash.ts';
 import { hashSuiteInputs } from './suite-inputs.ts';
 import type { RolloutRecord } from '../types/rollout-record.ts';
 import type { SuiteReport } from '../types/run-report.ts';
-import { buildSuiteReport } from './suite-report.ts';
+import { buildSuiteReport, markPartial } from './suite-report.ts';
 import { AdaptiveRounds } from './adaptive-rounds.ts';
 import { backendEntry } from '../../backends/registry.ts';
 import { createSuiteBackend, type SuiteBackendInput } from './suite-backend.ts';
@@ -62,8 +62,8 @@ export interface RemoteBackends {
   /** Rollouts of a suite handed out before their results are back: the suite's own concurrency does not apply. */
   window: number;
   /**
-   * The faults of rollouts' code that came after each rollout had finished where it ran, heard there by now: asked
-   * once every rollout has its result, and the run's grace for late faults has passed.
+   * The faults of rollouts' code that came after each rollout had finished where it ran: asked once every rollout
+   * has its result; resolves once each place that ran some has closed its window for late faults (its own grace).
    */
   lateFaults(): Promise<LateFault[]>;
 }
@@ -190,12 +190,6 @@ class InFlight {
   }
 }
 
-/** A suite the budget cut short: its gate cannot be judged on the rollouts that ran (see SuiteReport.partial). */
-function markPartial(report: SuiteReport): void {
-  report.partial = true;
-  report.thresholdMissed = undefined;
-}
-
 /** Runs every rollout of one suite, streaming its dataset, and reports each as it finishes. */
 export async function runSuite(file: string, suite: RolloutSuite<any, any>, ctx: RunContext, run: RolloutDispatcher = dispatch): Promise<SuiteReport> {
   const started = performance.now();
@@ -260,7 +254,7 @@ export async function runSuite(file: string, suite: RolloutSuite<any, any>, ctx:
     // Each round starts once the one before has ended: its runs go where the results say they help most.
     while (adaptive && !stoppedEarly) {
       await inFlight.settled();
-      const round = adaptive.next();
+      const round = adaptive.next(ctx.budget?.reached());
       if (round.length === 0) break;
       for (const planned of round) if (!(await handOut(planned))) break;
     }
@@ -282,7 +276,7 @@ export async function runSuite(file: string, suite: RolloutSuite<any, any>, ctx:
     definedAt: userFrame(definitionStack(suite)),
   };
   const report = buildSuiteReport(meta, records, performance.now() - started, error, adaptive && ((stats) => adaptive.apply(stats)));
-  if (budgetSkipped > 0) markPartial(report);
+  if (budgetSkipped > 0 || adaptive?.stoppedByBudget) markPartial(report);
   if (stoppedEarly || report.stats.counts.skipped > budgetSkipped) report.cancelled = true;
   else if (records.length === 0 && !error) report.noRollouts = whyNothingPlanned(suite, ctx.config, seen.rows);
   if (seen.labelFromJson) report.warnings = [labelFromJsonWarning(seen.labelFromJson, ctx.config.root)];

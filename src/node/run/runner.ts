@@ -25,7 +25,7 @@ import { STOP_SIGNALS, type StopSignal } from '../types/stop-signals.ts';
 import { resolveModelCache } from '../../integrations/recording/model-cache-settings.ts';
 import { ModelEndpoints } from './model-endpoints.ts';
 import { installFaultHandlers, type LateFault, onLateFault } from '../../runtime/faults.ts';
-import { LateFaults } from './late-faults.ts';
+import { LATE_FAULT_GRACE_MS, LateFaults } from './late-faults.ts';
 import { suiteKey } from '../types/suite-key.ts';
 import { RunBudget } from '../cost/budget.ts';
 import { RunInputs } from '../output/run-inputs.ts';
@@ -85,9 +85,6 @@ function reportOf(running: Promise<SuiteReport>, file: string, suite: string, co
     return failedReport(file, suite, { ...failure, message: `the suite could not be reported: ${failure.message}` }, config);
   });
 }
-
-/** How long the run waits after its last rollout for late faults of rollouts' timers (a 1 ms timer, say). */
-const LATE_FAULT_GRACE_MS = 20;
 
 /** How long cancelled rollouts may take to stop before their threads are terminated. */
 const CANCEL_GRACE_MS = 2_000;
@@ -201,8 +198,10 @@ export async function runRollouts(config: ResolvedConfig, reporters: ReporterSet
     // The grace for late faults starts as the run's last rollout settles: the suites' reports and the run's statistics
     // are built during it, unless the rollouts ran on this thread (--inline, see below).
     const graceDuringReports = options.remote !== undefined || !config.inline;
+    // Remote rollouts' grace is their workers' (see RunWorker.closeLateFaults): the remote's lateFaults waits for it.
+    const grace = () => (options.remote ? Promise.resolve() : sleep(LATE_FAULT_GRACE_MS));
     let lateFaultGrace: Promise<void> | undefined;
-    const startGrace = () => void (lateFaultGrace ??= sleep(LATE_FAULT_GRACE_MS));
+    const startGrace = () => void (lateFaultGrace ??= grace());
     let unsettledSuites = files.reduce((sum, f) => sum + (f.loadError ? 0 : f.suites.length), 0);
     const lateFaults = new LateFaults();
     const budget = config.budget && new RunBudget(config.budget, config.prices);
@@ -268,7 +267,7 @@ export async function runRollouts(config: ResolvedConfig, reporters: ReporterSet
     } finally {
       // Every rollout has settled: a kept pool's next run must not lose its workers to this run's cancel.
       clearTimeout(cancelGrace);
-      await (lateFaultGrace ?? sleep(LATE_FAULT_GRACE_MS));
+      await (lateFaultGrace ?? grace());
       await Promise.all([pool.flush(), hearRemoteLateFaults(options.remote, lateFaults)]);
       stopHearing();
       // The threads end while the reports are written.

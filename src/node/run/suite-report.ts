@@ -19,5 +19,12 @@ export function buildSuiteReport(
 ): SuiteReport {
   const outcomes = records.outcomes();
   const stats = adjust(summarizeOutcomes(outcomes, { passThreshold: meta.passThreshold }));
-  return { ...meta, records, stats, durationMs, error: error && redactError(error), thresholdMissed: missedThresholds(stats, outcomes, meta.thresholds, meta.passThreshold) };
+  const thresholdMissed = missedThresholds(stats, outcomes, meta.thresholds, meta.passThreshold);
+  return { ...meta, records, stats, limits: records.limits(), durationMs, error: error && redactError(error), thresholdMissed };
+}
+
+/** A suite the budget cut short: its gate cannot be judged on the rollouts that ran (see SuiteReport.partial). */
+export function markPartial(report: SuiteReport): void {
+  report.partial = true;
+  report.thresholdMissed = undefined;
 }

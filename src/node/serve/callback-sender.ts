@@ -1,5 +1,6 @@
-import { Agent, request } from 'undici';
-import { type Backoff, waitBackoff } from '../../runtime/backoff.ts';
+import { Agent, type Dispatcher, request } from 'undici';
+import { type Backoff, backoffMs, pause } from '../../runtime/backoff.ts';
+import { retryAfterMs } from '../../runtime/retry-after.ts';
 
 /** How callbacks are retried: attempts in all, and an exponential backoff between them. */
 export interface RetryPolicy {
@@ -8,20 +9,39 @@ export interface RetryPolicy {
   maxDelayMs: number;
   /** Per attempt, connection to response. */
   timeoutMs: number;
+  /** The longest wait a 429's `Retry-After` may ask for between two attempts. */
+  maxRetryAfterMs: number;
 }
 
-/** The SDK's `post_json_with_retry`, with more attempts: a controller restarting for 10 s still gets its callbacks. */
-export const DEFAULT_RETRY: RetryPolicy = { attempts: 8, baseDelayMs: 500, maxDelayMs: 8_000, timeoutMs: 10_000 };
-
 /**
- * How a delivery ended: `delivered` (2xx or 3xx), `rejected` (4xx: the controller said no, never retried), or
- * `failed` (connection errors or 5xx until the attempts ran out; still owed).
+ * The SDK's `post_json_with_retry`, with more attempts: a controller restarting for 10 s still gets its callbacks.
+ * A `Retry-After` is capped at 60 s, as the SDK's driver caps the one it honours.
  */
-export type DeliveryOutcome = { kind: 'delivered' | 'rejected'; status: number } | { kind: 'failed'; reason: string };
+export const DEFAULT_RETRY: RetryPolicy = { attempts: 8, baseDelayMs: 500, maxDelayMs: 8_000, timeoutMs: 10_000, maxRetryAfterMs: 60_000 };
+
+/** A controller's answer to a callback may carry data (osmosis's trajectory report); more than this is not kept. */
+const MAX_ACK_BYTES = 16 << 20;
 
 /**
- * Posts callbacks as JSON with `Authorization: Bearer <controller key>`, retrying connection errors and 5xx with
- * bounded backoff and never a 4xx. Requests go through one undici agent: a pool of kept-alive connections per
+ * How a delivery ended: `delivered` (2xx or 3xx, with the controller's answer: its JSON object, `undefined` for
+ * none), `rejected` (4xx but 429: the controller said no, never retried), or `failed` (connection errors, 429 and
+ * 5xx until the attempts ran out; still owed).
+ */
+export type DeliveryOutcome =
+  | { kind: 'delivered'; status: number; ack: Record<string, unknown> | undefined }
+  | { kind: 'rejected'; status: number }
+  | { kind: 'failed'; reason: string };
+
+interface Answer {
+  status: number;
+  retryAfter: string | string[] | undefined;
+  ack: Record<string, unknown> | undefined;
+}
+
+/**
+ * Posts callbacks as JSON with `Authorization: Bearer <controller key>`, retrying connection errors, 429 and 5xx
+ * with bounded backoff (a 429's `Retry-After`, seconds or HTTP-date, in place of the backoff) and never another
+ * 4xx. Requests go through one undici agent: a pool of kept-alive connections per
  * controller origin, without node:http's per-request setup (URL parsing, agent lookup, a socket's listeners),
  * which cost more than the rest of a no-op rollout.
  */
@@ -41,28 +61,53 @@ export class CallbackSender {
     if (bearer) headers.authorization = `Bearer ${bearer}`;
     let reason = '';
     for (let attempt = 1; attempt <= this.policy.attempts; attempt++) {
+      let waitMs: number | undefined;
       try {
-        const status = await this.#once(url, payload, headers);
-        if (status < 400) return { kind: 'delivered', status };
-        if (status < 500) return { kind: 'rejected', status };
+        const { status, retryAfter, ack } = await this.#once(url, payload, headers);
+        if (status < 400) return { kind: 'delivered', status, ack };
+        if (status < 500 && status !== 429) return { kind: 'rejected', status };
         reason = `HTTP ${status}`;
+        if (status === 429) waitMs = retryAfterMs(retryAfter, this.policy.maxRetryAfterMs);
       } catch (error) {
         reason = messageOf(error);
       }
-      if (attempt < this.policy.attempts && !(await waitBackoff(this.#backoff, attempt - 1, signal))) break;
+      if (attempt === this.policy.attempts) break;
+      if (!(await pause(waitMs ?? backoffMs(this.#backoff, attempt - 1), signal))) break;
     }
     return { kind: 'failed', reason };
   }
 
-  async #once(url: string, body: string, headers: Record<string, string>): Promise<number> {
+  async #once(url: string, body: string, headers: Record<string, string>): Promise<Answer> {
     const { timeoutMs } = this.policy;
     const response = await request(url, { method: 'POST', headers, body, dispatcher: this.#agent, headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
-    await response.body.dump();
-    return response.statusCode;
+    const { statusCode: status } = response;
+    const retryAfter = response.headers['retry-after'];
+    return { status, retryAfter, ack: status < 300 ? await ackOf(response.body) : (await response.body.dump(), undefined) };
   }
 
   close(): void {
     void this.#agent.destroy().catch(() => undefined);
+  }
+}
+
+/** The JSON object a controller answered with, or `undefined` (no body, too large, not JSON, or not an object). */
+async function ackOf(body: Dispatcher.ResponseData['body']): Promise<Record<string, unknown> | undefined> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > MAX_ACK_BYTES) {
+      body.destroy();
+      return undefined;
+    }
+    chunks.push(chunk);
+  }
+  if (size === 0) return undefined;
+  try {
+    const value: unknown = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
   }
 }
 

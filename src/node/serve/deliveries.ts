@@ -12,10 +12,14 @@ export interface CallbackTarget {
   bearer: string | null;
 }
 
+/** What a controller answered a delivered callback with: a JSON object (osmosis's `{"ok": true, "trajectory": …}`). */
+export type OnAck = (target: CallbackTarget, kind: CallbackKind, ack: Record<string, unknown>) => void;
+
 /**
  * Delivers the callbacks of every rollout: each body is journaled before it is sent, the grader callback of
  * a rollout goes out only after its completion callback has been settled, and a callback that could not be
- * delivered stays owed in the journal, for the next start to deliver.
+ * delivered stays owed in the journal, for the next start to deliver. The controller's answer to a delivered
+ * callback, when it is a JSON object, is handed to `onAck` as it came.
  */
 export class Deliveries {
   readonly #chains = new Map<string, Promise<void>>();
@@ -25,6 +29,7 @@ export class Deliveries {
     private readonly journal: ServeJournal,
     private readonly sender: CallbackSender,
     private readonly log: (line: string) => void,
+    private readonly onAck: OnAck,
   ) {}
 
   /** Journals `body` and sends it once the journal line is written and the rollout's earlier callback is settled. */
@@ -50,6 +55,11 @@ export class Deliveries {
     });
   }
 
+  /** Whether callbacks of the rollout are still being delivered. */
+  delivering(suite: string, id: string): boolean {
+    return this.#chains.has(keyOf(suite, id));
+  }
+
   /** Resolves when every callback handed over so far has been delivered, refused, or given up on. */
   async idle(): Promise<void> {
     while (this.#pending.size) await Promise.all(this.#pending);
@@ -66,6 +76,7 @@ export class Deliveries {
       this.log(`${kind} callback of rollout ${target.id} not delivered (${outcome.reason}); it stays owed in the journal, a restart delivers it`);
       return;
     }
+    if (outcome.kind === 'delivered' && outcome.ack) this.onAck(target, kind, outcome.ack);
     if (outcome.kind === 'rejected') this.log(`${kind} callback of rollout ${target.id} refused by the controller with HTTP ${outcome.status}; not retried`);
     this.journal.settle(target.suite, target.id, kind);
   }

@@ -93,6 +93,7 @@ async function admit(options: HttpOptions, route: Route, req: http.IncomingMessa
   if (!options.admitting()) throw new HttpError(503, 'the rollout server is shutting down', retryAfter);
   const admission = suite.admit(body);
   if (admission.kind === 'full') throw new HttpError(429, 'rollout queue is full; retry later', retryAfter);
+  if (admission.kind === 'delivering') throw new HttpError(429, 'this rollout ran already and its callbacks are still being delivered; retry later to run it again', retryAfter);
   // 202 only once the journal holds the rollout: a crash after the answer cannot lose it.
   await options.journal.flushed();
   send(res, 202, {});

@@ -4,32 +4,51 @@ import { MessageSchema } from '../../model/message.ts';
 import { RolloutIdSchema } from '../../model/request.ts';
 import type { ExecutionResult } from '../../model/result.ts';
 import type { RolloutSample } from '../../model/sample.ts';
+import { laxBooleanSchema, laxFiniteNumber } from './lax-fields.ts';
 
 /**
  * The wire format of the osmosis SDK's v0.3 rollout protocol (`osmosis_ai/rollout/types/protocol.py`): field
  * names are snake_case as there, and every optional field is sent as `null` when absent, as pydantic dumps it.
  */
 
-/** An absolute URL; `URL.canParse` is a tenth of the cost of zod's own check, paid per rollout. */
-const absoluteUrl = z.string().refine((url) => URL.canParse(url), 'must be an absolute URL');
+/**
+ * A callback URL: absolute, http or https. The SDK types it as a plain string, but anything else is a callback
+ * that can never be delivered (httpx: "Request URL is missing an 'http://' or 'https://' protocol"), so it is
+ * refused here rather than admitted to silence. `URL.canParse` is a tenth of the cost of zod's own check.
+ */
+const callbackUrl = z
+  .string()
+  .refine(
+    (url) => /^https?:\/\//i.test(url) && URL.canParse(url),
+    'must be an absolute http:// or https:// URL: osmosis reads it as a plain string, but a callback to anything else can never be delivered',
+  );
 
-const finiteTimeout = z
-  .number()
-  .refine(Number.isFinite, 'timeout must be finite; omit it to run unbounded')
-  .nullable()
-  .optional();
+/**
+ * Validated by `schema` and kept as it came: zod's output would put the keys it knows first, and the workflow
+ * gets the messages unchanged, key order included.
+ */
+function asGiven<T>(schema: z.ZodType<T>): z.ZodType<T> {
+  const check = z.unknown().superRefine((value, ctx) => {
+    const parsed = schema.safeParse(value);
+    if (!parsed.success) for (const { message, path } of parsed.error.issues) ctx.addIssue({ code: 'custom', message, path });
+  });
+  return check as z.ZodType<T>;
+}
+
+const finiteTimeout = laxFiniteNumber('timeout must be finite; omit it to run unbounded').nullable().optional();
 
 /** Body of `POST /rollout`. */
 export const RolloutInitRequestSchema = z.object({
-  initial_messages: z.array(MessageSchema),
+  initial_messages: asGiven(z.array(MessageSchema)),
   label: z.string().nullable().optional(),
   metadata: JsonObjectSchema.nullable().optional(),
   rollout_id: RolloutIdSchema.nullable().optional(),
-  chat_completions_url: absoluteUrl,
+  // Any string, as the SDK reads it: handed to the workflow unchanged (a relative one fails only when the model is called).
+  chat_completions_url: z.string(),
   controller_api_key: z.string().nullable().optional(),
   llm_api_key: z.string().min(1, 'llm_api_key must be omitted or a non-empty string').nullable().optional(),
-  completion_callback_url: absoluteUrl,
-  grader_callback_url: absoluteUrl.nullable().optional(),
+  completion_callback_url: callbackUrl,
+  grader_callback_url: callbackUrl.nullable().optional(),
   agent_timeout_sec: finiteTimeout,
   grader_timeout_sec: finiteTimeout,
   extra_fields: JsonObjectSchema.nullable().optional(),
@@ -41,7 +60,7 @@ export const CancelRolloutsRequestSchema = z
   .object({
     ids: z.array(z.string()).nullable().optional(),
     prefix: z.string().nullable().optional(),
-    all: z.boolean().optional().default(false),
+    all: laxBooleanSchema.optional().default(false),
   })
   .refine((r) => [r.ids != null, r.prefix != null, r.all].filter(Boolean).length === 1, 'pass exactly one selector: ids, prefix, or all');
 export type CancelRolloutsRequest = z.infer<typeof CancelRolloutsRequestSchema>;

@@ -34,7 +34,8 @@ export async function serve(config: ResolvedConfig, options: ServeOptions): Prom
   }
   const { journal, owed, finished } = ServeJournal.open(path.join(config.outputDir, 'serve'), options.retention * 1000);
   const sender = new CallbackSender();
-  const deliveries = new Deliveries(journal, sender, serveLog);
+  // Controllers' answers are kept on the rollout's record (osmosis's trajectory report, to fold into trajectory.json).
+  const deliveries = new Deliveries(journal, sender, serveLog, (target, kind, ack) => suites.get(target.suite)?.acknowledged(target.id, kind, ack));
   let admitting = true;
   const ctx = { journal, deliveries, retentionMs: options.retention * 1000, queueFactor: options.queueFactor };
   const suites = new Map(backends.map((b) => [b.name, new SuiteService(b.name, b.backend, b.timeouts, ctx)]));

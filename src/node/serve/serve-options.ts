@@ -15,7 +15,7 @@ export const SERVE_OPTIONS = {
   host: option('--host <addr>', 'serve: address to bind (default 127.0.0.1, loopback only)', () => z.string().min(1).default('127.0.0.1')),
   apiKey: option('--api-key <key>', 'serve: bearer key every request but GET /health must carry (or ROLLOUT_SERVER_API_KEY)', () => z.coerce.string().min(1, '--api-key must not be empty').optional()),
   grace: option('--grace <sec>', 'serve: on SIGTERM, seconds running rollouts get to finish before they are cancelled (default 30)', () => seconds('--grace').default(30)),
-  retention: option('--retention <sec>', 'serve: seconds finished rollouts answer status queries and count as duplicates (default 900)', () => seconds('--retention').default(900)),
+  retention: option('--retention <sec>', 'serve: seconds finished rollouts answer status queries (default 900)', () => seconds('--retention').default(900)),
   maxBody: option(
     '--max-body <bytes>',
     'serve: largest request body accepted (default 8388608)',

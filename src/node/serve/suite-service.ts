@@ -13,7 +13,7 @@ import {
   type RolloutInitRequest,
   type RolloutStatusResponse,
 } from './protocol.ts';
-import type { FinishedEntry } from './journal-replay.ts';
+import type { CallbackKind, FinishedEntry } from './journal-replay.ts';
 import type { ServeJournal } from './serve-journal.ts';
 import { serveLog } from './serve-log.ts';
 
@@ -21,7 +21,7 @@ import { serveLog } from './serve-log.ts';
 export interface ServiceContext {
   journal: ServeJournal;
   deliveries: Deliveries;
-  /** How long finished rollouts answer status queries and count as duplicates. */
+  /** How long finished rollouts answer status queries. */
   retentionMs: number;
   /** Rollouts admitted beyond the running ones, as a multiple of the backend's `maxConcurrency`. */
   queueFactor: number;
@@ -34,8 +34,8 @@ interface LiveRollout {
   abort: AbortController;
 }
 
-/** The outcome of `POST /rollout`. */
-export type Admission = { kind: 'admitted' | 'duplicate'; id: string } | { kind: 'full' };
+/** The outcome of `POST /rollout`: `delivering` is a finished rollout posted again while its callbacks still go out. */
+export type Admission = { kind: 'admitted' | 'duplicate'; id: string } | { kind: 'full' | 'delivering' };
 
 /**
  * Serves one suite's backend over the protocol: admits rollouts up to its capacity, starts them as slots free
@@ -47,6 +47,8 @@ export class SuiteService {
   /** Admitted and not started, oldest first. */
   readonly #waiting = new Map<string, LiveRollout>();
   readonly #finished = new Map<string, FinishedEntry>();
+  /** What the controller answered each callback with (a JSON object), for the retention window. */
+  readonly #acks = new Map<string, Partial<Record<CallbackKind, Record<string, unknown>>>>();
   readonly #running = new Set<Promise<void>>();
   readonly #limit: number;
   #completed = 0;
@@ -61,12 +63,18 @@ export class SuiteService {
     this.#limit = backend.maxConcurrency || Infinity;
   }
 
-  /** Admits a rollout: a duplicate of a live or retained one is acknowledged and not run again. */
+  /**
+   * Admits a rollout: a duplicate of a live one is acknowledged and not run again; a finished one posted again
+   * runs again, as on osmosis main, and its callbacks go to the new request's URLs (once the earlier run's
+   * callbacks are settled: the two runs' callbacks never interleave).
+   */
   admit(request: RolloutInitRequest): Admission {
     const id = request.rollout_id ?? randomUUID();
     this.#expire();
-    if (this.#live.has(id) || this.#finished.has(id)) return { kind: 'duplicate', id };
+    if (this.#live.has(id)) return { kind: 'duplicate', id };
     if (this.#live.size >= this.#limit * (1 + this.ctx.queueFactor)) return { kind: 'full' };
+    if (this.ctx.deliveries.delivering(this.name, id)) return { kind: 'delivering' };
+    this.#forget(id);
     const target: CallbackTarget = {
       suite: this.name,
       id,
@@ -106,15 +114,33 @@ export class SuiteService {
     return ids ?? [];
   }
 
+  /**
+   * The suite's state, and its capacity as osmosis's eval runner reads it (`concurrency.max_concurrent`, the
+   * shape of the SDK's LocalBackend; `null` when unlimited): the rollouts that run at once, so that the runner
+   * keeps no more in flight than run, and none waits in the queue while the runner's clock for it runs.
+   */
   health(): Record<string, unknown> {
     const started = { running: 0, grading: 0 };
     for (const { state } of this.#live.values()) if (state !== 'queued') started[state]++;
-    const maxConcurrency = Number.isFinite(this.#limit) ? this.#limit : 0;
-    return { status: 'ok', max_concurrency: maxConcurrency, queued: this.#waiting.size, ...started, completed: this.#completed, backend: this.backend.health() };
+    const maxConcurrent = Number.isFinite(this.#limit) ? this.#limit : null;
+    const concurrency = { max_concurrent: maxConcurrent, queued: this.#waiting.size, running: this.#running.size };
+    return { status: 'ok', max_concurrency: maxConcurrent ?? 0, queued: this.#waiting.size, ...started, completed: this.#completed, concurrency, backend: this.backend.health() };
   }
 
-  /** Keeps a finished rollout of an earlier server for status queries and idempotency. */
+  /** Keeps what the controller answered a callback of a rollout with, as it came. */
+  acknowledged(id: string, kind: CallbackKind, ack: Record<string, unknown>): void {
+    if (!this.#live.has(id) && !this.#finished.has(id)) return;
+    this.#acks.set(id, { ...this.#acks.get(id), [kind]: ack });
+  }
+
+  /** What the controller answered the callbacks of a live or retained rollout with. */
+  acksOf(id: string): Partial<Record<CallbackKind, Record<string, unknown>>> | undefined {
+    return this.#acks.get(id);
+  }
+
+  /** Keeps a finished rollout of an earlier server for status queries. */
   retain(entry: FinishedEntry): void {
+    this.#finished.delete(entry.id);
     this.#finished.set(entry.id, entry);
   }
 
@@ -222,7 +248,7 @@ export class SuiteService {
 
   #finish(entry: FinishedEntry): void {
     this.#completed++;
-    this.#finished.set(entry.id, entry);
+    this.retain(entry);
     this.ctx.journal.finish(entry);
   }
 
@@ -231,8 +257,13 @@ export class SuiteService {
     const since = Date.now() - this.ctx.retentionMs;
     for (const [id, entry] of this.#finished) {
       if (entry.at >= since) break;
-      this.#finished.delete(id);
+      this.#forget(id);
     }
+  }
+
+  #forget(id: string): void {
+    this.#finished.delete(id);
+    this.#acks.delete(id);
   }
 }
 

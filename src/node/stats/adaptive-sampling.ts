@@ -67,7 +67,7 @@ export interface AdaptiveSummary {
   reached: boolean;
   /** Every rollout the suite ran, the first n per row included. */
   rollouts: number;
-  /** Why the suite added no (further) runs, when it was neither the width nor the cap (a reward outside [0, 1]). */
+  /** Why the suite added no (further) runs, when it was neither the width nor the cap: a reward outside [0, 1], the budget, a round without a reward. */
   stopped?: string | undefined;
 }
 
@@ -179,17 +179,22 @@ const BET_TARGET_STEP = 1.25;
 const MIN_SAVING = 0.1;
 
 /**
- * The runs of a round towards `planned`: what each row still lacks, but at most as many as it has, so that a row's
- * spread and centre are estimated again before most of its bets are placed (bets placed on a stale estimate cost
- * the whole suite: the sequence's penalty is never taken back).
+ * A row grows by at most this share of its runs in a round. Bets placed on a stale estimate cost the whole suite
+ * (the sequence's penalty is never taken back), so smaller rounds re-estimate each row's spread and centre more
+ * often: in the seeded simulations of test/adaptive-sampling.test.ts a quarter used 10-20% fewer rollouts than
+ * doubling (with 60% of 20 rows deterministic, w = 0.05: 54% instead of 60% of the plain suite's rollouts, 60%
+ * instead of 73% with fair coins), for about twice as many rounds, each of which waits for its slowest rollout.
  */
+const ROUND_GROWTH = 0.25;
+
+/** The runs of a round towards `planned`: what each row still lacks, but at most {@link ROUND_GROWTH} of what it has. */
 function roundToward(state: AdaptiveState, planned: Map<number, number>): RunOrder[] {
   const orders: RunOrder[] = [];
   for (const [row, evidence] of state.evidence) {
     const scheduled = state.scheduled.get(row)!;
     const remaining = planned.get(row)! - scheduled;
     if (remaining <= 0) continue;
-    orders.push({ row, runs: Math.min(remaining, Math.max(1, scheduled)), bet: betFor(evidence, remaining, state.betTarget), centre: centreOf(evidence) });
+    orders.push({ row, runs: Math.min(remaining, Math.max(1, Math.ceil(scheduled * ROUND_GROWTH))), bet: betFor(evidence, remaining, state.betTarget), centre: centreOf(evidence) });
   }
   return orders;
 }

@@ -125,6 +125,22 @@ function wilsonInterval(p: number, size: number, z: number): { low: number; high
   return { low: Math.max(0, low), high: Math.min(1, high) };
 }
 
+/**
+ * The `confidence` interval of a binomial proportion, `successes` of `trials`: Wilson's score interval with
+ * continuity correction, which stays inside [0, 1] and keeps a width at 0 of n and at n of n (0 of 10 → [0, 0.34]).
+ * `null` with no trials.
+ * @throws RangeError unless 0 ≤ successes ≤ trials are whole numbers and confidence is in (0, 1).
+ */
+export function proportionInterval(successes: number, trials: number, confidence = 0.95): [number, number] | null {
+  if (!(Number.isInteger(successes) && Number.isInteger(trials) && successes >= 0 && successes <= trials)) {
+    throw new RangeError(`proportionInterval: need whole 0 <= successes <= trials, got ${successes} of ${trials}`);
+  }
+  if (!(confidence > 0 && confidence < 1)) throw new RangeError(`confidence must be in (0, 1), got ${confidence}`);
+  if (trials === 0) return null;
+  const { low, high } = wilsonInterval(successes / trials, trials, normalQuantile((1 + confidence) / 2));
+  return [low, high];
+}
+
 /** A [0, 1] mean, its estimated variance and the degrees of freedom of that estimate. */
 export interface UnitMean {
   mean: number;

@@ -1,4 +1,5 @@
 import { distribution, type Distribution } from './describe.ts';
+import { infrastructureErrorRate, type InfrastructureErrorRate } from './infrastructure.ts';
 import { meanRewardInterval, type MeanRewardInterval } from './intervals.ts';
 import { isInfrastructureFailure, isPass, scoredRows, type RolloutOutcome, type ScoredRun } from './outcomes.ts';
 import { kValues, passAtK, passHatK } from './passk.ts';
@@ -55,6 +56,8 @@ export interface SuiteStatistics {
   errorsByCategory: Record<string, number>;
   /** The infrastructure failures alone, by category. */
   infrastructureErrorsByCategory: Record<string, number>;
+  /** The infrastructure failures as a rate of the rollouts that ran, with its 95% interval, apart from the agent's errors. */
+  infrastructureErrorRate: InfrastructureErrorRate;
   trainability: Trainability;
   /** Variance between and within rows, with advice; `null` unless some row has two or more runs. */
   variance: VarianceSplit | null;
@@ -145,6 +148,7 @@ export function summarizeOutcomes(outcomes: readonly RolloutOutcome[], options: 
     rewards: distribution(runs.map((run) => run.reward)),
     errorsByCategory: errorsByCategory(outcomes, () => true),
     infrastructureErrorsByCategory: errorsByCategory(outcomes, isInfrastructureFailure),
+    infrastructureErrorRate: infrastructureErrorRate(outcomes),
     trainability: trainability(rows, passThreshold),
     variance: varianceSplit(rewardsByRow),
   };

@@ -1,3 +1,4 @@
+import type { AppliedLimits } from '../../model/limits.ts';
 import type { RolloutError, Timings } from '../../model/result.ts';
 import type { TokenUsage } from '../cost/usage.ts';
 import type { RolloutDetails } from './rollout-details.ts';
@@ -33,6 +34,8 @@ export interface RolloutRecord {
   trialDir?: string | undefined;
   /** Tokens the rollout's model calls used, by model, when its samples recorded them. */
   usage?: TokenUsage | undefined;
+  /** The resource limits and deadlines it ran under, each with what enforced it, when its backend said. */
+  limits?: AppliedLimits | undefined;
   /** Why it did not pass: answer, label, the user's stack frame. Passed rollouts have none. */
   details?: RolloutDetails | undefined;
 }

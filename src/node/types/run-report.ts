@@ -9,6 +9,7 @@ import type { SourceLocation } from '../stack/user-frame.ts';
 import type { SuiteComparison, SuiteStatistics } from '../stats/index.ts';
 import type { FlakyRow } from '../stats/flakiness.ts';
 import type { SuiteRecords } from '../output/suite-records.ts';
+import type { SuiteLimits } from '../output/limit-tally.ts';
 
 /** One suite's outcome: its rollouts and their statistics, or the error that kept it from running. */
 export interface SuiteReport {
@@ -26,6 +27,8 @@ export interface SuiteReport {
    */
   records: SuiteRecords;
   stats: SuiteStatistics;
+  /** The resource limits and deadlines its rollouts ran under, each with what enforced it; absent when no backend said. */
+  limits?: SuiteLimits | undefined;
   durationMs: number;
   /** Set when the suite (or its whole file) failed before or outside its rollouts: an import or dataset error. */
   error?: RolloutError | undefined;

@@ -114,7 +114,7 @@ export class WatchSession {
     if (this.#pending.size) return this.#drain();
     // Idle from here on: give memory back before saying so. A change meanwhile starts its rerun at once (the
     // collection is never on its path), and that rerun says when it waits.
-    await this.#idle.collect();
+    await Promise.all([this.#idle.collect(), this.#pool.idle()]);
     if (!this.#running && !this.#closed) this.#write(waitingLine(this.#options.terminal));
   }
 

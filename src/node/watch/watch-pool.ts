@@ -35,6 +35,14 @@ export class WatchPool {
     return this.#pool;
   }
 
+  /**
+   * No rerun runs: the threads' sessions close now rather than after their idle time, so that the watcher that says
+   * it waits holds what it holds while it waits, not a session that a moment later closes on its own.
+   */
+  async idle(): Promise<void> {
+    await this.#pool?.closeIdleSessions();
+  }
+
   /** Ends the workers for good: the session is over. */
   async close(): Promise<void> {
     await this.#pool?.close();

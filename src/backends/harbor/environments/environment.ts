@@ -1,3 +1,5 @@
+import type { AppliedLimits } from '../../../model/limits.ts';
+
 /**
  * The interface every trial environment implements (process, sandbox, docker), so that a trial's
  * lifecycle never depends on where it runs.
@@ -159,6 +161,8 @@ export interface TrialEnvironment {
   readonly honoursUsers?: boolean;
   /** The limits (as task.toml names them) that commands have reached so far; empty when none was. */
   limitsReached?(): Promise<string[]>;
+  /** After start: the limits commands run under, each with what enforces it (`none` when nothing here can). */
+  appliedLimits?(): AppliedLimits;
 }
 
 /** Processes a trial may run at once unless the environment options say otherwise: a fork bomb stops here. */

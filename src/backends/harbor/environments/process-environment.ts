@@ -2,6 +2,8 @@ import { mkdir, symlink } from 'node:fs/promises';
 import path from 'node:path';
 import { DEFAULT_PIDS_LIMIT, type EnvironmentInit } from './environment.ts';
 import { HostBackedEnvironment, type WrappedCommand } from './host-environment.ts';
+import type { AppliedLimits } from '../../../model/limits.ts';
+import { hostLimits } from './limits/applied-limits.ts';
 import { TrialCgroup } from './limits/trial-cgroup.ts';
 
 /**
@@ -50,6 +52,11 @@ export class ProcessEnvironment extends HostBackedEnvironment {
 
   async limitsReached(): Promise<string[]> {
     return (await this.#cgroup?.reached()) ?? [];
+  }
+
+  /** Its cgroup holds only the pids limit; memory and storage go through prlimit, cpus through nothing. */
+  appliedLimits(): AppliedLimits {
+    return hostLimits(this.init.limits, { pids: DEFAULT_PIDS_LIMIT, cgroup: this.#cgroup?.limits, storage: 'prlimit' });
   }
 
   override async stop(): Promise<void> {

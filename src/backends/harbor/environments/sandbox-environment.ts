@@ -12,6 +12,8 @@ import { loadExeca } from './exec.ts';
 import { copyTrialTree } from '../trial/trial-files.ts';
 import { HostBackedEnvironment, type WrappedCommand } from './host-environment.ts';
 import { JOIN_CGROUP, TrialCgroup } from './limits/trial-cgroup.ts';
+import { hostLimits } from './limits/applied-limits.ts';
+import type { AppliedLimits } from '../../../model/limits.ts';
 import { defaultRootfsCache, imageRootfs, type ImageRootfs } from './sandbox/image-rootfs.ts';
 import { makeLayerDirs } from './sandbox/layer-dirs.ts';
 import { layerFull, mountLayerStorage, unmountLayerStorage } from './sandbox/layer-storage.ts';
@@ -443,6 +445,11 @@ export class SandboxEnvironment extends HostBackedEnvironment {
     const reached = (await this.#cgroup?.reached()) ?? [];
     if (this.#storageMounted && (await layerFull(this.#layer))) reached.push(`storage_mb = ${this.init.limits.storageMb} (the files it wrote fill it)`);
     return reached;
+  }
+
+  /** The cgroup's limits when it was made, else prlimit's memory and nothing for cpus and pids; storage on a tmpfs or per file. */
+  appliedLimits(): AppliedLimits {
+    return hostLimits(this.init.limits, { pids: this.#options.pidsLimit, cgroup: this.#cgroup?.limits, storage: this.#storageMounted ? 'tmpfs' : 'prlimit' });
   }
 
   override async stop(): Promise<void> {

@@ -7,6 +7,7 @@ import { ValidationError } from '../../../runtime/errors.ts';
 import type { EnvironmentType } from '../environments/environment.ts';
 import { type TaskConfig, TaskConfigSchema } from './task-config.ts';
 import { readTaskCompose } from '../environments/compose/compose-file.ts';
+import { dirhash } from './dirhash.ts';
 import { taskDigest } from './task-digest.ts';
 import { unknownKeys } from './unknown-keys.ts';
 import { unsupportedKeys } from './unsupported-keys.ts';
@@ -35,6 +36,8 @@ export interface HarborTask {
   steps: TaskStep[];
   /** The task's content digest, as Harbor's lock.json records it (hex SHA-256; see {@link taskDigest}). */
   digest: string;
+  /** `dirhash(task_dir, "sha256")`, which Harbor's result.json records as `task_checksum` (see {@link dirhash}). */
+  checksum: string;
   /** Keys of task.toml that trials do not honour but can run without, each named (see {@link unsupportedKeys}). */
   warnings: string[];
 }
@@ -118,6 +121,7 @@ export async function loadTask(dir: string, options: { environment?: Environment
     solutionDir: existing(absolute, 'solution'),
     steps,
     digest: await taskDigest(absolute),
+    checksum: await dirhash(absolute).catch((error: Error) => Promise.reject(new ValidationError(`task ${absolute}: ${error.message}`))),
     warnings: [...warnings, ...ignored.map((key) => `${asTomlKey(key)}: not a key that trials read; it is ignored`)],
   };
 }

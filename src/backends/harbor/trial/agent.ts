@@ -69,7 +69,8 @@ async function runWorkflow(run: TrialRun, phase: AgentPhase): Promise<AgentOutco
  */
 async function runOracle(run: TrialRun, phase: AgentPhase): Promise<AgentOutcome> {
   const { env, task, config } = run;
-  if (!phase.solutionDir) throw TrialError.of('AgentError', 'AGENT_ERROR', 'workflow', `task ${task.name} has no solution/solve.sh`);
+  // Harbor's oracle raises FileNotFoundError, naming the script it looked for.
+  if (!phase.solutionDir) throw TrialError.of('FileNotFoundError', 'AGENT_ERROR', 'workflow', `Solution script not found: ${path.join(task.dir, 'solution', 'solve.sh')}`);
   await uploadScripts(env, [phase.solutionDir], env.paths.solution, 'solve.sh');
   const exec = await env.exec([path.posix.join(env.paths.solution, 'solve.sh')], {
     env: { DEBIAN_FRONTEND: 'noninteractive', ...resolveEnvTemplates(task.config.solution.env) },

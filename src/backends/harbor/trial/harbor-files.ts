@@ -5,7 +5,14 @@ import type { TrialConfig } from './trial-config.ts';
 import { taskVerifierMode } from './phases.ts';
 import type { TrialIdentity } from './trial-record.ts';
 import { packageVersion } from '../../../package-files.ts';
-
+import {
+  AGENT_CONFIG_DEFAULTS,
+  ENVIRONMENT_CONFIG_DEFAULTS,
+  TASK_CONFIG_DEFAULTS,
+  TRIAL_CONFIG_DEFAULTS,
+  TRIAL_LOCK_DEFAULTS,
+  VERIFIER_CONFIG_DEFAULTS,
+} from './harbor-defaults.ts';
 
 /** Harbor's `AgentConfig` of a trial: the oracle by name, a workflow by its import path and config. */
 function agentConfig(config: TrialConfig): Record<string, unknown> {
@@ -36,42 +43,45 @@ function verifierConfig(config: TrialConfig): Record<string, unknown> {
   return override === undefined ? {} : { override_timeout_sec: override };
 }
 
+/** Harbor's `AgentConfig`, `EnvironmentConfig` and `VerifierConfig` of a trial, every field written. */
+function trialParts(config: TrialConfig) {
+  return {
+    agent: { ...AGENT_CONFIG_DEFAULTS, ...agentConfig(config) },
+    environment: { ...ENVIRONMENT_CONFIG_DEFAULTS, ...environmentConfig(config) },
+    verifier: { ...VERIFIER_CONFIG_DEFAULTS, ...verifierConfig(config) },
+  };
+}
+
 /**
- * `config.json`: Harbor's `TrialConfig` (defaults left out, as Harbor writes it), so that Harbor's own tools
- * read the trial; this harness's own trial config (no secret in it) under `rollout_test`.
+ * `config.json`: Harbor's `TrialConfig` with every field Harbor writes (defaults included), so that Harbor's
+ * own tools read the trial; this harness's own trial config (no secret in it) under `rollout_test`.
  */
 export function harborTrialConfig(config: TrialConfig): Record<string, unknown> {
   return {
-    task: { path: config.taskDir },
+    task: { path: config.taskDir, ...TASK_CONFIG_DEFAULTS },
     trial_name: config.trialName,
     trials_dir: config.trialsDir,
-    agent: agentConfig(config),
-    environment: environmentConfig(config),
-    verifier: verifierConfig(config),
+    ...TRIAL_CONFIG_DEFAULTS,
+    ...trialParts(config),
     rollout_test: config,
   };
 }
 
-/** `lock.json`: Harbor's `TrialLock`, the resolved inputs of the trial, with the task's content digest. */
+/** `lock.json`: Harbor's `TrialLock` with every field, the resolved inputs of the trial, with the task's content digest. */
 export function harborTrialLock(config: TrialConfig, task: HarborTask): Record<string, unknown> {
   const version = (task.config.task as { version?: unknown }).version;
+  const { agent, environment, verifier } = trialParts(config);
   return {
     schema_version: 2,
-    task: { name: task.dir.split('/').at(-1), ...(typeof version === 'string' && { version }), type: 'local', digest: `sha256:${task.digest}`, path: task.dir },
-    install_only: false,
-    timeout_multiplier: 1,
-    agent: agentConfig(config),
-    skills: [],
-    bridge_inputs: {},
-    environment: environmentConfig(config),
-    verifier: { ...verifierConfig(config), ...(task.steps.length === 0 && { environment_mode: taskVerifierMode(task.config) }) },
+    task: { name: task.dir.split('/').at(-1), version: typeof version === 'string' ? version : null, type: 'local', digest: `sha256:${task.digest}`, source: null, path: task.dir, git_url: null, git_commit_id: null },
+    ...TRIAL_LOCK_DEFAULTS,
+    agent,
+    environment,
+    verifier: { ...verifier, environment_mode: task.steps.length === 0 ? taskVerifierMode(task.config) : null },
   };
 }
 
-/**
- * The identity fields of result.json. `task_checksum` is the task's content digest (lock.json's, without its
- * `sha256:`): Harbor computes it with dirhash, which hashes the same files another way.
- */
+/** The identity fields of result.json; `task_checksum` is Harbor's `dirhash(task_dir, "sha256")`. */
 export function trialIdentity(config: TrialConfig, task: HarborTask, trialDir: string): TrialIdentity {
   const oracle = config.agent.kind === 'oracle';
   return {
@@ -79,7 +89,7 @@ export function trialIdentity(config: TrialConfig, task: HarborTask, trialDir: s
     trial_uri: pathToFileURL(trialDir).href,
     task_name: task.name,
     task_id: { path: task.dir },
-    task_checksum: task.digest,
+    task_checksum: task.checksum,
     config: harborTrialConfig(config),
     agent_info: oracle
       ? { name: 'oracle', version: '1.0.0', model_info: null }

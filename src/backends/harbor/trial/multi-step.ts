@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { mkdir, readdir, rename, rm } from 'node:fs/promises';
+import { mkdir, readdir, rename, rm, rmdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { TaskStep } from '../task/load-task.ts';
 import type { StepConfig } from '../task/task-config.ts';
@@ -9,7 +9,8 @@ import { runHealthcheck } from './healthcheck.ts';
 import { stepPhases } from './phases.ts';
 import type { StepOutcomes, TrialContext } from './trial-outcome.ts';
 import { TrialError } from './trial-error.ts';
-import { agentContextOf, exceptionInfoOf, type StepResult } from './trial-record.ts';
+import { agentContextOf, emptyStepResult, exceptionInfoOf, type StepResult } from './trial-record.ts';
+import type { TrialPaths } from './trial-paths.ts';
 import type { TrialRun } from './trial-run.ts';
 import { withLimitError } from './limit-error.ts';
 import { runVerifier } from './verifier.ts';
@@ -28,7 +29,7 @@ export async function runMultiStep(run: TrialRun, context: TrialContext, outcome
   const samples: AgentOutcome['samples'] = [];
   for (const [index, step] of task.steps.entries()) {
     const settings = task.config.steps![index]!;
-    const result: StepResult = { step_name: step.name };
+    const result = emptyStepResult(step.name);
     results.push(result);
     await recorder.log(`step ${index + 1}/${task.steps.length} "${step.name}" started`);
     await runStep(run, context, step, settings, result, samples);
@@ -130,4 +131,25 @@ async function moveContents(from: string, to: string, keep: string[]): Promise<v
     await rm(destination, { recursive: true, force: true });
     await rename(source, destination);
   }
+}
+
+/**
+ * As Harbor at the end of a multi-step trial (once the environment has stopped): the top-level agent, verifier
+ * and artifacts folders, which every step emptied into `steps/<name>/`, are removed when they hold nothing but
+ * empty folders. Only empty folders are removed; a link counts as content and is never followed.
+ */
+export async function removeEmptyMountDirs(paths: TrialPaths): Promise<void> {
+  for (const dir of [paths.agentDir, paths.verifierDir, paths.artifactsDir]) await removeIfEmptyTree(dir);
+}
+
+/** Removes `dir` if it holds only empty folders (at any depth); says whether it did. */
+async function removeIfEmptyTree(dir: string): Promise<boolean> {
+  const entries = await readdir(dir, { withFileTypes: true }).catch(() => undefined);
+  if (!entries) return false;
+  let empty = true;
+  for (const entry of entries) {
+    if (!entry.isDirectory() || !(await removeIfEmptyTree(path.join(dir, entry.name)))) empty = false;
+  }
+  // Something written since the listing makes rmdir fail: the folder then stays, as it is not empty.
+  return empty && rmdir(dir).then(() => true, () => false);
 }

@@ -1,5 +1,6 @@
 import { chmod, mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import type { AppliedLimits } from '../../../model/limits.ts';
 import type { DockerPool } from '../environments/docker/docker-pool.ts';
 import type { TrialEnvironment } from '../environments/environment.ts';
 import type { HarborTask } from '../task/load-task.ts';
@@ -8,7 +9,7 @@ import { collectArtifacts } from './artifacts.ts';
 import { checkEnvTemplates, createTaskEnvironment } from './environment-init.ts';
 import { harborTrialConfig, harborTrialLock, trialIdentity } from './harbor-files.ts';
 import { runHealthcheck } from './healthcheck.ts';
-import { runMultiStep } from './multi-step.ts';
+import { removeEmptyMountDirs, runMultiStep } from './multi-step.ts';
 import { singleStepPhases, usesSeparateVerifier } from './phases.ts';
 import { type RunnerLaunch, trialRunnerLaunch } from './runtime-entry.ts';
 import type { TrialConfig } from './trial-config.ts';
@@ -33,12 +34,14 @@ export async function runTrial(config: TrialConfig, context: TrialContext): Prom
   const outcome: Pick<TrialOutcome, 'agent' | 'verifier'> = {};
   const launch = trialRunnerLaunch();
   let env: TrialEnvironment | undefined;
+  let limits: AppliedLimits | undefined;
   try {
     const { task } = context;
     await step(recorder, 'environment_setup', 'EnvironmentStartError', context.signal, async () => {
       env = createTrialEnvironment(config, task, paths, launch, context.dockerPool);
       await withDeadline(env.start(context.signal), task.config.environment.build_timeout_sec, 'environment start');
       for (const note of env.notes ?? []) await recorder.log(note);
+      limits = { ...env.appliedLimits?.(), ...(task.steps.length ? {} : deadlines(config)) };
       if (!env.honoursUsers && (task.config.agent.user !== undefined || task.config.verifier.user !== undefined)) {
         await recorder.log(`warning: [agent]/[verifier] user is not honoured here: the ${env.type} environment runs every command as the harness's user`);
       }
@@ -54,6 +57,8 @@ export async function runTrial(config: TrialConfig, context: TrialContext): Prom
   } finally {
     await stopQuietly(env, recorder);
   }
+  // Once its steps ran (as Harbor, not when the environment never started), a multi-step trial's emptied folders go.
+  if (recorder.result.step_results) await removeEmptyMountDirs(paths);
   await recorder.finish();
   const cancelled = context.signal?.aborted === true;
   await context.emit(cancelled ? 'trial-cancelled' : 'trial-ended', recorder.result);
@@ -64,6 +69,19 @@ export async function runTrial(config: TrialConfig, context: TrialContext): Prom
     cancelled,
     ...outcome,
     timings: timingsOf(recorder, context),
+    limits,
+  };
+}
+
+/**
+ * A single-step trial's deadlines: the harness ends the agent's and the verifier's commands (their process groups)
+ * at them. A multi-step task's deadlines are each step's own, and are not reported.
+ */
+function deadlines(config: TrialConfig): AppliedLimits {
+  const agent = config.agentTimeoutSec;
+  return {
+    ...(agent !== null && { agentTimeoutSec: { value: agent, enforcedBy: 'harness' as const } }),
+    graderTimeoutSec: { value: config.verifierTimeoutSec, enforcedBy: 'harness' },
   };
 }
 

@@ -8,6 +8,8 @@ export type TrialErrorType =
   | 'EnvironmentStartError'
   | 'AgentSetupError'
   | 'AgentError'
+  /** The oracle found no `solution/solve.sh`, as Harbor's oracle reports it. */
+  | 'FileNotFoundError'
   | 'AgentTimeoutError'
   | 'VerifierError'
   | 'VerifierTimeoutError'

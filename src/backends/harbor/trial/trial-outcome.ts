@@ -1,3 +1,4 @@
+import type { AppliedLimits } from '../../../model/limits.ts';
 import type { DockerPool } from '../environments/docker/docker-pool.ts';
 import type { HarborTask } from '../task/load-task.ts';
 import type { AgentOutcome } from './agent.ts';
@@ -16,6 +17,8 @@ export interface TrialOutcome {
   agent?: AgentOutcome;
   verifier?: VerifierOutcome;
   timings: TrialTimings;
+  /** The limits its commands ran under, once its environment started. */
+  limits?: AppliedLimits | undefined;
 }
 
 /** Time spent waiting for a slot, and per-step durations, for the rollout's timings. */

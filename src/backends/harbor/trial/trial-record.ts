@@ -10,7 +10,7 @@ export type TrialStep = 'environment_setup' | 'agent_setup' | 'agent_execution' 
 /** Start and finish of a step, ISO timestamps. */
 export interface TimingInfo {
   started_at: string;
-  finished_at?: string;
+  finished_at: string | null;
 }
 
 /** Harbor's record of the first exception of a trial. */
@@ -27,17 +27,24 @@ export interface AgentContext {
   n_cache_tokens: number | null;
   n_output_tokens: number | null;
   cost_usd: number | null;
+  /** Per-trajectory token ids, loss masks and logprobs; this harness records none. */
+  rollout_details: null;
   metadata: { n_samples: number; metrics: Record<string, number> };
 }
 
-/** Harbor's `StepResult`: one step of a multi-step trial. */
+/** Harbor's `StepResult`: one step of a multi-step trial. Unset fields are null, as Harbor writes them. */
 export interface StepResult {
   step_name: string;
-  agent_result?: AgentContext;
-  verifier_result?: { rewards: Record<string, number> };
-  exception_info?: ExceptionInfo;
-  agent_execution?: TimingInfo;
-  verifier?: TimingInfo;
+  agent_result: AgentContext | null;
+  verifier_result: { rewards: Record<string, number> } | null;
+  exception_info: ExceptionInfo | null;
+  agent_execution: TimingInfo | null;
+  verifier: TimingInfo | null;
+}
+
+/** A step's result before it has run. */
+export function emptyStepResult(stepName: string): StepResult {
+  return { step_name: stepName, agent_result: null, verifier_result: null, exception_info: null, agent_execution: null, verifier: null };
 }
 
 /** What identifies a trial in its record: Harbor's required fields, and ours (rollout, environment, task dir). */
@@ -56,16 +63,20 @@ export interface TrialIdentity {
   environment_type: string;
 }
 
-/** The content of `result.json`: Harbor's `TrialResult`, plus the rollout and environment it ran for. */
-export interface TrialResultFile extends TrialIdentity, Partial<Record<TrialStep, TimingInfo>> {
+/**
+ * The content of `result.json`: Harbor's `TrialResult`, plus the rollout and environment it ran for. Every
+ * field of Harbor's is written, null when unset (a multi-step trial's top-level agent and timing fields stay
+ * null: its steps hold them), as Harbor writes it.
+ */
+export interface TrialResultFile extends TrialIdentity, Record<TrialStep, TimingInfo | null> {
   id: string;
   source: null;
   started_at: string;
-  finished_at?: string;
-  agent_result?: AgentContext;
-  verifier_result?: { rewards: Record<string, number> };
-  exception_info?: ExceptionInfo;
-  step_results?: StepResult[];
+  finished_at: string | null;
+  agent_result: AgentContext | null;
+  verifier_result: { rewards: Record<string, number> } | null;
+  exception_info: ExceptionInfo | null;
+  step_results: StepResult[] | null;
 }
 
 /** Harbor's record of an exception, now. */
@@ -90,6 +101,7 @@ export function agentContextOf(agent: { samples: RolloutSample[] }): AgentContex
     n_cache_tokens: count('cached_tokens'),
     n_output_tokens: count('completion_tokens'),
     cost_usd: count('cost_usd'),
+    rollout_details: null,
     metadata: { n_samples: agent.samples.length, metrics },
   };
 }
@@ -104,7 +116,21 @@ export class TrialRecorder {
     private readonly paths: TrialPaths,
     identity: TrialIdentity,
   ) {
-    this.result = { id: randomUUID(), source: null, ...identity, started_at: new Date().toISOString() };
+    this.result = {
+      id: randomUUID(),
+      source: null,
+      ...identity,
+      agent_result: null,
+      verifier_result: null,
+      exception_info: null,
+      started_at: new Date().toISOString(),
+      finished_at: null,
+      environment_setup: null,
+      agent_setup: null,
+      agent_execution: null,
+      verifier: null,
+      step_results: null,
+    };
   }
 
   /** The first exception; Harbor keeps only that one. */
@@ -113,9 +139,9 @@ export class TrialRecorder {
   }
 
   /** Runs a step, recording its start and finish (in `timing`, the trial's own by default) even when it throws. */
-  async step<T>(name: TrialStep, body: () => Promise<T>, timing: Partial<Record<TrialStep, TimingInfo>> = this.result): Promise<T> {
+  async step<T>(name: TrialStep, body: () => Promise<T>, timing: Partial<Record<TrialStep, TimingInfo | null>> = this.result): Promise<T> {
     const started = performance.now();
-    const info: TimingInfo = { started_at: new Date().toISOString() };
+    const info: TimingInfo = { started_at: new Date().toISOString(), finished_at: null };
     timing[name] = info;
     await this.log(`${name} started`);
     try {

@@ -4,6 +4,7 @@ import { formatDuration, formatNumber, relative } from '../format.ts';
 import type { Terminal } from '../terminal.ts';
 import { adaptiveText } from '../adaptive-text.ts';
 import { partialNote } from '../run-control.ts';
+import { infrastructureText } from '../statistics-text.ts';
 
 /** Harbor suites also show where their time went: environment setup, agent, verifier (mean per trial). */
 function phaseTimings(suite: SuiteReport): string {
@@ -33,5 +34,7 @@ export function suiteLine(suite: SuiteReport, root: string, { colors }: Terminal
   const figures = `${rollouts} · ${scores}${adaptive ? ` · ${adaptive}` : ''}`;
   const extra = [suite.thresholdMissed, suite.regression].map((why) => (why ? colors.red(` · ${why}`) : '')).join('') + (suite.partial ? colors.yellow(` · ${partialNote(suite)}`) : '');
   const warnings = (suite.warnings ?? []).map((warning) => colors.yellow(`  ⚠ ${warning}\n`)).join('');
-  return `${mark} ${suite.name} ${where} ${figures}${phaseTimings(suite)}${extra} ${colors.dim(formatDuration(suite.durationMs))}\n${warnings}`;
+  const infrastructure = infrastructureText(suite.stats);
+  const noise = infrastructure ? colors.yellow(`  ${infrastructure}\n`) : '';
+  return `${mark} ${suite.name} ${where} ${figures}${phaseTimings(suite)}${extra} ${colors.dim(formatDuration(suite.durationMs))}\n${noise}${warnings}`;
 }

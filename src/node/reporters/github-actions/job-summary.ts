@@ -7,7 +7,7 @@ import { INTERRUPTED } from '../default/summary.ts';
 import { formatDuration, formatNumber } from '../format.ts';
 import { MAX_CELL_CHARS, markdownCell } from './markdown-cell.ts';
 import { deltaText, sourceText, verdictText } from '../comparison-format.ts';
-import { meanRewardText, passAtKText, populationText, statisticsNotes } from '../statistics-text.ts';
+import { infrastructureText, meanRewardText, passAtKText, populationText, statisticsNotes } from '../statistics-text.ts';
 import { adaptiveText } from '../adaptive-text.ts';
 import { budgetStop, flakiest, partialNote, spendLine } from '../run-control.ts';
 
@@ -93,10 +93,13 @@ function statisticsParagraphs(report: RunReport): string[] {
   return statisticsNotes(suites, report.overall).flatMap((note) => ['', note]);
 }
 
-/** A line per adaptive suite (at most 20, for the size limit): whether it reached its target width, with how many rollouts. */
-function adaptiveLines(suites: SuiteReport[]): string[] {
+/**
+ * A line per suite that `textOf` says something of (at most 20, for the size limit): an adaptive suite's target
+ * width reached or not, or a suite's infrastructure error rate.
+ */
+function suiteLines(suites: SuiteReport[], textOf: (stats: SuiteStatistics) => string | undefined): string[] {
   const lines = suites.flatMap((s) => {
-    const text = adaptiveText(s.stats);
+    const text = textOf(s.stats);
     return text ? [`- ${markdownCell(shownName(s))}: ${markdownCell(text)}`] : [];
   });
   return lines.length ? ['', ...lines.slice(0, 20)] : [];
@@ -128,7 +131,7 @@ export function jobSummary(report: RunReport, budget = MAX_SUMMARY_BYTES): strin
     ...(report.interrupted ? ['', INTERRUPTED[report.interrupted]] : []),
   ];
   const suiteRow = (s: SuiteReport) => row(`${s.passed ? '✅' : '❌'} ${markdownCell(shownName(s))}`, s.stats, s.durationMs, extra(s));
-  const adaptive = adaptiveLines(report.suites);
+  const adaptive = [...suiteLines(report.suites, adaptiveText), ...suiteLines(report.suites, infrastructureText)];
   const { rows, notes } = fittedRows(report.suites, suiteRow, budget - bytes([...top, all, ...adaptive, ...end]));
   const statistics = linesWithin(statisticsParagraphs(report), budget - bytes([...top, ...rows, all, ...adaptive, ...end, ...notes]));
   return `${[...top, ...rows, all, ...adaptive, ...statistics, ...end, ...notes].join('\n')}\n\n`;

@@ -71,8 +71,9 @@ function suiteProperties(stats: SuiteStatistics, suite: SuiteReport): string {
   const entries: Array<[string, string | number]> = [['passThreshold', suite.passThreshold], ['runs', suite.runs]];
   entries.push(...intervalProperties(stats));
   if (stats.adaptive) {
-    const { targetWidth, reached, rollouts } = stats.adaptive;
+    const { targetWidth, reached, rollouts, stopped } = stats.adaptive;
     entries.push(['adaptive.targetWidth', targetWidth], ['adaptive.reached', String(reached)], ['adaptive.rollouts', rollouts]);
+    if (stopped) entries.push(['adaptive.stopped', stopped]);
   }
   for (const [k, value] of Object.entries(stats.passHatK)) entries.push([`pass^${k}`, value]);
   if (stats.trainability.zeroVarianceShare !== null) entries.push(['zeroVarianceRowShare', stats.trainability.zeroVarianceShare]);

@@ -10,6 +10,8 @@ import { DockerCli } from './docker-cli.ts';
 import { containerLabels, prepareEngine, removeContainer } from './docker-containers.ts';
 import { checkHarness } from './docker-harness.ts';
 import { TrialCgroup } from '../limits/trial-cgroup.ts';
+import { containerLimits } from '../limits/applied-limits.ts';
+import type { AppliedLimits } from '../../../../model/limits.ts';
 import { copyTrialTree, readTrialFile } from '../../trial/trial-files.ts';
 import { type ImageConfig, inspectImage, resolveImage } from './docker-image.ts';
 import { containerMounts, type ContainerOwner, type ContainerSpec, containerRoot, IPC, type StartedContainer, startContainer, type UserCodeInstall } from './container-start.ts';
@@ -302,6 +304,11 @@ export class DockerEnvironment implements TrialEnvironment {
 
   async limitsReached(): Promise<string[]> {
     return [...((await this.#cgroup?.reached()) ?? []), ...(this.#storage ? await storageReached(this.#storage) : [])];
+  }
+
+  /** The engine enforces the `docker run` flags; storage_mb is a tmpfs of that size behind the paths a trial writes. */
+  appliedLimits(): AppliedLimits {
+    return containerLimits(this.init.limits, this.#options.pidsLimit, this.#storage !== undefined);
   }
 
   /**

@@ -4,6 +4,7 @@ import { readdir, readFile, readlink } from 'node:fs/promises';
 import path from 'node:path';
 import type { ImageSource } from '../environment.ts';
 import type { DockerCli } from './docker-cli.ts';
+import { LOCAL_BASE_IMAGE, LOCAL_PYTHON_IMAGE, localImage } from './image-map.ts';
 import type { ImageMap } from '../../../../model/suite-options.ts';
 
 /** Labels every image the environment builds, so they can be listed and pruned together. */
@@ -31,8 +32,8 @@ const prebuilt = new Map<string, Promise<string>>();
  */
 export async function resolveImage(cli: DockerCli, request: ImageRequest): Promise<string> {
   const { source, imageMap } = request;
-  if (source.dockerImage) return requireLocal(cli, imageMap[source.dockerImage] ?? source.dockerImage);
-  const dockerfile = withoutCopyChmod(mapBaseImages(await readDockerfile(source), imageMap));
+  if (source.dockerImage) return requireLocal(cli, await localImage(cli, source.dockerImage, imageMap));
+  const dockerfile = withoutCopyChmod(await mapBaseImages(cli, await readDockerfile(source), imageMap));
   const tag = `rollout-test/${safeName(source.taskName)}:${await contextHash(source.environmentDir!, dockerfile)}`;
   if (!request.prebuild) return build(cli, tag, dockerfile, request);
   const key = `${cli.command}\0${tag}`;
@@ -88,14 +89,19 @@ export function withoutCopyChmod(dockerfile: string): string {
   return dockerfile.replace(/^(\s*)COPY\s+--chmod=([0-7]{3,4})\s+(\S+)\s+(\/\S*[^/\s])\s*$/gim, '$1COPY $3 $4\n$1RUN chmod $2 $4');
 }
 
-/** Rewrites the image of each `FROM` line that `imageMap` names; stage names and other images stay. */
-export function mapBaseImages(dockerfile: string, imageMap: ImageMap): string {
-  return dockerfile.replace(/^(\s*FROM\s+(?:--\S+\s+)*)(\S+)/gim, (_, head: string, image: string) => head + (imageMap[image] ?? image));
+const FROM_LINE = /^(\s*FROM\s+(?:--\S+\s+)*)(\S+)/gim;
+
+/** Rewrites the image of each `FROM` line to its {@link localImage}; stage names and other images stay. */
+export async function mapBaseImages(cli: DockerCli, dockerfile: string, imageMap: ImageMap): Promise<string> {
+  const images = new Map<string, string>();
+  for (const [, , image] of dockerfile.matchAll(FROM_LINE)) images.set(image!, await localImage(cli, image!, imageMap));
+  return dockerfile.replace(FROM_LINE, (_, head: string, image: string) => head + images.get(image));
 }
 
 async function requireLocal(cli: DockerCli, image: string): Promise<string> {
   if (await inspectImage(cli, image).then(() => true, () => false)) return image;
-  throw new Error(`image ${image} is not in the docker engine, and trials never pull: build or load it, or map it onto a local image with imageMap`);
+  const ours = image === LOCAL_BASE_IMAGE || image === LOCAL_PYTHON_IMAGE ? ' (npm run docker:base builds it)' : '';
+  throw new Error(`image ${image} is not in the docker engine, and trials never pull: build or load it${ours}, or map it onto a local image with imageMap`);
 }
 
 async function readDockerfile(source: ImageSource): Promise<string> {

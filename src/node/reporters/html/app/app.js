@@ -81,6 +81,7 @@ function suiteCard(suite, index) {
     suite.text.adaptive ? el('p', { className: 'adaptive', textContent: suite.text.adaptive }) : undefined,
     el('p', { textContent: `${c.total} rollouts · ${c.passed} passed · ${c.failed} failed · ${c.errored} errored · ${c.skipped} skipped · ${duration(suite.durationMs)}` }),
     el('p', { className: 'errors', textContent: `errors: ${errors}` }),
+    suite.text.infrastructure ? el('p', { className: 'infrastructure', textContent: suite.text.infrastructure }) : undefined,
     suite.cost ? el('p', { textContent: `cost ${num(suite.cost.total, 4)}` }) : undefined,
     baseline ? el('p', { className: 'baseline', textContent: `vs baseline: ${baseline}` }) : undefined,
     suite.partial ? el('p', { className: 'partial', textContent: `partial: the budget stopped it after ${c.total - c.skipped} of ${c.total} rollouts; gate and baseline inconclusive` }) : undefined,

@@ -1,7 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import {
-  bootstrapMeanInterval,
-  createRng,
   distribution,
   kValues,
   passAtK,
@@ -10,6 +8,7 @@ import {
   summarizeSuites,
   type RolloutOutcome,
 } from '../src/node/stats/index.ts';
+import { createRng } from './helpers/rng.ts';
 
 describe('passAtK', () => {
   it.each([
@@ -82,54 +81,6 @@ describe('createRng', () => {
     expect(draw(42)).toEqual(draw(42));
     expect(draw(42)).not.toEqual(draw(43));
     expect(draw(7).every((x) => x >= 0 && x < 1)).toBe(true);
-  });
-});
-
-/** Rows of `runs` Bernoulli runs, each row with its own success chance drawn uniformly from [0.2, 0.8]. */
-function simulateRows(random: () => number, rows: number, runs: number): number[][] {
-  return Array.from({ length: rows }, () => {
-    const p = 0.2 + 0.6 * random();
-    return Array.from({ length: runs }, () => (random() < p ? 1 : 0));
-  });
-}
-
-describe('bootstrapMeanInterval', () => {
-  it('covers the true mean in about 95% of seeded simulated datasets', () => {
-    const random = createRng(2024);
-    let covered = 0;
-    for (let i = 0; i < 200; i++) {
-      const { low, high } = bootstrapMeanInterval(simulateRows(random, 30, 4), { resamples: 1000, seed: i });
-      if (low !== null && high !== null && low <= 0.5 && 0.5 <= high) covered += 1;
-    }
-    expect(covered / 200).toBeGreaterThanOrEqual(0.9);
-    expect(covered / 200).toBeLessThanOrEqual(0.99);
-  });
-
-  it('keeps the runs of a row together', () => {
-    // Resampling 2 rows can only give means 0, 10/11 or 1; resampling runs one by one would not reach 0.
-    const result = bootstrapMeanInterval([Array<number>(10).fill(1), [0]]);
-    expect(result.mean).toBeCloseTo(10 / 11, 12);
-    expect(result.low).toBe(0);
-    expect(result.high).toBe(1);
-  });
-
-  it('is reproducible with a seed', () => {
-    const groups = simulateRows(createRng(1), 20, 3);
-    expect(bootstrapMeanInterval(groups, { seed: 9 })).toEqual(bootstrapMeanInterval(groups, { seed: 9 }));
-    expect(bootstrapMeanInterval(groups)).toEqual(bootstrapMeanInterval(groups));
-  });
-
-  it('uses null rather than NaN in degenerate cases', () => {
-    expect(bootstrapMeanInterval([])).toEqual({ mean: null, low: null, high: null });
-    expect(bootstrapMeanInterval([[], []])).toEqual({ mean: null, low: null, high: null });
-    expect(bootstrapMeanInterval([[1, 0]])).toEqual({ mean: 0.5, low: null, high: null });
-    expect(bootstrapMeanInterval([[0.3], [0.3, 0.3]])).toEqual({ mean: 0.3, low: 0.3, high: 0.3 });
-  });
-
-  it('rejects non-finite values and bad options', () => {
-    expect(() => bootstrapMeanInterval([[Number.NaN], [1]])).toThrow(RangeError);
-    expect(() => bootstrapMeanInterval([[1], [0]], { confidence: 1 })).toThrow(RangeError);
-    expect(() => bootstrapMeanInterval([[1], [0]], { resamples: 0 })).toThrow(RangeError);
   });
 });
 

@@ -16,7 +16,7 @@ export default defineConfig({
       'test/stats-compare.test.ts',
       'test/stats-intervals.test.ts',
       'test/stats-flakiness.test.ts',
-      'test/stats-units.test.ts',
+      'test/stats-threshold.test.ts',
       'test/adaptive-sampling.test.ts',
       'test/dataset-lines.test.ts',
       'test/dataset-rows.test.ts',

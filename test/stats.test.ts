@@ -34,6 +34,17 @@ describe('passAtK', () => {
     expect(() => passAtK(3, 1, 0)).toThrow(RangeError);
     expect(() => passAtK(3, 1, 4)).toThrow(RangeError);
     expect(() => passAtK(3, 1.5, 1)).toThrow(RangeError);
+    expect(() => passAtK(3.5, 1, 1)).toThrow(new RangeError('n, c and k must be integers, got n=3.5, c=1, k=1'));
+    expect(() => passAtK(3, 1, 1.5)).toThrow(new RangeError('n, c and k must be integers, got n=3, c=1, k=1.5'));
+    expect(() => passAtK(3, -1, 1)).toThrow(new RangeError('c must be in [0, n], got n=3, c=-1'));
+    expect(() => passAtK(3, 1, 4)).toThrow(new RangeError('k must be in [1, n], got n=3, k=4'));
+  });
+
+  it('takes c = n and k = n, the ends of its domain', () => {
+    expect(passAtK(3, 3, 1)).toBe(1);
+    expect(passAtK(3, 1, 3)).toBe(1);
+    // Exactly k failures: 1 - C(3,3)/C(5,3) = 1 - 1/10, not the "fewer than k failures" shortcut's 1.
+    expect(passAtK(5, 2, 3)).toBeCloseTo(0.9, 12);
   });
 });
 
@@ -68,6 +79,17 @@ describe('distribution', () => {
     expect(d).toMatchObject({ min: 1, median: 2.5, max: 4 });
     expect(d.std).toBeCloseTo(Math.sqrt(1.25), 12);
     expect(distribution([0, 1, 0]).std).toBeCloseTo(Math.sqrt(2 / 9), 12);
+  });
+
+  it('takes the middle value of an odd count, and a single value as every statistic', () => {
+    expect(distribution([5, 1, 4, 2, 3])).toEqual({ min: 1, median: 3, max: 5, std: Math.sqrt(2) });
+    expect(distribution([10, 9, 100])).toMatchObject({ min: 9, median: 10, max: 100 });
+    expect(distribution([7])).toEqual({ min: 7, median: 7, max: 7, std: 0 });
+  });
+
+  it('rejects a value that is not finite', () => {
+    expect(() => distribution([1, Number.NaN])).toThrow(new RangeError('distribution(): values must be finite'));
+    expect(() => distribution([Number.POSITIVE_INFINITY])).toThrow(RangeError);
   });
 
   it('is all null for no values', () => {

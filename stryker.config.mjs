@@ -2,8 +2,12 @@
  * Mutation testing of the pure core (`npm run test:mutation`): Stryker plants one small bug at a time (a flipped
  * comparison, an off-by-one, a removed branch) and runs the unit tests of vitest.mutation.config.ts; a mutant no
  * test notices is a blind spot. The run fails under a mutation score of 85%. Mutants that no test can kill because
- * they change nothing observable are marked in the source with `// Stryker disable next-line <mutator>: <reason>`.
- * @type {import('@stryker-mutator/api/core').PartialStrykerOptions}
+ * they change nothing observable are marked in the source with `// Stryker disable next-line <mutator>: <reason>`,
+ * or listed here where such a comment would also hide mutants that are not equivalent:
+ * - variance.ts, `row.reduce((a, b) => a + b, 0)` → `a - b` in the row means: it negates every row mean, and only
+ *   their variance is used, which negation leaves unchanged.
+ * - variance.ts, `withinRows > 0 &&` → `>= 0` or `true`: with no variance within rows the room left for runs is
+ *   −3/4 of the variance between them, never above 0, so the other condition already gives `null`.
  */
 export default {
   testRunner: 'vitest',

@@ -44,6 +44,16 @@ describe('the flakiest rows first', () => {
     expect(rows.map((r) => [r.history, r.passes, r.runs])).toEqual([['PF', 1, 2], ['FPPF', 2, 4], ['PFFP', 2, 4], ['PPFF', 2, 4], ['PP', 2, 2]]);
   });
 
+  it('orders rows that tie by row number, whatever order they came in', () => {
+    const tied = { code: 'c', config: 'k', rows: new Map([3, 1, 2].map((row) => [row, { hash: 'h', outcomes: [true, false] }])) };
+    expect(flakyRows([tied]).map((r) => r.row)).toEqual([1, 2, 3]);
+  });
+
+  it('ends a row\'s history at its first change, even if an older run has the row as it is now', () => {
+    const withHash = (hash: string, passed: boolean): SuiteRunOutcomes => ({ code: 'c', config: 'k', rows: new Map([[1, { hash, outcomes: [passed] }]]) });
+    expect(rowHistories([withHash('a', true), withHash('b', false), withHash('a', false)])).toEqual(new Map([[1, [false]]]));
+  });
+
   it('ends the history at an older run of another config, and has none without runs', () => {
     expect(rowHistories([runOf({ 1: [true] }, 'c', 'old'), runOf({ 1: [false] })])).toEqual(new Map([[1, [false]]]));
     expect(rowHistories([])).toEqual(new Map());

@@ -66,7 +66,19 @@ describe('passAtKInterval', () => {
     // pass@4 is 1, 1, 0: three 0/1 trials, so wider than pass@1's twelve.
     expect(four.high - four.low).toBeGreaterThan(one.high - one.low);
     expect(passAtKInterval([{ n: 2, c: 2 }], 1)?.population).toBeNull();
+    expect(passAtKInterval([{ n: 1, c: 1 }, { n: 1, c: 0 }], 1)?.population?.method).toBe('wilson-clustered');
     expect(passAtKInterval([], 1)).toBeNull();
+  });
+
+  it('gives the continuity-corrected Wilson intervals of its trials, own rows and population, to the digit', () => {
+    // Estimates 1/2, 1/2, 1/2, 1 (mean 5/8). Own rows: 4 · 2 runs / k = 8 trials, z = 1.959964. Population: the
+    // estimates' variance 1/48 over 4 rows is 1/64; with the worst-case row, (15/64 / 4 + 3/64) / 4 = 0.0263671875,
+    // so 15/64 / 0.0263671875 = 8.89 trials and t(0.975, 3) = 3.182446. Expected values from Newcombe's formula with
+    // scipy's quantiles.
+    const result = passAtKInterval([{ n: 2, c: 1 }, { n: 2, c: 1 }, { n: 2, c: 1 }, { n: 2, c: 2 }], 1)!;
+    expect(result.low).toBeCloseTo(0.2589476856278576, 9);
+    expect(result.high).toBeCloseTo(0.8975920027839139, 9);
+    expect(result.population).toEqual({ low: expect.closeTo(0.16886128550141188, 9), high: expect.closeTo(0.938226276489953, 9), method: 'wilson-clustered' });
   });
 });
 
@@ -92,5 +104,14 @@ describe('varianceSplit', () => {
     expect(varianceSplit([[0, 0], [1, 1], [0, 0], [1, 1]])!.advice).toEqual({ rows: 16, runsPerRow: null });
     // Same-looking rows, noisy runs: between is 0, so four times the runs halve it.
     expect(varianceSplit([[0, 1], [1, 0], [0, 1], [1, 0]])!.advice).toEqual({ rows: 16, runsPerRow: 8 });
+    // B = 1/60 and W = 1/4 over 6 rows of 2 runs: runs help while W / (4K) − 3B/4 = 0.01875 > 0, and 0.25 / 0.01875 = 13.3.
+    const both = varianceSplit([[0, 1], [1, 1], [0, 1], [1, 1], [0, 1], [0, 0]])!;
+    expect(both.betweenRows).toBeCloseTo(1 / 60, 12);
+    expect(both.advice).toEqual({ rows: 24, runsPerRow: 14 });
+  });
+
+  it('leaves rows without rewards out, and has no ICC when nothing varies', () => {
+    expect(varianceSplit([[0, 1], [], [1, 1]])).toEqual(varianceSplit([[0, 1], [1, 1]]));
+    expect(varianceSplit([[1, 1], [1, 1]])).toEqual({ betweenRows: 0, withinRows: 0, icc: null, advice: { rows: 8, runsPerRow: null } });
   });
 });

@@ -8,6 +8,7 @@ describe('reaches and formatBeside', () => {
     expect(reaches(1 - THRESHOLD_TOLERANCE / 2, 1)).toBe(true);
     expect(reaches(1 - 2 * THRESHOLD_TOLERANCE, 1)).toBe(false);
     expect(reaches(0, 0)).toBe(true);
+    expect(reaches(1 - THRESHOLD_TOLERANCE, 1)).toBe(true);
     expect(reaches(-1e-6, 0)).toBe(false);
   });
 
@@ -18,5 +19,8 @@ describe('reaches and formatBeside', () => {
     expect(formatBeside(0.1236, 0.12361)).toBe('0.1236');
     expect(formatBeside(0.26, 0.25)).toBe('0.260');
     expect(formatBeside(0.2500001, 0.25)).toBe('0.2500001');
+    // Twelve decimals, the most it shows, are the first to tell 0.5000000000006 from 0.5.
+    expect(formatBeside(0.5 + 6e-13, 0.5)).toBe('0.500000000001');
+    expect(formatBeside(0.5 + 1e-14, 0.5)).toBe(String(0.5 + 1e-14));
   });
 });

@@ -8,6 +8,8 @@ import {
   summarizeSuites,
   type RolloutOutcome,
 } from '../src/node/stats/index.ts';
+import { isInfrastructureFailure, outcomesOf, rowResults, scoredReward, scoredRows } from '../src/node/stats/outcomes.ts';
+import type { RolloutRecord } from '../src/node/types/rollout-record.ts';
 import { createRng } from './helpers/rng.ts';
 
 describe('passAtK', () => {
@@ -126,6 +128,47 @@ const handBuilt: RolloutOutcome[] = [
   outcome('d', 0, { status: 'skipped' }),
   outcome('d', 1, { status: 'errored', category: 'HTTP_ERROR', phase: 'workflow' }),
 ];
+
+describe('the outcomes a statistic counts', () => {
+  it('keys records by row unless told otherwise', () => {
+    const record = { row: 3, run: 2, reward: 1, status: 'passed' } as RolloutRecord;
+    expect(outcomesOf([record])).toEqual([{ rowKey: '3', run: 2, reward: 1, status: 'passed', category: undefined, phase: undefined }]);
+    expect(outcomesOf([record], (r) => `s/${r.row}`)[0]!.rowKey).toBe('s/3');
+  });
+
+  it('counts as infrastructure only errored rollouts in setup or with an HTTP error', () => {
+    expect(isInfrastructureFailure(outcome('a', 0, { status: 'errored', phase: 'setup', category: 'AGENT_ERROR' }))).toBe(true);
+    expect(isInfrastructureFailure(outcome('a', 0, { status: 'errored', phase: 'workflow', category: 'HTTP_ERROR' }))).toBe(true);
+    expect(isInfrastructureFailure(outcome('a', 0, { status: 'errored', phase: 'grader', category: 'TIMEOUT' }))).toBe(false);
+    expect(isInfrastructureFailure(outcome('a', 0, { status: 'failed', phase: 'setup', category: 'HTTP_ERROR' }))).toBe(false);
+  });
+
+  it('rejects a reward that is not finite, naming the rollout', () => {
+    expect(() => scoredReward(outcome('r7', 2, { reward: Number.NaN }))).toThrow(new RangeError('row r7 run 2: reward must be finite'));
+    expect(scoredReward(outcome('r7', 2, { reward: null }))).toBe(0);
+  });
+
+  it('orders rows by key and runs by number, whatever order they finished in', () => {
+    const rows = scoredRows([
+      outcome('b', 2, { reward: 0.2 }),
+      outcome('a', 1, { reward: 0.1 }),
+      outcome('c', 0, { reward: 0.3 }),
+      outcome('b', 0, { reward: 0.4 }),
+      outcome('a', 0, { reward: 0.5, status: 'errored', category: 'AGENT_ERROR', phase: 'grader' }),
+      outcome('b', 1, { reward: 0.6 }),
+    ]);
+    expect(rows).toEqual([
+      ['a', [{ reward: 0, errored: true }, { reward: 0.1, errored: false }]],
+      ['b', [{ reward: 0.4, errored: false }, { reward: 0.6, errored: false }, { reward: 0.2, errored: false }]],
+      ['c', [{ reward: 0.3, errored: false }]],
+    ]);
+  });
+
+  it('stores each row\'s rewards in run order and its passes at the threshold', () => {
+    expect(rowResults(handBuilt, 1)).toEqual({ a: { rewards: [1, 0.5], passes: 1 }, b: { rewards: [0, 0], passes: 0 }, c: { rewards: [1], passes: 1 } });
+    expect(rowResults(handBuilt, 0.5).a).toEqual({ rewards: [1, 0.5], passes: 2 });
+  });
+});
 
 describe('summarizeOutcomes', () => {
   it('keeps infrastructure failures and skips out of rewards and scores other errors as 0', () => {

@@ -8,6 +8,10 @@
  *   their variance is used, which negation leaves unchanged.
  * - variance.ts, `withinRows > 0 &&` → `>= 0` or `true`: with no variance within rows the room left for runs is
  *   −3/4 of the variance between them, never above 0, so the other condition already gives `null`.
+ * - outcomes.ts, scoredRows's comparator of row keys (`a < b ? -1 : a > b ? 1 : 0`) with `<=`, `>=` or a constant in
+ *   its second test: the keys of a Map are distinct, and V8's sort only asks whether the comparator is below 0.
+ * One survivor is not equivalent but left: variance.ts `room > 0` → `>= 0` needs a variance split whose room is
+ * exactly 0 in floating point.
  */
 export default {
   testRunner: 'vitest',

@@ -106,6 +106,7 @@ describe('normalizeRow', () => {
     expect(labelOf({ label: { a: [1] } })).toEqual(['{"a":[1]}', true]);
     expect(labelOf({ label: '' })).toEqual([null, false]);
     expect(labelOf({ label: null, ground_truth: 'g' })).toEqual(['g', false]);
+    expect(labelOf({ label: null, ground_truth: null })).toEqual([null, false]);
   });
 
   it('turns an id into text and leaves a missing one out', () => {
@@ -123,6 +124,8 @@ describe('normalizeRow', () => {
     expect(metadataOf({ metadata: {} })).toBeNull();
     expect(() => metadataOf({ metadata: '{a' })).toThrow(new ValidationError('"metadata" is text but not valid JSON'));
     expect(() => metadataOf({ metadata: [1] })).toThrow(new ValidationError('"metadata" must be an object'));
+    // Blank text is not JSON to parse, nor an object.
+    expect(() => metadataOf({ metadata: '  ' })).toThrow(new ValidationError('"metadata" must be an object'));
     expect(() => metadataOf({ metadata: '3' })).toThrow(new ValidationError('"metadata" must be an object'));
   });
 
@@ -146,6 +149,7 @@ describe('parseRowSelection', () => {
     expect(() => parseRowSelection('1-')).toThrow(UsageError);
     expect(() => parseRowSelection('x1')).toThrow(UsageError);
     expect(() => parseRowSelection('1x')).toThrow(UsageError);
+    expect(() => parseRowSelection('5-7x')).toThrow(UsageError);
     expect(() => parseRowSelection('0')).toThrow(new UsageError('--rows: "0" must count from 1 upwards'));
     expect(() => parseRowSelection('5-4')).toThrow(new UsageError('--rows: "5-4" must count from 1 upwards'));
   });

@@ -1,6 +1,6 @@
 /** The structured error of a result, built from whatever a workflow or grader threw. */
 import { describe, expect, it } from 'vitest';
-import { bounded, categorizeError, ECHO_LIMIT, HttpError, toRolloutError } from '../src/runtime/errors.ts';
+import { bounded, categorizeError, ECHO_LIMIT, HttpError, toRolloutError, ValidationError } from '../src/runtime/errors.ts';
 
 describe('bounded', () => {
   it('keeps a text of exactly the limit, and cuts a longer one saying how long it was', () => {
@@ -69,5 +69,7 @@ describe('categorizeError at the edges', () => {
     expect(categorizeError(named('AssertionError [ERR_ASSERTION]'))).toBe('VALIDATION_ERROR');
     expect(categorizeError({ name: 3 })).toBe('AGENT_ERROR');
     expect(categorizeError(null)).toBe('AGENT_ERROR');
+    expect(new ValidationError('x').name).toBe('ValidationError');
+    expect(categorizeError(new ValidationError('x'))).toBe('VALIDATION_ERROR');
   });
 });

@@ -14,18 +14,20 @@ declare -A RUNS=([docker]=30 [watch]=30 [queue]=20)
 declare -A LOADED=([docker]=1)
 
 busy=()
+child=''
 stop_busy() {
   for pid in "${busy[@]}"; do kill "$pid" 2>/dev/null; done
   busy=()
 }
+# A signal ends the current vitest run too: bash would otherwise wait for it before running the trap.
 trap stop_busy EXIT
-trap 'exit 130' INT TERM
+trap '[ -n "$child" ] && kill "$child" 2>/dev/null; exit 130' INT TERM
 
 load() { cut -d' ' -f1-3 /proc/loadavg; }
 
 # Runs one group; prints its line and returns 1 when a run failed.
 soak() {
-  local group=$1 runs=$2 failed=0 highest=0 one
+  local group=$1 runs=$2 failed=0 highest=0 one n
   # shellcheck disable=SC2206 # the glob is meant to expand
   local files=(${FILES[$group]})
   if [ -n "${LOADED[$group]:-}" ]; then
@@ -34,13 +36,16 @@ soak() {
       busy+=("$!")
     done
   fi
-  for run in $(seq 1 "$runs"); do
-    local log="$logs/$group-$run.log"
-    if npx vitest run "${files[@]}" >"$log" 2>&1; then
+  for n in $(seq 1 "$runs"); do
+    local log="$logs/$group-$n.log"
+    node_modules/.bin/vitest run "${files[@]}" >"$log" 2>&1 &
+    child=$!
+    if wait "$child"; then
       rm -f "$log"
+      echo "soak: $group run $n/$runs passed (load $(load))" >&2
     else
       failed=$((failed + 1))
-      echo "soak: $group run $run failed: $log" >&2
+      echo "soak: $group run $n/$runs FAILED (load $(load)): $log" >&2
     fi
     one=$(cut -d' ' -f1 /proc/loadavg)
     highest=$(awk -v a="$highest" -v b="$one" 'BEGIN { print (b > a ? b : a) }')

@@ -189,7 +189,7 @@ export async function runRollouts(config: ResolvedConfig, reporters: ReporterSet
         `rollout-test: cannot write ${file}: ${error.message}\nStopping the run. The journal keeps every rollout written before; once there is room, run again with --resume.\n`,
       );
       control.stop('write-error');
-    });
+    }, config.prices);
     // Rollouts get a moment to stop on their own; a thread stuck in a loop is then terminated with its pool.
     let cancelGrace: NodeJS.Timeout | undefined;
     const endWorkers = () => void (options.keepPool ? pool.recycle() : pool.close());
@@ -278,6 +278,7 @@ export async function runRollouts(config: ResolvedConfig, reporters: ReporterSet
     for (const fault of lateFaults.late) outputs.journal({ type: 'late-fault', ...fault });
     const facts = { startedAt: startedAt.toISOString(), durationMs: performance.now() - started, interrupted: control.reason(), noRollouts: nothingMatched, lateFaults: lateFaults.late, runDir, budget: budget && budgetReport(budget, suites, budgetSkipped) };
     const report = finishRun(suites, facts, config, baseline, totals);
+    await outputs.trajectoriesWritten();
     outputs.finish(report);
     await reporters.onRunEnd(report);
     await closing;

@@ -4,50 +4,13 @@
  * logprobs; tool calls with their results as observations), checked by our own schema and, where upstream's model
  * files are at hand, by Harbor's own pydantic `Trajectory`.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { TrajectorySchema, type Trajectory } from '../src/model/atif/index.ts';
 import { harborValidation } from './helpers/harbor-trajectory-model.ts';
-import { makeProject, REPO, runCli } from './helpers/project.ts';
-
-const CALCULATOR = path.join(REPO, 'rollouts/agents/calculator-agent.ts');
-
-/** A tool-using agent on the OpenAI client, against the scripted server, whose answers say 2 prompt tokens were cached. */
-export function calculatorProject(extra: Record<string, string> = {}): string {
-  return makeProject({
-    'model.ts': `
-import { calculatorScript } from 'rollout-test/testing';
-export const cachedCalculator = async (request) => ({ ...(await calculatorScript(request)), cachedTokens: 2 });`,
-    'rollout.config.ts': `export default { prices: { scripted: { prompt: 1, completion: 2, cached: 0.5 } } };`,
-    'calc.rollout.ts': `
-import { defineRollout } from 'rollout-test';
-import { CalculatorAgentWorkflow, CalculatorGrader } from ${JSON.stringify(CALCULATOR)};
-defineRollout({
-  name: 'calc',
-  dataset: [
-    { id: 'two', system_prompt: 'Use the calculator.', user_prompt: 'Compute 2+3 and then 4*5.', label: '5, 20' },
-    { id: 'none', system_prompt: 'Use the calculator.', user_prompt: 'Say hello.', label: 'nothing' },
-  ],
-  workflow: CalculatorAgentWorkflow,
-  workflowConfig: { model: 'scripted', tokenData: true },
-  grader: CalculatorGrader,
-  model: { script: './model.ts:cachedCalculator' },
-});
-defineRollout({
-  name: 'plain',
-  dataset: [{ prompt: 'hi', label: 'hi' }],
-  workflow: class Echo { async run(ctx) { return [...ctx.prompt, { role: 'assistant', content: 'hi' }]; } },
-  grader: (ctx) => (ctx.sample.messages.at(-1).content === ctx.label ? 1 : 0),
-});`,
-    ...extra,
-  });
-}
-
-export function trajectoriesOf(project: string): Map<string, Trajectory> {
-  const dir = path.join(project, '.rollouts/runs/latest/trajectories');
-  return new Map(readdirSync(dir).map((name) => [name, JSON.parse(readFileSync(path.join(dir, name), 'utf8')) as Trajectory]));
-}
+import { CALCULATOR, calculatorProject, trajectoriesOf } from './helpers/calculator-project.ts';
+import { runCli } from './helpers/project.ts';
 
 describe('the trajectories of a run', async () => {
   const project = calculatorProject();
@@ -58,7 +21,7 @@ describe('the trajectories of a run', async () => {
   const bySuite = (suite: string, row: number) => trajectories.get(`${journal.find((e) => e.type === 'rollout' && e.suite === suite && e.row === row).id}.json`)!;
 
   it('are one file per rollout, named by its id, and each passes the ATIF schema', () => {
-    expect(run.exitCode, run.all).toBe(0);
+    expect(run.exitCode, String(run.all)).toBe(0);
     expect([...trajectories.keys()].sort()).toEqual(ids.map((id) => `${id}.json`).sort());
     for (const [name, trajectory] of trajectories) {
       const checked = TrajectorySchema.safeParse(trajectory);
@@ -122,8 +85,63 @@ describe('the trajectories of a run', async () => {
   it('pass Harbor\'s own pydantic Trajectory model', async (ctx) => {
     const files = [...trajectories.keys()].map((name) => path.join(project, '.rollouts/runs/latest/trajectories', name));
     const verdict = await harborValidation(files);
-    if (verdict.skipped) return ctx.skip(verdict.skipped);
+    if (verdict.skipped !== undefined) return ctx.skip(verdict.skipped);
     expect(verdict.failures, verdict.failures.join('\n')).toEqual([]);
     expect(verdict.valid).toBe(files.length);
+  });
+});
+
+describe('the trajectories of Harbor trials', async () => {
+  const reward = '#!/bin/sh\necho 1 > "$ROLLOUT_LOGS_DIR/verifier/reward.txt"\n';
+  const project = calculatorProject({
+    'harbor.rollout.ts': `
+import { defineRollout } from 'rollout-test';
+for (const task of ['single', 'steps']) {
+  defineRollout({ name: 'harbor ' + task, workflow: './agent.ts:HarborCalculator', backend: { type: 'harbor', taskDir: './tasks/' + task, environment: 'process' }, model: { script: './model.ts:cachedCalculator' } });
+}
+defineRollout({ name: 'harbor oracle', workflow: 'oracle', backend: { type: 'harbor', taskDir: './tasks/single', environment: 'process' } });`,
+    'agent.ts': `
+export { CalculatorAgentWorkflow as HarborCalculator } from ${JSON.stringify(CALCULATOR)};`,
+    'tasks/single/task.toml': 'version = "1.0"\n',
+    'tasks/single/instruction.md': 'Compute 2+3.',
+    'tasks/single/tests/test.sh': reward,
+    'tasks/single/solution/solve.sh': '#!/bin/sh\necho 5\n',
+    'tasks/steps/task.toml': 'version = "1.0"\n\n[[steps]]\nname = "first"\n\n[[steps]]\nname = "second"\n',
+    'tasks/steps/tests/test.sh': reward,
+    'tasks/steps/steps/first/instruction.md': 'Compute 1+1.',
+    'tasks/steps/steps/second/instruction.md': 'Compute 2*3.',
+  });
+  for (const script of ['tasks/single/tests/test.sh', 'tasks/steps/tests/test.sh', 'tasks/single/solution/solve.sh']) chmodSync(path.join(project, script), 0o755);
+  const run = await runCli(project, ['run', '-t', 'harbor', '--reporter', 'json']);
+  const records = JSON.parse(String(run.stdout)).suites.map((s: any) => s.records[0]);
+  const [single, steps, oracle] = records;
+  const read = (file: string) => JSON.parse(readFileSync(file, 'utf8')) as Trajectory;
+
+  it('are in agent/trajectory.json of the trial folder, a multi-step trial\'s in each step\'s', () => {
+    expect(run.exitCode, String(run.all)).toBe(0);
+    const t = read(path.join(single.trialDir, 'agent/trajectory.json'));
+    expect(TrajectorySchema.safeParse(t).success).toBe(true);
+    expect(t.session_id).toBe(single.id);
+    expect(t.steps.map((s) => s.source)).toEqual(['user', 'agent', 'agent']);
+    expect(t.steps[0]!.message).toBe('Compute 2+3.');
+    expect(t.steps[1]!.observation!.results[0]!.content).toBe('5');
+    expect(t.steps[2]!.metrics).toMatchObject({ cached_tokens: 2, prompt_tokens: expect.any(Number) });
+    expect(t.agent.name).toBe(JSON.parse(readFileSync(path.join(single.trialDir, 'result.json'), 'utf8')).agent_info.name);
+    expect(t.extra).toEqual({ rollout_test: { trial_name: path.basename(single.trialDir), source: 'openai', metrics: expect.any(Object) } });
+    for (const [step, question] of [['first', 'Compute 1+1.'], ['second', 'Compute 2*3.']]) {
+      expect(read(path.join(steps.trialDir, 'steps', step!, 'agent/trajectory.json')).steps[0]!.message).toBe(question);
+    }
+  });
+
+  it('are none for the oracle, as upstream\'s oracle writes none', () => {
+    expect(oracle.status).toBe('passed');
+    expect(existsSync(path.join(oracle.trialDir, 'agent/trajectory.json'))).toBe(false);
+  });
+
+  it('pass Harbor\'s own pydantic Trajectory model', async (ctx) => {
+    const files = [path.join(single.trialDir, 'agent/trajectory.json'), ...['first', 'second'].map((s) => path.join(steps.trialDir, 'steps', s, 'agent/trajectory.json'))];
+    const verdict = await harborValidation(files);
+    if (verdict.skipped !== undefined) return ctx.skip(verdict.skipped);
+    expect(verdict.failures, verdict.failures.join('\n')).toEqual([]);
   });
 });

@@ -3,3 +3,4 @@ export { ATIF_VERSION, type AtifStep, type Trajectory, TrajectorySchema } from '
 export { type CallTokens, type TrajectoryContext, trajectoryOfSamples } from './from-samples.ts';
 export { sampleOfTrajectory } from './to-sample.ts';
 export { type ControllerReport, ControllerReportSchema, foldControllerReport } from './controller-report.ts';
+export { trajectoryJson } from './format.ts';

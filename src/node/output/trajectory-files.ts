@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { RolloutSample } from '../../model/sample.ts';
-import { type CallTokens, type Trajectory, trajectoryOfSamples } from '../../model/atif/index.ts';
+import { type CallTokens, type Trajectory, trajectoryJson, trajectoryOfSamples } from '../../model/atif/index.ts';
 import { packageVersion } from '../../package-files.ts';
 import { costOf, type ModelPrice } from '../cost/prices.ts';
 import type { RolloutRecord } from '../types/rollout-record.ts';
@@ -21,15 +21,6 @@ export function trajectoryFileName(id: string): string {
   let hash = 0;
   for (const char of id) hash = (Math.imul(hash, 31) + char.charCodeAt(0)) | 0;
   return `${name.slice(0, 180)}-${(hash >>> 0).toString(16)}.json`;
-}
-
-const NUMBER = String.raw`-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?`;
-/** An indented array of numbers only: its items each on a line of their own (a raw line break is never inside a JSON string). */
-const NUMBER_ARRAY = new RegExp(String.raw`\[\s*\n\s*${NUMBER}(?:\s*,\s*\n\s*${NUMBER})*\s*\n\s*\]`, 'g');
-
-/** ATIF as Harbor and osmosis write it (`format_trajectory_json`): indented, each array of numbers (token ids, logprobs) on one line. */
-export function trajectoryJson(trajectory: Trajectory): string {
-  return `${JSON.stringify(trajectory, null, 2).replace(NUMBER_ARRAY, (array) => `[${array.slice(1, -1).split(',').map((n) => n.trim()).join(', ')}]`)}\n`;
 }
 
 /** What a trajectory names as its agent: the workflow (a class's name, a `module:export`'s export), or Harbor's oracle. */

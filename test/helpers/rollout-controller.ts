@@ -29,6 +29,8 @@ export class RolloutController {
   readonly callbacks: Callback[] = [];
   /** Callbacks refused because the bearer was wrong (answered 401). */
   unauthorized = 0;
+  /** What the controller answers to a callback it accepts (osmosis main may put a trajectory report in it). */
+  answer: (callback: Callback) => unknown = () => ({ ok: true });
   #server: http.Server | undefined;
   #port = 0;
   #waiters: Array<() => void> = [];
@@ -142,9 +144,10 @@ export class RolloutController {
       const id = decodeURIComponent(match[1]!);
       const body = JSON.parse(text);
       if (body.rollout_id !== null && body.rollout_id !== id) return answer(res, 422, { detail: 'rollout_id mismatch' });
-      this.callbacks.push({ kind: match[2] as Callback['kind'], id, body, authorization: req.headers.authorization });
+      const callback: Callback = { kind: match[2] as Callback['kind'], id, body, authorization: req.headers.authorization };
+      this.callbacks.push(callback);
       for (const wake of this.#waiters.splice(0)) wake();
-      answer(res, 200, { ok: true });
+      answer(res, 200, this.answer(callback));
     });
   }
 }

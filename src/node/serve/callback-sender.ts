@@ -17,7 +17,10 @@ export const DEFAULT_RETRY: RetryPolicy = { attempts: 8, baseDelayMs: 500, maxDe
  * How a delivery ended: `delivered` (2xx or 3xx), `rejected` (4xx: the controller said no, never retried), or
  * `failed` (connection errors or 5xx until the attempts ran out; still owed).
  */
-export type DeliveryOutcome = { kind: 'delivered' | 'rejected'; status: number } | { kind: 'failed'; reason: string };
+export type DeliveryOutcome = { kind: 'delivered'; status: number; answer?: string } | { kind: 'rejected'; status: number } | { kind: 'failed'; reason: string };
+
+/** The most of a controller's answer that is read (it may carry a trajectory report); a longer one is ignored. */
+const MAX_ANSWER_BYTES = 16 * 1024 * 1024;
 
 /**
  * Posts callbacks as JSON with `Authorization: Bearer <controller key>`, retrying connection errors and 5xx with
@@ -42,8 +45,8 @@ export class CallbackSender {
     let reason = '';
     for (let attempt = 1; attempt <= this.policy.attempts; attempt++) {
       try {
-        const status = await this.#once(url, payload, headers);
-        if (status < 400) return { kind: 'delivered', status };
+        const { status, answer } = await this.#once(url, payload, headers);
+        if (status < 400) return { kind: 'delivered', status, ...(answer === undefined ? {} : { answer }) };
         if (status < 500) return { kind: 'rejected', status };
         reason = `HTTP ${status}`;
       } catch (error) {
@@ -54,16 +57,29 @@ export class CallbackSender {
     return { kind: 'failed', reason };
   }
 
-  async #once(url: string, body: string, headers: Record<string, string>): Promise<number> {
+  async #once(url: string, body: string, headers: Record<string, string>): Promise<{ status: number; answer?: string | undefined }> {
     const { timeoutMs } = this.policy;
     const response = await request(url, { method: 'POST', headers, body, dispatcher: this.#agent, headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
-    await response.body.dump();
-    return response.statusCode;
+    const status = response.statusCode;
+    if (status >= 300) return (await response.body.dump(), { status });
+    return { status, answer: await boundedText(response.body, MAX_ANSWER_BYTES) };
   }
 
   close(): void {
     void this.#agent.destroy().catch(() => undefined);
   }
+}
+
+/** A body as text, or undefined (the rest discarded) once it is longer than `max` bytes. */
+async function boundedText(body: AsyncIterable<Buffer> & { dump(): Promise<void> }, max: number): Promise<string | undefined> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    size += chunk.length;
+    if (size > max) return (await body.dump(), undefined);
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString('utf8');
 }
 
 /** undici's connection errors say little in their message (`fetch failed`, `other side closed`); the cause says more. */

@@ -25,6 +25,8 @@ export class Deliveries {
     private readonly journal: ServeJournal,
     private readonly sender: CallbackSender,
     private readonly log: (line: string) => void,
+    /** Hears what the controller answered to a delivered callback (it may carry a trajectory report). */
+    private readonly onAnswer?: (target: CallbackTarget, kind: CallbackKind, answer: string) => void,
   ) {}
 
   /** Journals `body` and sends it once the journal line is written and the rollout's earlier callback is settled. */
@@ -66,6 +68,7 @@ export class Deliveries {
       this.log(`${kind} callback of rollout ${target.id} not delivered (${outcome.reason}); it stays owed in the journal, a restart delivers it`);
       return;
     }
+    if (outcome.kind === 'delivered' && outcome.answer) this.onAnswer?.(target, kind, outcome.answer);
     if (outcome.kind === 'rejected') this.log(`${kind} callback of rollout ${target.id} refused by the controller with HTTP ${outcome.status}; not retried`);
     this.journal.settle(target.suite, target.id, kind);
   }

@@ -16,6 +16,7 @@ import {
 import type { FinishedEntry } from './journal-replay.ts';
 import type { ServeJournal } from './serve-journal.ts';
 import { serveLog } from './serve-log.ts';
+import type { ServeTrajectories } from './trajectory-ack.ts';
 
 /** What every suite of a server shares. */
 export interface ServiceContext {
@@ -25,6 +26,8 @@ export interface ServiceContext {
   retentionMs: number;
   /** Rollouts admitted beyond the running ones, as a multiple of the backend's `maxConcurrency`. */
   queueFactor: number;
+  /** The rollouts' ATIF trajectories, written as workflows end. */
+  trajectories?: ServeTrajectories | undefined;
 }
 
 interface LiveRollout {
@@ -193,6 +196,7 @@ export class SuiteService {
         (result) => {
           completed = true;
           rollout.state = 'grading';
+          this.ctx.trajectories?.written(this.name, target.id, result.samples);
           this.ctx.deliveries.send(target, 'completion', completionBody(target.id, result));
         },
         (result) => {

@@ -46,7 +46,7 @@ export class CallbackSender {
     for (let attempt = 1; attempt <= this.policy.attempts; attempt++) {
       try {
         const { status, answer } = await this.#once(url, payload, headers);
-        if (status < 400) return { kind: 'delivered', status, ...(answer === undefined ? {} : { answer }) };
+        if (status < 400) return { kind: 'delivered', status, ...(answer ? { answer } : {}) };
         if (status < 500) return { kind: 'rejected', status };
         reason = `HTTP ${status}`;
       } catch (error) {

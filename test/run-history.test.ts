@@ -27,12 +27,51 @@ describe('the run history', () => {
     const summary = JSON.parse(readFileSync(path.join(runs, 'latest', 'summary.json'), 'utf8'));
     expect(summary.runDir).toBe(path.join(runs, kept[1]!));
   });
+});
 
-  it('is what --baseline previous compares with: the run before this one', async () => {
-    const before = realpathSync(path.join(runs, 'latest'));
-    const compared = await runCli(project, ['run', '--reporter', 'json', '--baseline', 'previous']);
-    const report = JSON.parse(String(compared.stdout));
-    expect(report.suites[0].baseline).toMatchObject({ verdict: 'no detectable change', delta: 0, pairedRows: 2 });
-    expect(report.comparedWith).toMatchObject({ kind: 'run', run: path.basename(before) });
+/** Four rows; the first PASSES of them pass (PASSES set per run), so each run has its own mean reward. */
+const BY_PASSES = `
+import { AgentWorkflow, Grader, defineRollout } from 'rollout-test';
+export class Answer extends AgentWorkflow {
+  async run(ctx) { return [...ctx.prompt, { role: 'assistant', content: 'ok' }]; }
+}
+export class FirstRowsPass extends Grader {
+  grade(ctx) { return Number(ctx.metadata.row) < Number(process.env.PASSES) ? 1 : 0; }
+}
+defineRollout({
+  name: 'graded',
+  dataset: [0, 1, 2, 3].map((row) => ({ prompt: String(row), metadata: { row } })),
+  workflow: Answer,
+  grader: FirstRowsPass,
+});
+`;
+
+describe('which stored run a baseline names', () => {
+  // Its own project: each run's mean reward differs, so comparing with any other run gives another delta.
+  const history = makeProject({ 'graded.rollout.js': BY_PASSES });
+  const runWith = (passes: number, args: string[] = []) =>
+    runCli(history, ['run', '--reporter', 'json', ...args], { env: { PASSES: String(passes) } });
+  const newest = () => path.basename(realpathSync(path.join(history, '.rollouts', 'runs', 'latest')));
+  const baselineOf = async (passes: number, args: string[]) => {
+    const result = await runWith(passes, args);
+    const report = JSON.parse(String(result.stdout));
+    return { delta: report.suites[0].baseline.delta, pairedRows: report.suites[0].baseline.pairedRows, comparedWith: report.comparedWith };
+  };
+
+  it('--baseline previous is the run before this one, --baseline latest the newest saved baseline', async () => {
+    // Means 1 (saved), 0.25 (saved, the newest baseline), 0.75 (not saved).
+    expect((await runWith(4, ['--save-baseline'])).exitCode).toBe(0);
+    expect((await runWith(1, ['--save-baseline'])).exitCode).toBe(1);
+    const savedRun = newest();
+    expect((await runWith(3)).exitCode).toBe(1);
+    const previousRun = newest();
+    // Mean 0.5 against 0.75: the first saved baseline would give -0.5, the newest +0.25.
+    expect(await baselineOf(2, ['--baseline', 'previous'])).toEqual({ delta: -0.25, pairedRows: 4, comparedWith: expect.objectContaining({ kind: 'run', run: previousRun }) });
+    // Mean 0.5 against the newest saved baseline (0.25); the run before this one (0.5) would give 0, the first baseline -0.5.
+    expect(await baselineOf(2, ['--baseline', 'latest'])).toEqual({
+      delta: 0.25,
+      pairedRows: 4,
+      comparedWith: expect.objectContaining({ kind: 'baseline-file', path: path.join(history, '.rollouts', 'baselines', 'latest.json'), run: savedRun }),
+    });
   });
 });

@@ -178,8 +178,10 @@ describe("a controller's answer to a callback", () => {
     await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
     const base = `http://127.0.0.1:${(listener.address() as AddressInfo).port}`;
     const { journal } = ServeJournal.open(mkdtempSync(path.join(os.tmpdir(), 'serve-acks-')), 60_000);
-    const suites = new Map<string, SuiteService>();
-    const deliveries = new Deliveries(journal, new CallbackSender(), () => undefined, (target, kind, ack) => suites.get(target.suite)?.acknowledged(target.id, kind, ack));
+    const acks: Record<string, unknown> = {};
+    const deliveries = new Deliveries(journal, new CallbackSender(), () => undefined, (target, kind, ack) => {
+      acks[`${target.id} ${kind}`] = ack;
+    });
     const graded: ExecutionResult = { requestId: 'r-1', status: 'success', samples: [sample], rewards: { reward: 1 }, timings, extraFields: {} };
     const backend: ExecutionBackend = {
       maxConcurrency: 1,
@@ -191,13 +193,12 @@ describe("a controller's answer to a callback", () => {
       },
     };
     const suite = new SuiteService('s', backend, {}, { journal, deliveries, retentionMs: 60_000, queueFactor: 1 });
-    suites.set('s', suite);
     try {
       const request = RolloutInitRequestSchema.parse({ rollout_id: 'r-1', initial_messages: [], chat_completions_url: `${base}/v1`, completion_callback_url: `${base}/c`, grader_callback_url: `${base}/g` });
       expect(suite.admit(request)).toEqual({ kind: 'admitted', id: 'r-1' });
       await until(() => suite.status('r-1').status === 'success');
       await deliveries.idle();
-      expect(suite.acksOf('r-1')).toEqual({ completion: { ok: true, trajectory, kind: '/c' }, grader: { ok: true, trajectory, kind: '/g' } });
+      expect(acks).toEqual({ 'r-1 completion': { ok: true, trajectory, kind: '/c' }, 'r-1 grader': { ok: true, trajectory, kind: '/g' } });
     } finally {
       journal.close();
       listener.close();

@@ -1,7 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import {
-  bootstrapMeanInterval,
-  createRng,
   distribution,
   kValues,
   passAtK,
@@ -10,6 +8,9 @@ import {
   summarizeSuites,
   type RolloutOutcome,
 } from '../src/node/stats/index.ts';
+import { isInfrastructureFailure, outcomesOf, rowResults, scoredReward, scoredRows } from '../src/node/stats/outcomes.ts';
+import type { RolloutRecord } from '../src/node/types/rollout-record.ts';
+import { createRng } from './helpers/rng.ts';
 
 describe('passAtK', () => {
   it.each([
@@ -35,6 +36,17 @@ describe('passAtK', () => {
     expect(() => passAtK(3, 1, 0)).toThrow(RangeError);
     expect(() => passAtK(3, 1, 4)).toThrow(RangeError);
     expect(() => passAtK(3, 1.5, 1)).toThrow(RangeError);
+    expect(() => passAtK(3.5, 1, 1)).toThrow(new RangeError('n, c and k must be integers, got n=3.5, c=1, k=1'));
+    expect(() => passAtK(3, 1, 1.5)).toThrow(new RangeError('n, c and k must be integers, got n=3, c=1, k=1.5'));
+    expect(() => passAtK(3, -1, 1)).toThrow(new RangeError('c must be in [0, n], got n=3, c=-1'));
+    expect(() => passAtK(3, 1, 4)).toThrow(new RangeError('k must be in [1, n], got n=3, k=4'));
+  });
+
+  it('takes c = n and k = n, the ends of its domain', () => {
+    expect(passAtK(3, 3, 1)).toBe(1);
+    expect(passAtK(3, 1, 3)).toBe(1);
+    // Exactly k failures: 1 - C(3,3)/C(5,3) = 1 - 1/10, not the "fewer than k failures" shortcut's 1.
+    expect(passAtK(5, 2, 3)).toBeCloseTo(0.9, 12);
   });
 });
 
@@ -71,6 +83,17 @@ describe('distribution', () => {
     expect(distribution([0, 1, 0]).std).toBeCloseTo(Math.sqrt(2 / 9), 12);
   });
 
+  it('takes the middle value of an odd count, and a single value as every statistic', () => {
+    expect(distribution([5, 1, 4, 2, 3])).toEqual({ min: 1, median: 3, max: 5, std: Math.sqrt(2) });
+    expect(distribution([10, 9, 100])).toMatchObject({ min: 9, median: 10, max: 100 });
+    expect(distribution([7])).toEqual({ min: 7, median: 7, max: 7, std: 0 });
+  });
+
+  it('rejects a value that is not finite', () => {
+    expect(() => distribution([1, Number.NaN])).toThrow(new RangeError('distribution(): values must be finite'));
+    expect(() => distribution([Number.POSITIVE_INFINITY])).toThrow(RangeError);
+  });
+
   it('is all null for no values', () => {
     expect(distribution([])).toEqual({ min: null, median: null, max: null, std: null });
   });
@@ -82,54 +105,6 @@ describe('createRng', () => {
     expect(draw(42)).toEqual(draw(42));
     expect(draw(42)).not.toEqual(draw(43));
     expect(draw(7).every((x) => x >= 0 && x < 1)).toBe(true);
-  });
-});
-
-/** Rows of `runs` Bernoulli runs, each row with its own success chance drawn uniformly from [0.2, 0.8]. */
-function simulateRows(random: () => number, rows: number, runs: number): number[][] {
-  return Array.from({ length: rows }, () => {
-    const p = 0.2 + 0.6 * random();
-    return Array.from({ length: runs }, () => (random() < p ? 1 : 0));
-  });
-}
-
-describe('bootstrapMeanInterval', () => {
-  it('covers the true mean in about 95% of seeded simulated datasets', () => {
-    const random = createRng(2024);
-    let covered = 0;
-    for (let i = 0; i < 200; i++) {
-      const { low, high } = bootstrapMeanInterval(simulateRows(random, 30, 4), { resamples: 1000, seed: i });
-      if (low !== null && high !== null && low <= 0.5 && 0.5 <= high) covered += 1;
-    }
-    expect(covered / 200).toBeGreaterThanOrEqual(0.9);
-    expect(covered / 200).toBeLessThanOrEqual(0.99);
-  });
-
-  it('keeps the runs of a row together', () => {
-    // Resampling 2 rows can only give means 0, 10/11 or 1; resampling runs one by one would not reach 0.
-    const result = bootstrapMeanInterval([Array<number>(10).fill(1), [0]]);
-    expect(result.mean).toBeCloseTo(10 / 11, 12);
-    expect(result.low).toBe(0);
-    expect(result.high).toBe(1);
-  });
-
-  it('is reproducible with a seed', () => {
-    const groups = simulateRows(createRng(1), 20, 3);
-    expect(bootstrapMeanInterval(groups, { seed: 9 })).toEqual(bootstrapMeanInterval(groups, { seed: 9 }));
-    expect(bootstrapMeanInterval(groups)).toEqual(bootstrapMeanInterval(groups));
-  });
-
-  it('uses null rather than NaN in degenerate cases', () => {
-    expect(bootstrapMeanInterval([])).toEqual({ mean: null, low: null, high: null });
-    expect(bootstrapMeanInterval([[], []])).toEqual({ mean: null, low: null, high: null });
-    expect(bootstrapMeanInterval([[1, 0]])).toEqual({ mean: 0.5, low: null, high: null });
-    expect(bootstrapMeanInterval([[0.3], [0.3, 0.3]])).toEqual({ mean: 0.3, low: 0.3, high: 0.3 });
-  });
-
-  it('rejects non-finite values and bad options', () => {
-    expect(() => bootstrapMeanInterval([[Number.NaN], [1]])).toThrow(RangeError);
-    expect(() => bootstrapMeanInterval([[1], [0]], { confidence: 1 })).toThrow(RangeError);
-    expect(() => bootstrapMeanInterval([[1], [0]], { resamples: 0 })).toThrow(RangeError);
   });
 });
 
@@ -153,6 +128,47 @@ const handBuilt: RolloutOutcome[] = [
   outcome('d', 0, { status: 'skipped' }),
   outcome('d', 1, { status: 'errored', category: 'HTTP_ERROR', phase: 'workflow' }),
 ];
+
+describe('the outcomes a statistic counts', () => {
+  it('keys records by row unless told otherwise', () => {
+    const record = { row: 3, run: 2, reward: 1, status: 'passed' } as RolloutRecord;
+    expect(outcomesOf([record])).toEqual([{ rowKey: '3', run: 2, reward: 1, status: 'passed', category: undefined, phase: undefined }]);
+    expect(outcomesOf([record], (r) => `s/${r.row}`)[0]!.rowKey).toBe('s/3');
+  });
+
+  it('counts as infrastructure only errored rollouts in setup or with an HTTP error', () => {
+    expect(isInfrastructureFailure(outcome('a', 0, { status: 'errored', phase: 'setup', category: 'AGENT_ERROR' }))).toBe(true);
+    expect(isInfrastructureFailure(outcome('a', 0, { status: 'errored', phase: 'workflow', category: 'HTTP_ERROR' }))).toBe(true);
+    expect(isInfrastructureFailure(outcome('a', 0, { status: 'errored', phase: 'grader', category: 'TIMEOUT' }))).toBe(false);
+    expect(isInfrastructureFailure(outcome('a', 0, { status: 'failed', phase: 'setup', category: 'HTTP_ERROR' }))).toBe(false);
+  });
+
+  it('rejects a reward that is not finite, naming the rollout', () => {
+    expect(() => scoredReward(outcome('r7', 2, { reward: Number.NaN }))).toThrow(new RangeError('row r7 run 2: reward must be finite'));
+    expect(scoredReward(outcome('r7', 2, { reward: null }))).toBe(0);
+  });
+
+  it('orders rows by key and runs by number, whatever order they finished in', () => {
+    const rows = scoredRows([
+      outcome('b', 2, { reward: 0.2 }),
+      outcome('a', 1, { reward: 0.1 }),
+      outcome('c', 0, { reward: 0.3 }),
+      outcome('b', 0, { reward: 0.4 }),
+      outcome('a', 0, { reward: 0.5, status: 'errored', category: 'AGENT_ERROR', phase: 'grader' }),
+      outcome('b', 1, { reward: 0.6 }),
+    ]);
+    expect(rows).toEqual([
+      ['a', [{ reward: 0, errored: true }, { reward: 0.1, errored: false }]],
+      ['b', [{ reward: 0.4, errored: false }, { reward: 0.6, errored: false }, { reward: 0.2, errored: false }]],
+      ['c', [{ reward: 0.3, errored: false }]],
+    ]);
+  });
+
+  it('stores each row\'s rewards in run order and its passes at the threshold', () => {
+    expect(rowResults(handBuilt, 1)).toEqual({ a: { rewards: [1, 0.5], passes: 1 }, b: { rewards: [0, 0], passes: 0 }, c: { rewards: [1], passes: 1 } });
+    expect(rowResults(handBuilt, 0.5).a).toEqual({ rewards: [1, 0.5], passes: 2 });
+  });
+});
 
 describe('summarizeOutcomes', () => {
   it('keeps infrastructure failures and skips out of rewards and scores other errors as 0', () => {

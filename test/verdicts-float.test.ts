@@ -3,7 +3,6 @@
  * suite's gate), and a reward that truly missed a threshold is never printed rounded onto it.
  */
 import { describe, expect, it } from 'vitest';
-import { formatBeside, reaches, THRESHOLD_TOLERANCE } from '../src/node/stats/threshold.ts';
 import { COMMON, makeProject, runCli } from './helpers/project.ts';
 
 /** The grader returns the sum of the row's `parts`: 0.7 + 0.2 + 0.1 is 0.9999999999999999 in floating point. */
@@ -45,24 +44,5 @@ describe('a reward compared with a threshold', () => {
     const gated = await runCli(project([1, -2e-9], ', passThreshold: 0.5, threshold: 1'), ['run']);
     expect(gated.exitCode).toBe(1);
     expect(gated.stdout).toMatch(/mean reward 0\.999999998 is below the threshold 1/);
-  });
-});
-
-describe('reaches and formatBeside', () => {
-  it('reach a minimum up to the tolerance, and not beyond it', () => {
-    expect(reaches(0.7 + 0.2 + 0.1, 1)).toBe(true);
-    expect(reaches(1 - THRESHOLD_TOLERANCE / 2, 1)).toBe(true);
-    expect(reaches(1 - 2 * THRESHOLD_TOLERANCE, 1)).toBe(false);
-    expect(reaches(0, 0)).toBe(true);
-    expect(reaches(-1e-6, 0)).toBe(false);
-  });
-
-  it('show a value on its own side of the threshold, with 3 decimals when they do', () => {
-    expect(formatBeside(0.5, 1)).toBe('0.500');
-    expect(formatBeside(0.99996, 1)).toBe('0.99996');
-    expect(formatBeside(1 - 2e-9, 1)).toBe('0.999999998');
-    expect(formatBeside(0.1236, 0.12361)).toBe('0.1236');
-    expect(formatBeside(0.26, 0.25)).toBe('0.260');
-    expect(formatBeside(0.2500001, 0.25)).toBe('0.2500001');
   });
 });

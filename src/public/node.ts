@@ -12,6 +12,7 @@ export {
   EXECUTION_STATUSES,
   ERROR_CATEGORIES,
 } from '../model/index.ts';
+export { TrajectorySchema, ATIF_VERSION, type Trajectory, type AtifStep } from '../model/atif/index.ts';
 export { runRollouts } from '../node/api/run-rollouts.ts';
 export type { RunRolloutsOptions } from '../node/api/run-rollouts-options.ts';
 export type { ExecutionBackend, ResultCallback, ExecuteOptions, ModelEndpoint } from '../backends/backend.ts';

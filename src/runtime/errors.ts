@@ -80,7 +80,7 @@ export function toRolloutError(error: unknown, phase: Phase, category = categori
 
 function describeThrown(value: unknown): string {
   try {
-    return typeof value === 'string' ? JSON.stringify(value) : String(JSON.stringify(value) ?? value);
+    return String(JSON.stringify(value) ?? value);
   } catch {
     return String(value);
   }

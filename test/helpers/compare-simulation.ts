@@ -2,7 +2,7 @@
  * Seeded simulations of comparisons whose truth is known: rows with known per-row success probabilities (or mean
  * graded rewards), runs drawn from them, and counts of how often the engine's verdicts and intervals are right.
  */
-import { createRng, type Rng } from '../../src/node/stats/rng.ts';
+import { createRng, type Rng } from './rng.ts';
 import { compareSuites, type RowResult, type RowTable, type SuiteComparison } from '../../src/node/stats/compare.ts';
 
 export type RewardKind = 'binary' | 'graded';

@@ -1,4 +1,4 @@
-import { createRng, type Rng } from '../../src/node/stats/rng.ts';
+import { createRng, type Rng } from './rng.ts';
 
 /** How a simulated suite's rewards arise. */
 export type RewardKind = 'binary-same' | 'binary-rows' | 'graded-rows';

@@ -46,8 +46,11 @@ export class RolloutController {
   readonly attempts: Attempt[] = [];
   /** Callbacks refused because the bearer was wrong (answered 401). */
   unauthorized = 0;
-  /** What the listener answers an accepted callback with: osmosis's `CallbackStore` acknowledges `{"ok": true}`. */
-  ack: unknown = { ok: true };
+  /**
+   * What the listener answers an accepted callback with: osmosis's `CallbackStore` acknowledges `{"ok": true}`;
+   * osmosis main may put a trajectory report in it.
+   */
+  answer: (callback: Callback) => unknown = () => ({ ok: true });
   readonly #scripted = new Map<string, ScriptedAnswer[]>();
   #server: http.Server | undefined;
   #port = 0;
@@ -205,9 +208,10 @@ export class RolloutController {
       const scripted = this.#scripted.get(`${kind} ${id}`)?.shift();
       this.attempts.push({ kind, id, at: Date.now(), status: scripted?.status ?? 200 });
       if (scripted) return answer(res, scripted.status, scripted.body ?? { detail: `HTTP ${scripted.status}` }, scripted.headers);
-      this.callbacks.push({ kind, id, body, authorization: req.headers.authorization });
+      const callback: Callback = { kind, id, body, authorization: req.headers.authorization };
+      this.callbacks.push(callback);
       for (const wake of this.#waiters.splice(0)) wake();
-      answer(res, 200, this.ack);
+      answer(res, 200, this.answer(callback));
     });
   }
 }

@@ -107,6 +107,11 @@ export const CLI_OPTIONS = {
     'record | replay model calls (stored under <outputDir>/model-cache)',
     () => z.enum(['record', 'replay'], { error: '--model-cache must be record or replay' }),
   ),
+  loadTrajectory: option(
+    '--load-trajectory <path>',
+    'Grade ATIF trajectories instead of running the workflows: a trajectory file for every rollout, or a folder of <rollout-id>.json (a run folder or its trajectories/)',
+    () => z.string().min(1, '--load-trajectory takes a trajectory file or a folder of them'),
+  ),
   passWithNoRollouts: option('--pass-with-no-rollouts', 'Exit 0 when nothing matched or a dataset has no rows (else exit 1)', () => z.boolean()),
   pool: option('--pool <kind>', 'Run workflows in worker threads (default) or forks (child processes)', () => z.enum(['threads', 'forks'], { error: '--pool must be threads or forks' })),
   inline: option('--inline', 'Run workflows on the main thread (no worker pool), for debugging', () => z.boolean()),

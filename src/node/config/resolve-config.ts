@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { isWithin } from '../../runtime/paths.ts';
 import type { BackendConfig, ThresholdConfig, TimeoutsConfig } from '../../model/suite-options.ts';
@@ -71,6 +72,8 @@ export interface ResolvedConfig {
   /** `--save-baseline`: `true` for the default place. */
   saveBaseline: string | true | undefined;
   resume: boolean;
+  /** `--load-trajectory`: the ATIF trajectory file, or folder of them, whose samples are graded instead of running workflows. */
+  loadTrajectory: string | undefined;
   /** Run folders kept in `<outputDir>/runs`. */
   keepRuns: number;
   /** How long a reporter's hook may take before it is given up. */
@@ -206,6 +209,7 @@ export function resolveConfig(cli: CliOptions, config: UserConfig, root: string,
     baseline: cli.baseline,
     saveBaseline: cli.saveBaseline,
     resume: cli.resume ?? false,
+    loadTrajectory: loadTrajectory(cli),
     keepRuns: config.keepRuns ?? DEFAULT_KEEP_RUNS,
     reporterTimeoutMs: (config.reporterTimeoutSec ?? DEFAULT_REPORTER_TIMEOUT_SEC) * 1000,
     prices: config.prices,
@@ -220,6 +224,15 @@ export function resolveConfig(cli: CliOptions, config: UserConfig, root: string,
     outputFile: cli.outputFile,
     workerFlags: workerFlags(cli, root, configFile),
   };
+}
+
+/** `--load-trajectory`, from the current directory, which must exist; workers of a queue cannot read it. */
+function loadTrajectory(cli: CliOptions): string | undefined {
+  if (cli.loadTrajectory === undefined) return undefined;
+  const source = path.resolve(cli.loadTrajectory);
+  if (!existsSync(source)) throw new UsageError(`--load-trajectory: ${source} does not exist`);
+  if (cli.queue) throw new UsageError('--load-trajectory cannot be used with --queue: the trajectories are graded on this machine');
+  return source;
 }
 
 /** `--target-width` and `--max-runs` (flags over the config), which go together and not with `--shard`. */

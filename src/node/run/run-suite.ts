@@ -5,6 +5,7 @@ import type { RolloutSuite } from '../../runtime/suite.ts';
 import type { WorkerPool } from '../../backends/local/worker-pool.ts';
 import type { ResolvedConfig } from '../config/resolve-config.ts';
 import type { RunOutputs } from '../output/run-outputs.ts';
+import { agentNameOf } from '../output/trajectory-files.ts';
 import { labelFromJsonWarning, type PlannedRollout, planBatches, type SuitePlanInput, whyNothingPlanned } from './plan-suite.ts';
 import { suiteIdPrefix } from './request-id.ts';
 import { budgetSkippedRecord, invalidRowRecord, toRecord } from './rollout-record.ts';
@@ -197,8 +198,9 @@ export async function runSuite(file: string, suite: RolloutSuite<any, any>, ctx:
   const idPrefix = suiteIdPrefix(ctx.config.root, file, suite.name);
   // Records go to the journal; the suite keeps what its statistics need and where each record is.
   const records = ctx.outputs.suiteRecords();
+  const agent = agentNameOf(suite.workflow);
   const record = (r: RolloutRecord, samples?: RolloutSample[]) => {
-    records.add(r, samples && ctx.outputs.rollout(r, samples));
+    records.add(r, samples && ctx.outputs.rollout(r, samples, agent));
     ctx.onRecord(r);
   };
   let error: SuiteReport['error'];

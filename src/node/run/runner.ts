@@ -17,6 +17,7 @@ import type { RunReport, SuiteReport } from '../types/run-report.ts';
 import { budgetReport, compareSuite, finishRun, type RunTotals, runTotals, verdictOptions } from './finish-run.ts';
 import { preflight } from './preflight.ts';
 import { toRolloutError } from '../../runtime/errors.ts';
+import { loadTrajectoryRunner } from './load-trajectory.ts';
 import { type RemoteBackends, type RunContext, runSuite } from './run-suite.ts';
 import { buildSuiteReport } from './suite-report.ts';
 import { SuiteRecords } from '../output/suite-records.ts';
@@ -175,7 +176,7 @@ export async function runRollouts(config: ResolvedConfig, reporters: ReporterSet
   const preload = (paths: string[]) => (options.remote ? options.remote.found?.(paths) : config.inline ? undefined : pool.preload(paths));
   if (options.files) preload(options.files.map((f) => f.file));
   const { files, counts, nothingMatched } = options.files ? await countRun(options.files, config) : await discover(config, preload);
-  const runOne = options.runSuite ?? runSuite;
+  const runOne = options.runSuite ?? (config.loadTrajectory ? loadTrajectoryRunner(config.loadTrajectory) : runSuite);
   const total = [...counts.values()].reduce((sum, c) => sum + (c instanceof Error ? 0 : c.rollouts), 0);
   const suiteCount = files.reduce((sum, f) => sum + (f.loadError ? 1 : f.suites.length), 0);
   reporters.onRunStart({ total, suites: suiteCount, files: files.length, root: config.root, startedAt: startedAt.toISOString() });
@@ -189,7 +190,7 @@ export async function runRollouts(config: ResolvedConfig, reporters: ReporterSet
         `rollout-test: cannot write ${file}: ${error.message}\nStopping the run. The journal keeps every rollout written before; once there is room, run again with --resume.\n`,
       );
       control.stop('write-error');
-    });
+    }, config.prices);
     // Rollouts get a moment to stop on their own; a thread stuck in a loop is then terminated with its pool.
     let cancelGrace: NodeJS.Timeout | undefined;
     const endWorkers = () => void (options.keepPool ? pool.recycle() : pool.close());
@@ -278,6 +279,7 @@ export async function runRollouts(config: ResolvedConfig, reporters: ReporterSet
     for (const fault of lateFaults.late) outputs.journal({ type: 'late-fault', ...fault });
     const facts = { startedAt: startedAt.toISOString(), durationMs: performance.now() - started, interrupted: control.reason(), noRollouts: nothingMatched, lateFaults: lateFaults.late, runDir, budget: budget && budgetReport(budget, suites, budgetSkipped) };
     const report = finishRun(suites, facts, config, baseline, totals);
+    await outputs.trajectoriesWritten();
     outputs.finish(report);
     await reporters.onRunEnd(report);
     await closing;

@@ -18,6 +18,8 @@ import { ServeJournal } from './serve-journal.ts';
 import { serveLog } from './serve-log.ts';
 import type { ServeOptions } from './serve-options.ts';
 import { SuiteService } from './suite-service.ts';
+import { ServeTrajectories } from './trajectory-ack.ts';
+import { agentNameOf } from '../output/trajectory-files.ts';
 
 /**
  * `rollout-test serve`: serves the selected suites' backends to a trainer over the osmosis v0.3 HTTP protocol
@@ -34,10 +36,10 @@ export async function serve(config: ResolvedConfig, options: ServeOptions): Prom
   }
   const { journal, owed, finished } = ServeJournal.open(path.join(config.outputDir, 'serve'), options.retention * 1000);
   const sender = new CallbackSender();
-  // Controllers' answers are kept on the rollout's record (osmosis's trajectory report, to fold into trajectory.json).
-  const deliveries = new Deliveries(journal, sender, serveLog, (target, kind, ack) => suites.get(target.suite)?.acknowledged(target.id, kind, ack));
+  const trajectories = new ServeTrajectories(path.join(config.outputDir, 'serve'), new Map(backends.map((b) => [b.name, b.agent])), serveLog);
+  const deliveries = new Deliveries(journal, sender, serveLog, (target, kind, ack) => trajectories.acknowledged(target.id, kind, ack));
   let admitting = true;
-  const ctx = { journal, deliveries, retentionMs: options.retention * 1000, queueFactor: options.queueFactor };
+  const ctx = { journal, deliveries, retentionMs: options.retention * 1000, queueFactor: options.queueFactor, trajectories };
   const suites = new Map(backends.map((b) => [b.name, new SuiteService(b.name, b.backend, b.timeouts, ctx)]));
   for (const entry of finished) suites.get(entry.suite)?.retain(entry);
   const connections = { idleMs: options.idleTimeout * 1000, requestMs: options.requestTimeout * 1000, max: options.maxConnections ?? defaultMaxConnections() };
@@ -53,6 +55,7 @@ export async function serve(config: ResolvedConfig, options: ServeOptions): Prom
       serveLog(`${signal}: no new rollouts; running ones get ${options.grace}s to finish, then are cancelled`);
       await Promise.all([...suites.values()].map((s) => s.shutdown(options.grace * 1000)));
       await deliveries.idle();
+      await trajectories.idle();
       server.close();
       server.closeAllConnections();
       await pool.close();
@@ -83,6 +86,8 @@ export async function serve(config: ResolvedConfig, options: ServeOptions): Prom
 
 interface ServedBackend {
   name: string;
+  /** The workflow's name, as the trajectories name the agent. */
+  agent: string;
   backend: ExecutionBackend;
   timeouts: TimeoutsConfig;
 }
@@ -102,7 +107,7 @@ async function createBackends(config: ResolvedConfig, pool: WorkerPool): Promise
       // Served trials and artifacts go beside the server's journal, not into a run of the history.
       const runDir = path.join(config.outputDir, 'serve');
       const backend = await createSuiteBackend({ file, suite, settings, config, pool, chatCompletionsUrl: undefined, modelCache: undefined, runDir });
-      backends.push({ name: suite.name, backend, timeouts: settings.timeouts });
+      backends.push({ name: suite.name, agent: agentNameOf(suite.workflow), backend, timeouts: settings.timeouts });
     }
   }
   if (backends.length === 0) throw new UsageError('no suites to serve: the filters selected none');

@@ -13,9 +13,10 @@ import {
   type RolloutInitRequest,
   type RolloutStatusResponse,
 } from './protocol.ts';
-import type { CallbackKind, FinishedEntry } from './journal-replay.ts';
+import type { FinishedEntry } from './journal-replay.ts';
 import type { ServeJournal } from './serve-journal.ts';
 import { serveLog } from './serve-log.ts';
+import type { ServeTrajectories } from './trajectory-ack.ts';
 
 /** What every suite of a server shares. */
 export interface ServiceContext {
@@ -25,6 +26,8 @@ export interface ServiceContext {
   retentionMs: number;
   /** Rollouts admitted beyond the running ones, as a multiple of the backend's `maxConcurrency`. */
   queueFactor: number;
+  /** The rollouts' ATIF trajectories, written as workflows end. */
+  trajectories?: ServeTrajectories | undefined;
 }
 
 interface LiveRollout {
@@ -48,7 +51,6 @@ export class SuiteService {
   readonly #waiting = new Map<string, LiveRollout>();
   readonly #finished = new Map<string, FinishedEntry>();
   /** What the controller answered each callback with (a JSON object), for the retention window. */
-  readonly #acks = new Map<string, Partial<Record<CallbackKind, Record<string, unknown>>>>();
   readonly #running = new Set<Promise<void>>();
   readonly #limit: number;
   #completed = 0;
@@ -125,17 +127,6 @@ export class SuiteService {
     const maxConcurrent = Number.isFinite(this.#limit) ? this.#limit : null;
     const concurrency = { max_concurrent: maxConcurrent, queued: this.#waiting.size, running: this.#running.size };
     return { status: 'ok', max_concurrency: maxConcurrent ?? 0, queued: this.#waiting.size, ...started, completed: this.#completed, concurrency, backend: this.backend.health() };
-  }
-
-  /** Keeps what the controller answered a callback of a rollout with, as it came. */
-  acknowledged(id: string, kind: CallbackKind, ack: Record<string, unknown>): void {
-    if (!this.#live.has(id) && !this.#finished.has(id)) return;
-    this.#acks.set(id, { ...this.#acks.get(id), [kind]: ack });
-  }
-
-  /** What the controller answered the callbacks of a live or retained rollout with. */
-  acksOf(id: string): Partial<Record<CallbackKind, Record<string, unknown>>> | undefined {
-    return this.#acks.get(id);
   }
 
   /** Keeps a finished rollout of an earlier server for status queries. */
@@ -219,6 +210,7 @@ export class SuiteService {
         (result) => {
           completed = true;
           rollout.state = 'grading';
+          this.ctx.trajectories?.written(this.name, target.id, result.samples);
           this.ctx.deliveries.send(target, 'completion', completionBody(target.id, result));
         },
         (result) => {
@@ -263,7 +255,6 @@ export class SuiteService {
 
   #forget(id: string): void {
     this.#finished.delete(id);
-    this.#acks.delete(id);
   }
 }
 

@@ -5,9 +5,7 @@
  * @module
  */
 export { passAtK, passHatK, kValues } from './passk.ts';
-export { createRng } from './rng.ts';
 export { distribution } from './describe.ts';
-export { bootstrapMeanInterval } from './bootstrap.ts';
 export { reaches, formatBeside } from './threshold.ts';
 export { meanRewardInterval, proportionInterval, type IntervalMethod } from './intervals.ts';
 export { infrastructureErrorRate, type InfrastructureErrorRate } from './infrastructure.ts';

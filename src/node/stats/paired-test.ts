@@ -51,7 +51,7 @@ function exactSignFlip(values: readonly number[]): number {
 }
 
 /**
- * `draws` random sign patterns (a 32-bit draw of mulberry32, as in rng.ts, gives 32 signs): the p-value counts the
+ * `draws` random sign patterns (a 32-bit draw of mulberry32 gives 32 signs): the p-value counts the
  * observed pattern too, (1 + extreme) / (1 + draws), which keeps the test valid at any number of draws.
  */
 function monteCarloSignFlip(values: readonly number[], draws: number, seed: number): number {

@@ -15,6 +15,7 @@ export interface Trainability {
 /** Trainability of rows of scored runs (each row non-empty), passing at `passThreshold`. */
 export function trainability(rows: readonly (readonly ScoredRun[])[], passThreshold: number): Trainability {
   const grouped = rows.filter((runs) => runs.length >= 2);
+  // Stryker disable next-line OptionalChaining: grouped rows have two runs or more, so runs[0] exists
   const flat = grouped.filter((runs) => runs.every((run) => run.reward === runs[0]?.reward));
   const passRates = rows.map((runs) => runs.filter((run) => isPass(run, passThreshold)).length / runs.length);
   return {

@@ -21,7 +21,7 @@ export class Answer {
   readonly promptIds: number[];
 
   constructor(
-    reply: ScriptReply,
+    private readonly reply: ScriptReply,
     readonly options: AnswerOptions,
   ) {
     const turn = options.messages.length;
@@ -57,7 +57,8 @@ export class Answer {
 
   get usage() {
     const completion = this.completionIds.length;
-    return { prompt_tokens: this.promptIds.length, completion_tokens: completion, total_tokens: this.promptIds.length + completion };
+    const cached = this.reply.cachedTokens === undefined ? {} : { prompt_tokens_details: { cached_tokens: this.reply.cachedTokens } };
+    return { prompt_tokens: this.promptIds.length, completion_tokens: completion, total_tokens: this.promptIds.length + completion, ...cached };
   }
 
   get message() {

@@ -38,6 +38,8 @@ export type ScriptFailure = { status: number; message?: string } | 'drop' | 'cut
 export interface ScriptReply {
   content?: string | null;
   toolCalls?: ScriptToolCall[];
+  /** Prompt tokens the answer says its provider served from cache (`usage.prompt_tokens_details.cached_tokens`). */
+  cachedTokens?: number;
   /** Waits this long before answering. */
   latencyMs?: number;
   /** Fails the request instead of answering. */

@@ -8,6 +8,7 @@ import { uploadScripts } from './scripts.ts';
 import { TrialError } from './trial-error.ts';
 import { writeTrialFile } from './trial-files.ts';
 import type { TrialRun } from './trial-run.ts';
+import { writeTrialTrajectory } from './trajectory.ts';
 import { workspacePathOf } from './workspace.ts';
 
 /** What the agent step produced: samples (possibly none) and, when it failed or timed out, why. */
@@ -58,8 +59,9 @@ async function runWorkflow(run: TrialRun, phase: AgentPhase): Promise<AgentOutco
     phase.timeoutSec,
     phase.user,
   );
-  if (outcome.ok) return { samples: outcome.samples, logs: outcome.logs };
-  return { samples: [], logs: outcome.logs, error: phaseError('workflow', outcome) };
+  if (!outcome.ok) return { samples: [], logs: outcome.logs, error: phaseError('workflow', outcome) };
+  await writeTrialTrajectory(run, outcome.samples);
+  return { samples: outcome.samples, logs: outcome.logs };
 }
 
 /**

@@ -28,6 +28,11 @@ function implementationName(ref: ImplementationRef): string {
   return typeof ref === 'string' ? ref : `${ref.file}#${ref.suite}.${ref.role}`;
 }
 
+/** The agent's name in result.json's `agent_info` and in its trajectory: `oracle`, or the workflow's name for Harbor. */
+export function agentInfoName(config: TrialConfig): string {
+  return config.agent.kind === 'oracle' ? 'oracle' : implementationName(config.agent.implementation);
+}
+
 /**
  * Harbor's `EnvironmentConfig`: docker is one of its types; the host-backed environments are not, so they are
  * named by an import path (Harbor's way to name an environment it does not ship).
@@ -91,9 +96,7 @@ export function trialIdentity(config: TrialConfig, task: HarborTask, trialDir: s
     task_id: { path: task.dir },
     task_checksum: task.checksum,
     config: harborTrialConfig(config),
-    agent_info: oracle
-      ? { name: 'oracle', version: '1.0.0', model_info: null }
-      : { name: implementationName((config.agent as { implementation: ImplementationRef }).implementation), version: packageVersion(), model_info: null },
+    agent_info: oracle ? { name: 'oracle', version: '1.0.0', model_info: null } : { name: agentInfoName(config), version: packageVersion(), model_info: null },
     verifier_environment_mode: task.steps.length === 0 ? taskVerifierMode(task.config) : null,
     task_dir: task.dir,
     rollout_id: config.request.id,

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -8,6 +8,7 @@ import type { RolloutRecord } from '../../types/rollout-record.ts';
 import type { RunReport } from '../../types/run-report.ts';
 import { statisticsText } from '../statistics-text.ts';
 import { readLines } from './read-lines.ts';
+import { TRAJECTORIES_DIR, trajectoryFileName } from '../../output/trajectory-files.ts';
 
 const APP = fileURLToPath(ownFileUrl('node/reporters/html/app/app.js'));
 const STYLE = `
@@ -20,7 +21,7 @@ body{font:14px system-ui,sans-serif;margin:0;color:#111}header{padding:12px 20px
 .row{position:absolute;left:0;right:0;cursor:pointer}.head{position:sticky;top:0;z-index:1;background:#f6f6f6;font-weight:600}
 .row span{overflow:hidden;text-overflow:ellipsis}.row.failed{background:#fff7ed}.row.errored{background:#fef2f2}
 #transcript{margin:12px 20px;padding:8px 12px;border:1px solid #ddd;border-radius:8px}.message{margin:6px 0}.message pre,.error{white-space:pre-wrap;background:#f6f6f6;padding:6px;margin:2px 0}
-.tool-call{background:#eef2ff!important}.partial{color:#b45309}
+.tool-call{background:#eef2ff!important}.step{border-left:3px solid #ddd;padding-left:8px;margin:6px 0}.step.agent{border-color:#2563eb}.observation{background:#f0fdf4!important}.partial{color:#b45309}
 .history{display:flex;gap:8px;align-items:center}.strip i{display:inline-block;width:8px;height:12px;margin-right:1px}.strip .p{background:#16a34a}.strip .f{background:#dc2626}`;
 
 let script: string | undefined;
@@ -53,9 +54,21 @@ function runData(report: RunReport, bySuite: RolloutRecord[][]): object {
   return { ...rest, suites: suites.map(({ records: _, ...suite }) => ({ ...suite, text: statisticsText(suite.stats) })), columns: COLUMNS, records, categories };
 }
 
-/** What a transcript shows beside the messages: rewards, tokens, error, label, trial. */
-function transcriptOf(record: RolloutRecord, messages: unknown[] | undefined): object {
-  return { messages, rewards: record.rewards, usage: record.usage, error: record.error, label: record.details?.label?.text, trialDir: record.trialDir };
+/** The rollout's ATIF trajectory in the run's folder, if it has one. */
+function trajectoryOf(runDir: string | undefined, id: string): unknown {
+  const file = runDir && path.join(runDir, TRAJECTORIES_DIR, trajectoryFileName(id));
+  if (!file || !existsSync(file)) return undefined;
+  try {
+    return JSON.parse(readFileSync(file, 'utf8'));
+  } catch {
+    return undefined; // a torn or edited file: the transcript still shows the messages
+  }
+}
+
+/** What a transcript shows beside the messages: rewards, tokens, error, label, trial, and the trajectory's steps. */
+function transcriptOf(record: RolloutRecord, messages: unknown[] | undefined, runDir: string | undefined): object {
+  const trajectory = trajectoryOf(runDir, record.id);
+  return { messages, rewards: record.rewards, usage: record.usage, error: record.error, label: record.details?.label?.text, trialDir: record.trialDir, trajectory };
 }
 
 /** The page's title, by which a file at the report's default place is known as one the tool wrote. */
@@ -83,10 +96,10 @@ export function* htmlPage(report: RunReport): Generator<string> {
     const index = indexOf.get(id);
     if (index === undefined) continue;
     written.add(index);
-    yield `<script type="application/json" id="t-${index}">${embed(transcriptOf(records[index]!, samples.at(-1)?.messages))}</script>`;
+    yield `<script type="application/json" id="t-${index}">${embed(transcriptOf(records[index]!, samples.at(-1)?.messages, report.runDir))}</script>`;
   }
   for (const [index, record] of records.entries()) {
-    if (!written.has(index)) yield `<script type="application/json" id="t-${index}">${embed(transcriptOf(record, undefined))}</script>`;
+    if (!written.has(index)) yield `<script type="application/json" id="t-${index}">${embed(transcriptOf(record, undefined, report.runDir))}</script>`;
   }
   yield `<script>${pageScript()}</script></body></html>\n`;
 }

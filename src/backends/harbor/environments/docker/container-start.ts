@@ -26,6 +26,15 @@ const INSTALL = `cp -R ${USER_CODE}/. "$0" && { [ -z "$1" ] || ln -sfn "$1" "$0/
 /** How long the in-container copy may take before the trial's setup fails. */
 const INSTALL_TIMEOUT_MS = 120_000;
 
+/**
+ * Records the exit status of the command before it (`$?`) in `<dir>/installed`, which the host polls for while
+ * the container writes it. Written aside and renamed, it appears complete or not at all: a shell's `> file`
+ * creates the file empty, then writes, and a poll in between saw it grow while read (a trial's setup failure).
+ */
+export function recordInstalled(dir: string): string {
+  return `echo $? > ${dir}/installed.part && mv -f ${dir}/installed.part ${dir}/installed`;
+}
+
 /** Everything that makes two containers interchangeable before a trial claims one. */
 export interface ContainerSpec {
   cli: DockerCli;
@@ -97,7 +106,7 @@ export async function startContainer(spec: ContainerSpec, root: string, owner: C
   const mounts = containerMounts(spec, root, owner.logs);
   const code = spec.userCode;
   const command = code?.byCommand
-    ? ['sh', '-c', `(${INSTALL}) 2> ${IPC}/installed.err; echo $? > ${IPC}/installed; exec sleep infinity`, code.workspace, code.modules ?? '']
+    ? ['sh', '-c', `(${INSTALL}) 2> ${IPC}/installed.err; ${recordInstalled(IPC)}; exec sleep infinity`, code.workspace, code.modules ?? '']
     : KEEP_ALIVE;
   const args = ['run', '--detach', '--name', name, ...containerLabels(owner.trialLabel).flatMap((label) => ['--label', label]), ...spec.flags, ...mountFlags(mounts), spec.image, ...command];
   const id = (await spec.cli.run(args, { signal: owner.signal })).trim();
@@ -116,8 +125,8 @@ export async function installByExec(cli: DockerCli, name: string, code: UserCode
   }
 }
 
-/** Waits for the exit code the container's command records once its copy is done. */
-async function installedMarker(root: string, signal: AbortSignal | undefined): Promise<void> {
+/** Waits for the exit code the container's command records ({@link recordInstalled}) in `<root>/ipc` once its copy is done. */
+export async function installedMarker(root: string, signal: AbortSignal | undefined): Promise<void> {
   const marker = path.join(root, 'ipc', 'installed');
   const deadline = Date.now() + INSTALL_TIMEOUT_MS;
   for (let delay = 1; ; delay = Math.min(delay * 2, 20)) {

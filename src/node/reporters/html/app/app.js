@@ -156,6 +156,34 @@ function messageView(message) {
   return el('div', { className: `message ${message.role}` }, el('b', { textContent: role }), text ? el('pre', { textContent: text }) : undefined, ...calls, empty);
 }
 
+// An ATIF trajectory (trajectories/<rollout-id>.json): a step per message and per model call, with its tool calls,
+// their results and the call's metrics.
+const count = (label, value) => (typeof value === 'number' ? `${label} ${value}` : undefined);
+function metricsText(m, final) {
+  if (!m) return '';
+  const p = final ? 'total_' : '';
+  const cached = typeof m[`${p}cached_tokens`] === 'number' ? ` (${m[`${p}cached_tokens`]} cached)` : '';
+  const prompt = count('prompt', m[`${p}prompt_tokens`]);
+  const ids = (name, list) => (Array.isArray(list) ? `${list.length} ${name}` : undefined);
+  return present([prompt && prompt + cached, count('completion', m[`${p}completion_tokens`]), typeof m[`${p}cost_usd`] === 'number' ? `cost $${m[`${p}cost_usd`].toPrecision(3)}` : undefined,
+    count('steps', m.total_steps), ids('prompt token ids', m.prompt_token_ids), ids('completion token ids', m.completion_token_ids), ids('logprobs', m.logprobs)]).join(' · ');
+}
+function stepView(step) {
+  const head = present([`#${step.step_id} ${step.source}`, step.model_name, step.llm_call_count > 1 ? `${step.llm_call_count} calls` : undefined]).join(' · ');
+  const text = contentText(step.message);
+  const calls = (step.tool_calls ?? []).map((c) => el('pre', { className: 'tool-call', textContent: `${c.function_name}(${JSON.stringify(c.arguments)})` }));
+  const results = (step.observation?.results ?? []).map((r) => el('pre', { className: 'observation', textContent: `→ ${contentText(r.content)}${r.source_call_id ? `  (${r.source_call_id})` : ''}` }));
+  const metrics = metricsText(step.metrics);
+  return el('div', { className: `step ${step.source}` }, el('b', { textContent: head }), text ? el('pre', { textContent: text }) : undefined, ...calls, ...results,
+    metrics ? el('div', { className: 'metrics muted', textContent: metrics }) : undefined);
+}
+function trajectoryView(t) {
+  if (!t || !Array.isArray(t.steps)) return undefined;
+  const agent = present([t.agent?.name, t.agent?.model_name]).join(' · ');
+  return el('details', { className: 'trajectory', open: true }, el('summary', { textContent: `trajectory (${t.schema_version ?? 'ATIF'}): ${agent}` }),
+    el('p', { className: 'final-metrics', textContent: metricsText(t.final_metrics, true) }), ...t.steps.map(stepView));
+}
+
 function openTranscript(index) {
   const r = records[index];
   const block = document.getElementById(`t-${index}`);
@@ -171,6 +199,7 @@ function openTranscript(index) {
     t.label !== undefined ? el('p', { textContent: `label: ${t.label}` }) : undefined,
     t.trialDir ? el('p', { textContent: `trial: ${t.trialDir}` }) : undefined,
     ...(t.messages ?? []).map(messageView),
+    trajectoryView(t.trajectory),
   ]));
   panel.hidden = false;
 }

@@ -2,8 +2,8 @@
 export type Rng = () => number;
 
 /**
- * A small seeded PRNG (mulberry32), so a bootstrap interval is the same in every run of the same data:
- * reports stay stable and CI gates do not flip on resampling noise.
+ * A small seeded PRNG (mulberry32) for the tests' simulated data: each test seeds its own, so its data does not
+ * depend on which tests ran before it.
  * @param seed any number; only its low 32 bits are used.
  */
 export function createRng(seed: number): Rng {

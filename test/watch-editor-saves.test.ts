@@ -1,0 +1,74 @@
+import { renameSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { makeProject } from './helpers/project.ts';
+import { startWatch, type WatchProcess } from './helpers/watch-process.ts';
+
+const ROWS = 8;
+
+/** A workflow module on the OpenAI client, kept at module scope as the docs allow, two model calls per rollout. */
+const workflow = (version: number) => `import { AgentWorkflow } from 'rollout-test';
+import { createRecordingClient } from 'rollout-test/openai';
+const client = createRecordingClient();
+export class Agent extends AgentWorkflow {
+  async run(ctx) {
+    // version ${version}
+    for (let turn = 0; turn < 2; turn++) await client.chat.completions.create({ model: 'scripted', messages: ctx.prompt }, { signal: ctx.signal });
+  }
+}
+`;
+
+/** Eight labelled rows (each workflow keeps its thread's slot for its grader), the default concurrency (4), a scripted model the run starts. */
+const files = {
+  'rollouts/workflow.ts': workflow(0),
+  'rollouts/script.ts': `export const script = () => ({ content: 'ok', latencyMs: 30 });\n`,
+  'rollouts/agent.rollout.ts': `import { Grader, defineRollout } from 'rollout-test';
+import { Agent } from './workflow.ts';
+class Said extends Grader {
+  grade(ctx) { return ctx.sample.messages.at(-1)?.content === ctx.label ? 1 : 0; }
+}
+const dataset = Array.from({ length: ${ROWS} }, (_, i) => ({ prompt: [{ role: 'user', content: 'q' + i }], label: 'ok' }));
+defineRollout({ name: 'agent', dataset, workflow: Agent, grader: Said, model: { script: './script.ts:script' } });
+`,
+};
+
+/**
+ * Saves as editors make them: a new file renamed over the old one (a new inode), or the file truncated and then
+ * written (two changes, the first leaving an empty module).
+ */
+const saves = {
+  rename(file: string, text: string) {
+    writeFileSync(`${file}.swp`, text);
+    renameSync(`${file}.swp`, file);
+  },
+  truncate(file: string, text: string) {
+    writeFileSync(file, '');
+    writeFileSync(file, text);
+  },
+};
+
+describe('watch mode after consecutive editor saves of a workflow module', () => {
+  let dir: string;
+  let watch: WatchProcess;
+
+  beforeAll(async () => {
+    dir = makeProject(files);
+    watch = startWatch(dir);
+    await watch.waitFor(/Waiting for file changes/);
+  });
+  afterAll(() => {
+    watch.child.kill();
+  });
+
+  it('runs every rollout of each rerun against the run\'s scripted model, save after save', async () => {
+    expect(watch.output()).toMatch(new RegExp(`✓ agent .* ${ROWS} rollouts`));
+    const kinds = ['rename', 'truncate', 'rename', 'truncate', 'rename'] as const;
+    for (const [index, kind] of kinds.entries()) {
+      const from = watch.output().length;
+      saves[kind](path.join(dir, 'rollouts/workflow.ts'), workflow(index + 1));
+      // The last rerun of the save (a truncating save may make two) runs all rows, and the watcher waits again.
+      const out = await watch.waitFor(new RegExp(`✓ agent [^\\n]*${ROWS} rollouts[\\s\\S]*Waiting for file changes`), from);
+      expect(out, `save ${index + 1} (${kind})`).toMatch(new RegExp(`Rollouts {2}${ROWS} passed`));
+    }
+  });
+});

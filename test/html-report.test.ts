@@ -2,14 +2,14 @@
  * The HTML report of a real run of the examples, opened from file:// in Debian's chromium (driven by
  * playwright-core; no browser download): the numbers shown match the JSON report, filters and transcripts work.
  */
-import { existsSync, mkdtempSync, readFileSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO, runCli } from './helpers/project.ts';
+import { openReportPage } from './helpers/report-page.ts';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const out = mkdtempSync(path.join(os.tmpdir(), 'rollout-test-html-'));
 const num = (v: number | null) => (v === null ? '–' : v.toFixed(3));
 
@@ -21,20 +21,10 @@ describe('the HTML report in a real browser', async () => {
   const report = JSON.parse(readFileSync(path.join(out, 'report.json'), 'utf8'));
   let browser: Browser;
   let page: Page;
-  const errors: string[] = [];
+  let errors: string[] = [];
 
   beforeAll(async () => {
-    expect(existsSync(CHROMIUM), `chromium not found at ${CHROMIUM} (apt-get install chromium)`).toBe(true);
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
-    page = await browser.newPage({ viewport: { width: 1300, height: 1000 } });
-    page.on('pageerror', (error) => errors.push(error.message));
-    // No network: any request beyond the file itself fails the test.
-    await page.route(/^(?!file:)/, (route) => {
-      errors.push(`network request: ${route.request().url()}`);
-      return route.abort();
-    });
-    await page.goto(`file://${path.join(out, 'html', 'index.html')}`);
-    await page.waitForSelector('.card');
+    ({ browser, page, errors } = await openReportPage(path.join(out, 'html', 'index.html')));
   }, 60_000);
   afterAll(() => browser?.close());
 

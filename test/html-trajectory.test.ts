@@ -2,33 +2,22 @@
  * The HTML report renders each rollout's ATIF trajectory (opened in Debian's chromium, as html-transcript.test.ts
  * does): its steps, tool calls with their results, each call's metrics and the totals.
  */
-import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { calculatorProject } from './helpers/calculator-project.ts';
 import { runCli } from './helpers/project.ts';
-
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+import { openReportPage } from './helpers/report-page.ts';
 
 describe('the HTML report of a rollout with a trajectory', async () => {
   const project = calculatorProject();
   const run = await runCli(project, ['run', '-t', '^calc$', '--reporter', 'html', '--outputFile.html', 'report/index.html']);
   let browser: Browser;
   let page: Page;
-  const errors: string[] = [];
+  let errors: string[] = [];
 
   beforeAll(async () => {
-    expect(existsSync(CHROMIUM), `chromium not found at ${CHROMIUM} (apt-get install chromium)`).toBe(true);
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
-    page = await browser.newPage({ viewport: { width: 1300, height: 1000 } });
-    page.on('pageerror', (error) => errors.push(error.message));
-    await page.route(/^(?!file:)/, (route) => {
-      errors.push(`network request: ${route.request().url()}`);
-      return route.abort();
-    });
-    await page.goto(`file://${path.join(project, 'report', 'index.html')}`);
-    await page.waitForSelector('.card');
+    ({ browser, page, errors } = await openReportPage(path.join(project, 'report', 'index.html')));
   }, 60_000);
   afterAll(() => browser?.close());
 

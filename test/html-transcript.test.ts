@@ -3,13 +3,12 @@
  * html-report.test.ts): its transcript shows every message's text, parts and tool calls and never a literal
  * `undefined` or `null`; the rollout table has column headers; pass@k is labelled and its values are listed.
  */
-import { existsSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import path from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeProject, runCli } from './helpers/project.ts';
-
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+import { openReportPage } from './helpers/report-page.ts';
 
 const project = makeProject({
   'rollouts/tools.rollout.ts': `
@@ -44,19 +43,10 @@ describe('the HTML transcript of a tool-calling rollout', async () => {
   const run = await runCli(project, ['run', '--reporter', 'html', '--outputFile.html', 'report/index.html']);
   let browser: Browser;
   let page: Page;
-  const errors: string[] = [];
+  let errors: string[] = [];
 
   beforeAll(async () => {
-    expect(existsSync(CHROMIUM), `chromium not found at ${CHROMIUM} (apt-get install chromium)`).toBe(true);
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
-    page = await browser.newPage({ viewport: { width: 1300, height: 1000 } });
-    page.on('pageerror', (error) => errors.push(error.message));
-    await page.route(/^(?!file:)/, (route) => {
-      errors.push(`network request: ${route.request().url()}`);
-      return route.abort();
-    });
-    await page.goto(`file://${path.join(project, 'report', 'index.html')}`);
-    await page.waitForSelector('.card');
+    ({ browser, page, errors } = await openReportPage(path.join(project, 'report', 'index.html')));
   }, 60_000);
   afterAll(() => browser?.close());
 

@@ -8,6 +8,7 @@ import { MemoryCgroup } from './memory-cgroup.ts';
 // Row 1 is the fault; rows 2-5 run at the same time in the same worker, and must all pass.
 const ROLLOUT = `
 import { existsSync, writeFileSync } from 'node:fs';
+import { getHeapStatistics } from 'node:v8';
 import { AgentWorkflow, Grader, defineRollout } from 'rollout-test';
 
 // Rollouts running now in this worker: on globalThis, which a worker's rollouts share whatever module instance
@@ -36,6 +37,8 @@ export class Faulty extends AgentWorkflow {
     }
     if (fault === 'sigkill') process.kill(process.pid, 'SIGKILL');
     if (fault === 'heap') {
+      // The limit this worker's heap really has (V8 flags of the process can override the worker's own).
+      writeFileSync('heap-limit', String(getHeapStatistics().heap_size_limit));
       const kept = [];
       for (;;) kept.push(new Array(100_000).fill(Math.random()));
     }
@@ -91,6 +94,7 @@ describe('a worker that dies fails only the rollout it ran', () => {
     const result = await runCli(dir, ['run', '--pool', pool], { env: { FAULT: 'heap' } });
     expect(result.exitCode, String(result.all)).toBe(1);
     expectOnlyTheFaultFailed(dir, /heap limit of 96 MB \(workerMemoryLimitMb\) was reached/);
+    expect(Number(readFileSync(path.join(dir, 'heap-limit'), 'utf8')) / 2 ** 20).toBeLessThan(256);
   });
 
   // CI setups often set it, and it is a V8 flag of the whole process: the worker thread's own limit must still hold.
@@ -99,6 +103,9 @@ describe('a worker that dies fails only the rollout it ran', () => {
     const result = await runCli(dir, ['run', '--pool', 'threads'], { env: { FAULT: 'heap', NODE_OPTIONS: '--max-old-space-size=4096' } });
     expect(result.exitCode, String(result.all)).toBe(1);
     expectOnlyTheFaultFailed(dir, /heap limit of 96 MB \(workerMemoryLimitMb\) was reached/);
+    // 96 MB of old generation and the young one's few MB, not the 4 GB the process flag would give (V8 lets that
+    // flag override a worker's resourceLimits unless it is reset before the worker starts).
+    expect(Number(readFileSync(path.join(dir, 'heap-limit'), 'utf8')) / 2 ** 20).toBeLessThan(256);
   });
 
   test('process.kill of its own pid, in a fork', async () => {

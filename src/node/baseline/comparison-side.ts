@@ -27,7 +27,9 @@ export function runSide(runDir: string): ComparisonSide {
   const bySuite = new Map<string, RolloutRecord[]>();
   for (const record of journal.rollouts.values()) {
     const key = suiteKeyOfRollout(record.id);
-    bySuite.set(key, [...(bySuite.get(key) ?? []), record]);
+    const records = bySuite.get(key);
+    if (records) records.push(record);
+    else bySuite.set(key, [record]);
   }
   // In the order of the run's report (its suite lines, written at its end), not the order rollouts finished in, which
   // differs from run to run as suites run side by side; a run killed before its end, by key.

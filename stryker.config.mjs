@@ -10,8 +10,21 @@
  *   −3/4 of the variance between them, never above 0, so the other condition already gives `null`.
  * - outcomes.ts, scoredRows's comparator of row keys (`a < b ? -1 : a > b ? 1 : 0`) with `<=`, `>=` or a constant in
  *   its second test: the keys of a Map are distinct, and V8's sort only asks whether the comparator is below 0.
- * One survivor is not equivalent but left: variance.ts `room > 0` → `>= 0` needs a variance split whose room is
- * exactly 0 in floating point.
+ * - compare.ts, verdictOf's `delta > 0` → `>= 0`: a delta of exactly 0 has p = 1, so it never reaches that test.
+ * - mcnemar-power.ts, `high - low > 1e-3` → `>= 1e-3`: the bisection's widths are powers of 2, never 1e-3.
+ * - quantiles.ts, `p < P_LOW` → `<=` and `p > 1 - P_LOW` → `>=`: at the break point Acklam's central and tail
+ *   formulas agree to within their error of 1.2e-9 (test/stats-quantiles.test.ts checks both points).
+ * - quantiles.ts, the continued fraction's `m <= 300` → `< 300`, and its convergence test `< 1e-14` → `<=` or
+ *   `false`: it converges in at most about 50 rounds for every t tail (df 1e-3 to 1e7), so the cap is never reached,
+ *   and rounds after convergence multiply by 1 within rounding.
+ * - quantiles.ts, incompleteBeta's choice of side `x < (a + 1) / (a + b + 2)` → `<=` or `a - b`: both sides are the
+ *   same function; the choice only speeds the fraction's convergence.
+ * - quantiles.ts, the bisection's `> 1 - p` → `>=` (twice) and `i < 100` → `<= 100`: a tie only moves which end of
+ *   the bracket takes the middle, and after 100 halvings one more changes no digit of a quantile above 1e-14.
+ * Survivors that are not equivalent but left:
+ * - variance.ts `room > 0` → `>= 0` needs a variance split whose room is exactly 0 in floating point.
+ * - quantiles.ts, Lentz's guards `Math.abs(d) < tiny` and `Math.abs(c) < tiny` (→ `<=` or `false`) act only on a
+ *   denominator within 1e-300 of 0; over a grid of the t tails (df 1e-3 to 1e7, t 1e-8 to 1e4) the smallest was 4e-7.
  */
 export default {
   testRunner: 'vitest',

@@ -14,6 +14,8 @@ export default defineConfig({
     include: [
       'test/stats.test.ts',
       'test/stats-compare.test.ts',
+      'test/stats-mcnemar-power.test.ts',
+      'test/stats-quantiles.test.ts',
       'test/stats-intervals.test.ts',
       'test/stats-flakiness.test.ts',
       'test/stats-threshold.test.ts',

@@ -92,7 +92,127 @@ describe('compareSuites', () => {
     expect(compareSuites([{ a: v1, b: rows([0], [0]) }])[0]).toMatchObject({ pairedRows: 2, flipped: [], test: 'permutation-exact' });
   });
 
-  it('rejects a non-finite reward', () => {
-    expect(() => compareSuites([{ a: rows([Number.NaN]), b: rows([1]) }])).toThrow(RangeError);
+  it('rejects a non-finite reward, on either side and among finite ones', () => {
+    const message = new RangeError('compare: rewards must be finite');
+    expect(() => compareSuites([{ a: rows([Number.NaN]), b: rows([1]) }])).toThrow(message);
+    expect(() => compareSuites([{ a: rows([1, 0]), b: rows([1, Number.POSITIVE_INFINITY]) }])).toThrow(message);
+  });
+
+  it('lists flips by majority of runs (1 of 2 fails), regressions first, each in key order; unknown passes never flip', () => {
+    const side = (entries: Array<[string, number[], number | null]>): RowTable => new Map(entries.map(([key, rewards, passes]) => [key, { rewards, passes }]));
+    const a = side([['b', [1, 0], 1], ['a', [1, 1], 2], ['c', [1], null], ['d', [1], 1], ['10', [0], 0], ['9', [1], 1]]);
+    const b = side([['9', [0], 0], ['d', [1], null], ['c', [1], 1], ['b', [1, 1], 2], ['a', [0, 1], 1], ['10', [1], 1]]);
+    const [c] = compareSuites([{ a, b }]);
+    expect(c!.flipped).toEqual([
+      { row: '9', a: { meanReward: 1, passes: 1, runs: 1 }, b: { meanReward: 0, passes: 0, runs: 1 } },
+      { row: 'a', a: { meanReward: 1, passes: 2, runs: 2 }, b: { meanReward: 0.5, passes: 1, runs: 2 } },
+      { row: '10', a: { meanReward: 0, passes: 0, runs: 1 }, b: { meanReward: 1, passes: 1, runs: 1 } },
+      { row: 'b', a: { meanReward: 0.5, passes: 1, runs: 2 }, b: { meanReward: 1, passes: 2, runs: 2 } },
+    ]);
+  });
+});
+
+/**
+ * Exact figures of whole comparisons against an independent computation in Python (scipy 1.17): delta as the mean
+ * of the row-mean differences; the interval delta ± t(0.975, n − 1)·√((Σ(d − delta)² + u²) / ((n − 1)·n)), where
+ * u, one run's worth, is 1 for 0/1 rewards and twice the rewards' population standard deviation (1 if 0) for
+ * graded ones, over the runs per row; p from scipy's `binomtest` (McNemar) or by enumerating every sign pattern;
+ * the MDE as (t(0.975, n − 1) + t(0.8, n − 1))·√(max(Σ(d − delta)², u²) / ((n − 1)·n)), or for McNemar up to 40
+ * pairs the first δ on a grid of 5e-4 whose exact power (as in test/stats-mcnemar-power.test.ts) at discordance
+ * (discordant + 1) / (n + 2) reaches 80%. scipy's t quantiles are exact; the engine's Cornish–Fisher ones are
+ * off by 4e-3 at df 3, 9e-4 at df 4 and 5e-6 at df 11, hence the digits checked.
+ */
+describe('compareSuites figures', () => {
+  const single = (outcomes: number[]) => rows(...outcomes.map((o) => [o]));
+  const compareOne = (a: RowTable, b: RowTable) => compareSuites([{ a, b }])[0]!;
+  // 40 pairs: 12 went B's way, 3 went A's way, 25 agree.
+  const before40 = [...Array(12).fill(0), 1, 1, 1, ...Array(13).fill(1), ...Array(12).fill(0)];
+  const after40 = [...Array(12).fill(1), 0, 0, 0, ...Array(13).fill(1), ...Array(12).fill(0)];
+
+  it('0/1 rewards, one run, 12 pairs (5 went to B, 1 to A): McNemar, and its exact MDE', () => {
+    const c = compareOne(single([0, 0, 0, 0, 0, 1, 1, 1, 1, 0, 0, 0]), single([1, 1, 1, 1, 1, 0, 1, 1, 1, 0, 0, 0]));
+    expect(c).toMatchObject({ pairedRows: 12, test: 'mcnemar-exact', verdict: 'no detectable change' });
+    expect(c.delta).toBeCloseTo(1 / 3, 12);
+    expect(c.pValue).toBeCloseTo(14 / 64, 12);
+    expect(c.low).toBeCloseTo(-0.1226972634882817, 5);
+    expect(c.high).toBeCloseTo(0.7893639301549483, 5);
+    expect(Math.abs(c.mde! - 0.642)).toBeLessThanOrEqual(1e-3);
+  });
+
+  it('40 pairs is the last with the exact MDE, 41 has the t one; 12 of 15 discordant pairs is a change', () => {
+    const forty = compareOne(single(before40), single(after40));
+    expect(forty).toMatchObject({ pairedRows: 40, delta: 0.225, test: 'mcnemar-exact', verdict: 'improved' });
+    expect(forty.pValue).toBeCloseTo(0.03515625, 12);
+    expect(forty.low).toBeCloseTo(0.03355539422048007, 7);
+    expect(forty.high).toBeCloseTo(0.4164446057795199, 7);
+    expect(Math.abs(forty.mde! - 0.29)).toBeLessThanOrEqual(1e-3);
+    const fortyOne = compareOne(single([...before40, 1]), single([...after40, 1]));
+    expect(fortyOne.delta).toBeCloseTo(9 / 41, 12);
+    expect(fortyOne.low).toBeCloseTo(0.03261508600328869, 7);
+    expect(fortyOne.high).toBeCloseTo(0.4064093042406137, 7);
+    expect(fortyOne.mde).toBeCloseTo(0.2559217605719516, 7);
+    expect(compareOne(single(after40), single(before40))).toMatchObject({ delta: -0.225, verdict: 'regressed' });
+  });
+
+  it('graded rewards, two runs per row: the exact sign-flip test and one run worth twice the standard deviation', () => {
+    const a = rows([0.2, 0.4], [1, 0.5], [0, 0], [0.7, 0.9], [0.3, 0.1], [0.6, 0.6]);
+    const b = rows([0.5, 0.7], [1, 1], [0.25, 0], [0.8, 0.9], [0.3, 0.5], [0.4, 0.6]);
+    const c = compareOne(a, b);
+    expect(c).toMatchObject({ pairedRows: 6, test: 'permutation-exact' });
+    expect(c.delta).toBeCloseTo(0.1375, 12);
+    expect(c.pValue).toBeCloseTo(6 / 64, 12);
+    expect(c.low).toBeCloseTo(-0.07676646920357086, 4);
+    expect(c.high).toBeCloseTo(0.3517664692035709, 4);
+    expect(c.mde).toBeCloseTo(0.20861834789196032, 4);
+  });
+
+  it('graded rewards that never vary count one run as 1 over the runs per row', () => {
+    const flat = rows(...Array.from({ length: 4 }, () => [0.5, 0.5, 0.5]));
+    const c = compareOne(flat, flat);
+    expect(c).toMatchObject({ delta: 0, pValue: 1, verdict: 'no detectable change' });
+    expect(c.low).toBeCloseTo(-0.3062310385061798, 3);
+    expect(c.high).toBeCloseTo(0.3062310385061798, 3);
+    expect(c.mde).toBeCloseTo(0.40038458066243804, 3);
+  });
+
+  it('0/1 rewards, three runs per row: the sign-flip test on row means, one run worth 1/3', () => {
+    const a = rows([1, 0, 0], [1, 1, 0], [0, 0, 0], [1, 1, 1], [0, 1, 0]);
+    const b = rows([1, 1, 0], [1, 1, 1], [0, 1, 0], [1, 1, 1], [1, 1, 0]);
+    const c = compareOne(a, b);
+    expect(c).toMatchObject({ pairedRows: 5, test: 'permutation-exact', pValue: 0.125 });
+    expect(c.delta).toBeCloseTo(4 / 15, 12);
+    expect(c.low).toBeCloseTo(-0.010977843853112679, 3);
+    expect(c.high).toBeCloseTo(0.544311177186446, 3);
+    expect(c.mde).toBeCloseTo(0.2770793583378679, 3);
+  });
+
+  it('two pairs already have an interval (t with 1 df), but too few pairs for any MDE', () => {
+    const c = compareOne(single([0, 1]), single([1, 1]));
+    expect(c).toMatchObject({ pairedRows: 2, delta: 0.5, pValue: 1, mde: null });
+    expect(c.low).toBeCloseTo(-10.503896087213436, 10);
+    expect(c.high).toBeCloseTo(11.503896087213436, 10);
+  });
+
+  it('within a larger family multiplies each p-value by its size (Bonferroni, at most 1)', () => {
+    const pairs = [{ a: single(before40), b: single(after40) }, { a: single([1]), b: new Map() }];
+    const [alone, empty] = compareSuites(pairs, { familySize: 3 });
+    expect(alone!.verdict).toBe('no detectable change');
+    expect(alone!.pValue).toBeCloseTo(0.03515625, 12);
+    expect(alone!.pAdjusted).toBeCloseTo(3 * 0.03515625, 12);
+    expect(empty).toMatchObject({ pValue: null, pAdjusted: null });
+    const one = compareSuites(pairs, { familySize: 1 })[0]!;
+    expect(one).toMatchObject({ pAdjusted: one.pValue, verdict: 'improved' });
+    expect(compareSuites(pairs, { familySize: 100 })[0]!.pAdjusted).toBe(1);
+    // Holm over the two given: one p-value, not adjusted.
+    expect(compareSuites(pairs)[0]!.pAdjusted).toBe(one.pValue);
+  });
+
+  it('calls a change only when p is below 0.05, not at it', () => {
+    // 20 rows all 0.5 better: no random sign pattern reaches the observed sum, so p = (0 + 1) / (draws + 1).
+    const low = rows(...Array.from({ length: 20 }, () => [0.25]));
+    const high = rows(...Array.from({ length: 20 }, () => [0.75]));
+    const verdicts = (draws: number) => compareSuites([{ a: low, b: high }, { a: high, b: low }], { exactUpTo: 0, draws, familySize: 1 }).map((c) => [c.pValue, c.verdict]);
+    expect(verdicts(19)).toEqual([[0.05, 'no detectable change'], [0.05, 'no detectable change']]);
+    expect(verdicts(39)).toEqual([[0.025, 'improved'], [0.025, 'regressed']]);
   });
 });

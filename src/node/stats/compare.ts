@@ -93,6 +93,7 @@ function standardDeviation(values: readonly number[]): number {
 function pairedTest(paired: Paired, options: SignFlipOptions): PairedTest {
   if (isBinarySingleRun(paired.a) && isBinarySingleRun(paired.b)) {
     const discordant = paired.differences.filter((d) => d !== 0);
+    // Stryker disable next-line EqualityOperator: no d is 0 here, and counting the other way gives the same two-sided p
     return mcnemarExact(discordant.filter((d) => d > 0).length, discordant.length);
   }
   return signFlipTest(paired.differences, options);
@@ -155,9 +156,13 @@ export interface CompareOptions extends SignFlipOptions {
   familySize?: number;
 }
 
+/**
+ * A p-value comes with a delta (both are null without paired rows), and a delta of 0 has p = 1: every sign pattern
+ * of the differences, every split of the discordant pairs, is at least as extreme as no change at all.
+ */
 function verdictOf(delta: number | null, pAdjusted: number | null): ComparisonVerdict {
-  if (delta === null || pAdjusted === null || !(pAdjusted < ALPHA) || delta === 0) return 'no detectable change';
-  return delta > 0 ? 'improved' : 'regressed';
+  if (!((pAdjusted ?? 1) < ALPHA)) return 'no detectable change';
+  return delta! > 0 ? 'improved' : 'regressed';
 }
 
 /**

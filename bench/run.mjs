@@ -15,6 +15,7 @@ import { measureWatchLatency, RSS_WINDOW } from './watch-latency.mjs';
 import { measureServeThroughput } from './serve-throughput.mjs';
 import { benchQueue } from './queue.mjs';
 import { measureEntryLoad } from './entry-load.mjs';
+import { measureStoredRuns } from './stored-runs.mjs';
 
 const { values: opts } = parseArgs({
   options: {
@@ -424,6 +425,18 @@ async function benchH1() {
   notes.push(`H1: written in ${ms(r.writeMs)}, ${mb(r.fileMB)} file, JS heap after opening and filtering ${mb(r.heapMB)}`);
 }
 
+/** C1, F1, H2: compare, its HTML page and flaky over real stored runs at scale. No peer: the goals are absolute. */
+async function benchStoredRuns(root) {
+  log('C1/F1/H2: compare of 2 × 100,000 stored rollouts, its HTML page, flaky over 10 × 10,000 …');
+  const r = await measureStoredRuns(root, { reps: REPS });
+  const within = (m) => m.wallMs <= 3000 && m.rssMb <= 300;
+  const count = (n) => n.toLocaleString('en');
+  row(`C1 compare 2 × ${count(r.compareRollouts)} stored rollouts`, `${ms(r.compare.wallMs)}, ${mb(r.compare.rssMb)}`, 'n/a', '', '≤ 3 s, ≤ 300 MB', within(r.compare));
+  row(`F1 flaky over 10 × ${count(r.flakyRollouts)} stored rollouts`, `${ms(r.flaky.wallMs)}, ${mb(r.flaky.rssMb)}`, 'n/a', '', '≤ 3 s, ≤ 300 MB', within(r.flaky));
+  row(`H2 compare page of 2 × ${count(r.compareRollouts)}: open in chromium`, ms(r.opened.openMs), 'n/a', '', '≤ 3 s', r.opened.openMs <= 3000);
+  notes.push(`C1/H2: compare --reporter html wrote the page in ${ms(r.html.wallMs)} (${mb(r.html.rssMb)}), ${r.opened.fileMB.toFixed(1)} MB with ${r.opened.flippedRows} flipped rows; wall times include the CLI's start`);
+}
+
 function table() {
   const head = ['Workload', 'rollout-test', 'Peer', 'Ratio', 'Goal', 'Result', 'Machine before the workload'];
   const body = rows.map((r) => [r.workload, r.ours, r.peer, r.ratio, r.goal, r.verdict, describeState(r.machine)]);
@@ -445,7 +458,7 @@ if (!opts['no-build']) {
 const root = benchRoot();
 try {
   const benchQ = (dir) => benchQueue(dir, { reps: REPS, row, notes, log, ms });
-  const benches = { E1: benchE1, B1: benchB1, B2: benchB2, B2L: benchB2Load, P1: benchP1, B3: benchB3, B4: benchB4, B5: benchB5, B6: benchB6, W1: benchW1, S1: benchS1, Q: benchQ, H1: benchH1 };
+  const benches = { E1: benchE1, B1: benchB1, B2: benchB2, B2L: benchB2Load, P1: benchP1, B3: benchB3, B4: benchB4, B5: benchB5, B6: benchB6, W1: benchW1, S1: benchS1, Q: benchQ, H1: benchH1, C1: benchStoredRuns };
   for (const [id, bench] of Object.entries(benches)) {
     if (!wanted(id)) continue;
     machineState = await measureMachineState();

@@ -56,10 +56,20 @@ describe('concurrency', () => {
     );
   });
   it('reports health with queued and running counts', async () => {
-    const b = backend({ workflow: EchoWorkflow, workflowConfig: { concurrency: { maxConcurrent: 1 } } });
-    const runs = [0, 1, 2].map((i) => runOne(b, request(`h${i}`, { metadata: { delayMs: 50 } })));
-    await new Promise((r) => setTimeout(r, 10));
+    // The first rollout holds its slot until released, so the counts are read in a known state, not after a sleep.
+    let release = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    class Held extends AgentWorkflow {
+      async run(ctx: AgentWorkflowContext) {
+        await held;
+        return [...ctx.prompt];
+      }
+    }
+    const b = backend({ workflow: Held, workflowConfig: { concurrency: { maxConcurrent: 1 } } });
+    const runs = [0, 1, 2].map((i) => runOne(b, request(`h${i}`)));
+    await vi.waitFor(() => expect(b.health()).toMatchObject({ concurrency: { running: 1 } }));
     expect(b.health()).toEqual({ status: 'ok', concurrency: { maxConcurrent: 1, queued: 2, running: 1 } });
+    release();
     await Promise.all(runs);
     expect(b.health()).toEqual({ status: 'ok', concurrency: { maxConcurrent: 1, queued: 0, running: 0 } });
   });

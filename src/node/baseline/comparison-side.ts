@@ -4,8 +4,7 @@ import type { ResolvedConfig } from '../config/resolve-config.ts';
 import { UsageError } from '../errors.ts';
 import { readJournal } from '../output/journal-reader.ts';
 import { findRun, latestRun, listRuns, runsDir } from '../output/run-history.ts';
-import { outcomesOf, type RowTable, rowResults } from '../stats/index.ts';
-import type { RolloutRecord } from '../types/rollout-record.ts';
+import { outcomesOf, type RolloutOutcome, type RowTable, rowResults } from '../stats/index.ts';
 import { type ComparisonSide, latestBaselinePath, readBaseline, type SideSuite } from './baseline-store.ts';
 
 /** A rollout id is `<suite key>.r<row>.n<run>`; the key says which suite it belongs to. */
@@ -21,23 +20,30 @@ function startedAt(runDir: string): string {
   }
 }
 
+/** What a side keeps of each rollout of a stored run: its suite and its outcome, not its details, logs or timings. */
+interface KeptRollout {
+  suite: string;
+  outcome: RolloutOutcome;
+}
+
 /** A stored run as a side of a comparison: each suite's rows from the run's journal, passes by the suite's threshold. */
 export function runSide(runDir: string): ComparisonSide {
-  const journal = readJournal(runDir);
-  const bySuite = new Map<string, RolloutRecord[]>();
-  for (const record of journal.rollouts.values()) {
-    const key = suiteKeyOfRollout(record.id);
-    const records = bySuite.get(key);
-    if (records) records.push(record);
-    else bySuite.set(key, [record]);
+  const journal = readJournal(runDir, (record): KeptRollout => ({ suite: record.suite, outcome: outcomesOf([record])[0]! }));
+  const bySuite = new Map<string, KeptRollout[]>();
+  for (const [id, kept] of journal.rollouts) {
+    const key = suiteKeyOfRollout(id);
+    const rollouts = bySuite.get(key);
+    if (rollouts) rollouts.push(kept);
+    else bySuite.set(key, [kept]);
   }
   // In the order of the run's report (its suite lines, written at its end), not the order rollouts finished in, which
   // differs from run to run as suites run side by side; a run killed before its end, by key.
   const order = [...journal.suites.keys(), ...[...bySuite.keys()].sort()];
   const sorted = [...bySuite].sort(([a], [b]) => order.indexOf(a) - order.indexOf(b));
-  const suites = sorted.map(([key, records]): [string, SideSuite] => {
-    const rows: RowTable = new Map(Object.entries(rowResults(outcomesOf(records), journal.suites.get(key)?.passThreshold ?? 1)));
-    return [key, { name: records[0]!.suite, rows }];
+  const suites = sorted.map(([key, rollouts]): [string, SideSuite] => {
+    const outcomes = rollouts.map((r) => r.outcome);
+    const rows: RowTable = new Map(Object.entries(rowResults(outcomes, journal.suites.get(key)?.passThreshold ?? 1)));
+    return [key, { name: rollouts[0]!.suite, rows }];
   });
   return { source: { kind: 'run', path: runDir, run: path.basename(runDir), time: startedAt(runDir) }, suites: new Map(suites) };
 }

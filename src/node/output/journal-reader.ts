@@ -1,14 +1,14 @@
-import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { RolloutRecord } from '../types/rollout-record.ts';
 import type { SuiteReport } from '../types/run-report.ts';
+import { readLines } from './read-lines.ts';
 
 /** A suite as the journal records it when it ends: everything but its rollouts. */
 export type JournalSuite = Omit<SuiteReport, 'records'>;
 
-/** What a run's journal holds: the last record of each rollout, and each suite's last entry. */
-export interface Journal {
-  rollouts: Map<string, RolloutRecord>;
+/** What a run's journal holds: the last record of each rollout (or what a reader keeps of it), and each suite's last entry. */
+export interface Journal<Kept = RolloutRecord> {
+  rollouts: Map<string, Kept>;
   suites: Map<string, JournalSuite>;
 }
 
@@ -18,21 +18,27 @@ export function journalPath(outputDir: string): string {
 
 /**
  * Reads a journal; a torn last line (the run was killed while writing it) is skipped. Later entries win, so a
- * resumed run's records replace the ones they redo.
+ * resumed run's records replace the ones they redo. The file is read line by line (a journal of 100,000 rollouts is
+ * never one string), and `keep` picks what is held of each rollout record: a reader that needs a few fields keeps
+ * only those (all of the record by default).
  */
-export function readJournal(outputDir: string): Journal {
-  const journal: Journal = { rollouts: new Map(), suites: new Map() };
-  const file = journalPath(outputDir);
-  if (!existsSync(file)) return journal;
-  for (const line of readFileSync(file, 'utf8').split('\n')) {
-    let entry: { type?: string } & Record<string, unknown>;
+export function readJournal(outputDir: string): Journal;
+export function readJournal<Kept>(outputDir: string, keep: (record: RolloutRecord) => Kept): Journal<Kept>;
+export function readJournal<Kept>(outputDir: string, keep?: (record: RolloutRecord) => Kept): Journal<Kept | RolloutRecord> {
+  const journal: Journal<Kept | RolloutRecord> = { rollouts: new Map(), suites: new Map() };
+  for (const line of readLines(journalPath(outputDir))) {
+    let entry: unknown;
     try {
       entry = JSON.parse(line);
     } catch {
       continue;
     }
-    const { type, ...rest } = entry;
-    if (type === 'rollout') journal.rollouts.set(String(rest.id), rest as unknown as RolloutRecord);
+    if (typeof entry !== 'object' || entry === null) continue;
+    const { type, ...rest } = entry as { type?: unknown } & Record<string, unknown>;
+    if (type === 'rollout') {
+      const record = rest as unknown as RolloutRecord;
+      journal.rollouts.set(String(record.id), keep ? keep(record) : record);
+    }
     if (type === 'suite') journal.suites.set(String(rest.key), rest as unknown as JournalSuite);
   }
   return journal;

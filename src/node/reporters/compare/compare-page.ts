@@ -3,7 +3,7 @@ import type { RunComparison } from '../../baseline/compare-sides.ts';
 import type { FlippedRow, RowSummary } from '../../stats/index.ts';
 import type { ComparisonSource } from '../../types/run-report.ts';
 import { formatNumber } from '../format.ts';
-import { readLines } from '../html/read-lines.ts';
+import { readLines } from '../../output/read-lines.ts';
 import { escapeXml as esc } from '../junit/xml.ts';
 import { deltaText, pValueText, sourceText, verdictText } from '../comparison-format.ts';
 

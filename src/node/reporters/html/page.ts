@@ -7,7 +7,7 @@ import { ownFileUrl } from '../../../package-files.ts';
 import type { RolloutRecord } from '../../types/rollout-record.ts';
 import type { RunReport } from '../../types/run-report.ts';
 import { statisticsText } from '../statistics-text.ts';
-import { readLines } from './read-lines.ts';
+import { readLines } from '../../output/read-lines.ts';
 import { TRAJECTORIES_DIR, trajectoryFileName } from '../../output/trajectory-files.ts';
 
 const APP = fileURLToPath(ownFileUrl('node/reporters/html/app/app.js'));

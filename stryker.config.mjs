@@ -21,6 +21,10 @@
  *   same function; the choice only speeds the fraction's convergence.
  * - quantiles.ts, the bisection's `> 1 - p` → `>=` (twice) and `i < 100` → `<= 100`: a tie only moves which end of
  *   the bracket takes the middle, and after 100 halvings one more changes no digit of a quantile above 1e-14.
+ * - distributions.ts, halfBinomialCdf's `if (k < 0) return 0` → `if (false)`: a negative k then sums no term (its
+ *   first term is 0 or NaN, and the loop runs while the term is above 0); the guard keeps logGamma off its poles.
+ * - distributions.ts, halfBinomialCdf's `2 * k >= n` → `>`: at 2k = n the direct sum and its mirror are the same
+ *   probability, equal to rounding.
  * Survivors that are not equivalent but left:
  * - variance.ts `room > 0` → `>= 0` needs a variance split whose room is exactly 0 in floating point.
  * - quantiles.ts, Lentz's guards `Math.abs(d) < tiny` and `Math.abs(c) < tiny` (→ `<=` or `false`) act only on a

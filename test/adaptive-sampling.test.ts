@@ -192,18 +192,38 @@ describe('Λ*', () => {
   });
 
   it('grows by half when the plan ran out with the interval still too wide, so that every row gets runs', () => {
-    // Each row has its share Λ* (to rounding) at no penalty: its bets expect the width reached, with no more runs.
+    // Each row has its share Λ* (a hair over, as rounding may leave it) at no penalty: its bets expect the width
+    // reached, with no more runs.
     const betTarget = (4 * C95) / (0.5 * 2);
-    const state = stateWith({ targetWidth: 0.5, maxRuns: 50, initialRuns: 1 }, { 1: Array(19).fill([1, betTarget / 19, 1]), 2: Array(19).fill([0, betTarget / 19, 0]) });
+    const bet = betTarget / 19 + 1e-12;
+    const state = stateWith({ targetWidth: 0.5, maxRuns: 50, initialRuns: 1 }, { 1: Array(19).fill([1, bet, 1]), 2: Array(19).fill([0, bet, 0]) });
     expect(neymanPlan(state)).toEqual(new Map([[1, 19], [2, 19]]));
     // The sequence of these runs is 0.375-0.625; say a wider one was all that held.
     state.low = 0.2;
     state.high = 0.8;
     expect(nextRound(state)).toEqual([
-      { row: 1, runs: 5, bet: expect.closeTo(0.7377758908227878, 12), centre: 0.975 },
-      { row: 2, runs: 5, bet: expect.closeTo(0.7377758908227878, 12), centre: 0.025 },
+      { row: 1, runs: 5, bet: expect.closeTo(0.7377758908208879, 12), centre: 0.975 },
+      { row: 2, runs: 5, bet: expect.closeTo(0.7377758908208879, 12), centre: 0.025 },
     ]);
     expect(state.betTarget).toBeCloseTo(1.5 * betTarget, 12);
+  });
+});
+
+describe('the Neyman plan (reference computation)', () => {
+  it('takes a larger Λ* when that saves a tenth of the runs: 46 runs a row at 1.25 Λ* instead of 53 at Λ*', () => {
+    const alternating = (first: number) => Array.from({ length: 6 }, (_, i): [number, number, number] => [(i + first) % 2, 0.8, 0.5]);
+    const state = stateWith({ targetWidth: 0.4, maxRuns: 100, initialRuns: 1 }, { 1: alternating(0), 2: alternating(1) });
+    expect(neymanPlan(state)).toEqual(new Map([[1, 46], [2, 46]]));
+    expect(state.betTarget).toBeCloseTo((1.25 * 4 * C95) / (0.4 * 2), 12);
+  });
+
+  it('counts what a capped row lacks of Λ* against the width, times max(mean, 1 − mean)', () => {
+    // Row 1: its 40 runs (the cap) bet 8 in all, 1.58 short of Λ* = 9.58, mean 3/4; row 2 needs 13 runs for the rest.
+    const quarterZeros = Array.from({ length: 40 }, (_, i): [number, number, number] => [i % 4 ? 1 : 0, 0.2, 0.75]);
+    const alternating = Array.from({ length: 10 }, (_, i): [number, number, number] => [i % 2, 0.8, 0.5]);
+    const state = stateWith({ targetWidth: 0.77, maxRuns: 40, initialRuns: 1 }, { 1: quarterZeros, 2: alternating });
+    expect(neymanPlan(state)).toEqual(new Map([[1, 40], [2, 13]]));
+    expect(state.betTarget).toBeCloseTo((4 * C95) / (0.77 * 2), 12);
   });
 });
 

@@ -21,10 +21,6 @@
  *   same function; the choice only speeds the fraction's convergence.
  * - quantiles.ts, the bisection's `> 1 - p` → `>=` (twice) and `i < 100` → `<= 100`: a tie only moves which end of
  *   the bracket takes the middle, and after 100 halvings one more changes no digit of a quantile above 1e-14.
- * - distributions.ts, halfBinomialCdf's `if (k < 0) return 0` → `if (false)`: a negative k then sums no term (its
- *   first term is 0 or NaN, and the loop runs while the term is above 0); the guard keeps logGamma off its poles.
- * - distributions.ts, halfBinomialCdf's `2 * k >= n` → `>`: at 2k = n the direct sum and its mirror are the same
- *   probability, equal to rounding.
  * - adaptive-sampling.ts, adaptiveResult's `if (mean === null)` → `if (false)`: with no reward yet the interval is
  *   still 0-1, and Math.min(0, null) is 0, Math.max(1, null) is 1: the same result.
  * Survivors that are not equivalent but left:

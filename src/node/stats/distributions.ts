@@ -6,7 +6,7 @@ export { logGamma, studentQuantile as studentTQuantile } from './quantiles.ts';
 
 /**
  * P(X <= k) for X ~ Binomial(n, 1/2), summed from the largest term down so that no term underflows before it
- * matters (n may be in the millions). k ≥ n mirrors to a negative k, whose sum is 0.
+ * matters (n may be in the millions). k ≥ n mirrors to a negative k: 0.
  */
 export function halfBinomialCdf(k: number, n: number): number {
   if (k < 0) return 0;

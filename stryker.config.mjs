@@ -21,10 +21,22 @@
  *   same function; the choice only speeds the fraction's convergence.
  * - quantiles.ts, the bisection's `> 1 - p` → `>=` (twice) and `i < 100` → `<= 100`: a tie only moves which end of
  *   the bracket takes the middle, and after 100 halvings one more changes no digit of a quantile above 1e-14.
+ * - adaptive-sampling.ts, adaptiveResult's `if (mean === null)` → `if (false)`: with no reward yet the interval is
+ *   still 0-1, and Math.min(0, null) is 0, Math.max(1, null) is 1: the same result.
  * Survivors that are not equivalent but left:
  * - variance.ts `room > 0` → `>= 0` needs a variance split whose room is exactly 0 in floating point.
  * - quantiles.ts, Lentz's guards `Math.abs(d) < tiny` and `Math.abs(c) < tiny` (→ `<=` or `false`) act only on a
  *   denominator within 1e-300 of 0; over a grid of the t tails (df 1e-3 to 1e7, t 1e-8 to 1e4) the smallest was 4e-7.
+ * - adaptive-sampling.ts, neymanPlanAt's bisection (`i < 40 && high - low > 1e-3 * high`, its start
+ *   `maxRuns / 0.01 + 1`) mutated to stop later or start elsewhere: only its precision changes, and with it the plan
+ *   only when one of the plan's steps (m = k / spread) lies within 1e-3 of the threshold, where the finer answer is
+ *   the better one. The same for `<=` against `<` on a width or a total (exact float ties).
+ * - adaptive-sampling.ts, neymanPlanAt's `if (expectedWidth(...) > targetWidth) return undefined` → `if (false)`:
+ *   the bisection then returns the cap plan as if it reached the width, which is also neymanPlan's fallback with the
+ *   first Λ*; the result differs only when a later Λ* reaches the width with at least 90% of the cap's runs.
+ * - adaptive-sampling.ts, `i < BET_TARGETS` → `<=`: it needs a 13th Λ* (14.6 times the first) that still saves a
+ *   tenth of the runs, a suite whose past runs cost far more than any of the tests' (the largest growth found on
+ *   small suites is 1.25³).
  */
 export default {
   testRunner: 'vitest',

@@ -119,8 +119,8 @@ describe('compareSuites', () => {
  * graded ones, over the runs per row; p from scipy's `binomtest` (McNemar) or by enumerating every sign pattern;
  * the MDE as (t(0.975, n − 1) + t(0.8, n − 1))·√(max(Σ(d − delta)², u²) / ((n − 1)·n)), or for McNemar up to 40
  * pairs the first δ on a grid of 5e-4 whose exact power (as in test/stats-mcnemar-power.test.ts) at discordance
- * (discordant + 1) / (n + 2) reaches 80%. scipy's t quantiles are exact; the engine's Cornish–Fisher ones are
- * off by 4e-3 at df 3, 9e-4 at df 4 and 5e-6 at df 11, hence the digits checked.
+ * (discordant + 1) / (n + 2) reaches 80%. scipy's t quantiles are exact, and so are the engine's now (they were a
+ * Cornish–Fisher expansion, off by 4e-3 at df 3, when the digits checked here were chosen).
  */
 describe('compareSuites figures', () => {
   const single = (outcomes: number[]) => rows(...outcomes.map((o) => [o]));

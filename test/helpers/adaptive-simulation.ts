@@ -1,6 +1,6 @@
 import { addRun, emptyEvidence, sequenceBounds } from '../../src/node/stats/confidence-sequence.ts';
 import { meanRewardInterval } from '../../src/node/stats/intervals.ts';
-import { adaptiveResult, firstRound, nextRound, recordRound, scheduleRound, startAdaptive } from '../../src/node/stats/adaptive-sampling.ts';
+import { adaptiveResult, firstRound, nextRound, recordRound, type RunOrder, scheduleRound, startAdaptive } from '../../src/node/stats/adaptive-sampling.ts';
 
 /** A uniform number in [0, 1) from (seed, row, run): the CLI test's grader computes the same (coin.rollout.js). */
 export function uniform(seed: number, row: number, run: number): number {
@@ -14,17 +14,30 @@ export function uniform(seed: number, row: number, run: number): number {
 export type Sampler = (row: number, run: number) => number;
 export const coinSampler = (probabilities: readonly number[], seed: number): Sampler => (row, run) => (uniform(seed, row, run) < probabilities[row - 1]! ? 1 : 0);
 
-/** The adaptive loop of the CLI (AdaptiveRounds), on a simulated sampler: the same allocation and stopping code. */
-export function simulateAdaptive(rows: number, sample: Sampler, settings: { targetWidth: number; maxRuns: number; initialRuns: number }) {
+/** A round of {@link simulateAdaptive}: Λ* as it was planned, its runs, and the interval after its results. */
+export interface RoundLog {
+  betTarget: number;
+  orders: RunOrder[];
+  low: number;
+  high: number;
+}
+
+/**
+ * The adaptive loop of the CLI (AdaptiveRounds), on a simulated sampler: the same allocation and stopping code.
+ * Each round goes to `rounds` when given.
+ */
+export function simulateAdaptive(rows: number, sample: Sampler, settings: { targetWidth: number; maxRuns: number; initialRuns: number }, rounds?: RoundLog[]) {
   const state = startAdaptive(settings, Array.from({ length: rows }, (_, i) => i + 1));
   let orders = firstRound(state);
   while (orders.length > 0) {
+    const betTarget = state.betTarget;
     const before = new Map(state.scheduled);
     scheduleRound(state, orders);
     const results = orders.flatMap(({ row, runs, bet, centre }) =>
       Array.from({ length: runs }, (_, i) => ({ row, bet, centre, reward: sample(row, before.get(row)! + i + 1) })),
     );
     recordRound(state, results);
+    rounds?.push({ betTarget, orders, low: state.low, high: state.high });
     orders = nextRound(state);
   }
   return adaptiveResult(state);

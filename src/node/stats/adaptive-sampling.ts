@@ -74,8 +74,7 @@ export interface AdaptiveSummary {
 /** The method named in `stats.meanReward.method` of an adaptive suite. */
 export const ADAPTIVE_METHOD = 'confidence-sequence-stratified' satisfies IntervalMethod;
 
-/** Escalations of Λ* when the plan runs out while the interval is still too wide (the spreads were underestimated). */
-const MAX_ESCALATIONS = 8;
+/** How much Λ* grows when the plan runs out while the interval is still too wide. */
 const ESCALATION = 1.5;
 
 const thresholdOf = (settings: Required<AdaptiveSettings>) => Math.log(2 / (1 - settings.confidence));
@@ -218,17 +217,17 @@ export function isDone(state: AdaptiveState): boolean {
 
 export const reachedTarget = (state: AdaptiveState) => state.high - state.low <= state.settings.targetWidth;
 
-/** The next round's runs, none once {@link isDone}. Λ* grows when the plan ran out but the interval did not narrow enough. */
+/**
+ * The next round's runs, none once {@link isDone}. When the plan ran out but the interval is still too wide (the
+ * spreads were underestimated), Λ* grows: a row's bets add up to at most the Λ* they were placed towards, so every
+ * row below the cap then falls short of its share, and gets runs.
+ */
 export function nextRound(state: AdaptiveState): RunOrder[] {
   if (isDone(state)) return [];
-  for (let i = 0; i <= MAX_ESCALATIONS; i++) {
-    const orders = roundToward(state, neymanPlan(state));
-    if (orders.length > 0) return orders;
-    state.betTarget *= ESCALATION;
-  }
-  // Not reached in practice: one more run for every row below the cap, so that the suite always ends.
-  const next = new Map([...state.scheduled].map(([row, runs]) => [row, Math.min(state.settings.maxRuns, runs + 1)]));
-  return roundToward(state, next);
+  const orders = roundToward(state, neymanPlan(state));
+  if (orders.length > 0) return orders;
+  state.betTarget *= ESCALATION;
+  return roundToward(state, neymanPlan(state));
 }
 
 /** Notes the runs of a round as handed out (before their results). */

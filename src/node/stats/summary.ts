@@ -88,7 +88,8 @@ function errorsByCategory(
     const category = outcome.category ?? 'UNCATEGORIZED';
     counts.set(category, (counts.get(category) ?? 0) + 1);
   }
-  return Object.fromEntries([...counts].sort(([a], [b]) => (a < b ? -1 : 1)));
+  // sort() without a comparator orders strings by UTF-16 code units, whatever the locale.
+  return Object.fromEntries([...counts.keys()].sort().map((category) => [category, counts.get(category)!]));
 }
 
 /**
@@ -117,10 +118,8 @@ function averageByK(
 function intervalsByK(rows: readonly (readonly ScoredRun[])[], n: number, passThreshold: number, confidence: number | undefined): Record<string, PassAtKInterval> {
   const passes = rows.map((runs) => ({ n: runs.length, c: runs.filter((run) => isPass(run, passThreshold)).length }));
   const result: Record<string, PassAtKInterval> = {};
-  for (const k of kValues(n)) {
-    const interval = passAtKInterval(passes, k, confidence);
-    if (interval) result[String(k)] = interval;
-  }
+  // passAtKInterval is null only without rows, and then n is 0: there is no k.
+  for (const k of kValues(n)) result[String(k)] = passAtKInterval(passes, k, confidence)!;
   return result;
 }
 

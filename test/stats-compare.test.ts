@@ -1,8 +1,8 @@
 /** Unit tests of the comparison engine's pure parts; the simulation suite checks its error rates. */
 import { describe, expect, it } from 'vitest';
 import { compareSuites, type RowResult, type RowTable } from '../src/node/stats/index.ts';
-import { halfBinomialCdf, studentTQuantile } from '../src/node/stats/distributions.ts';
-import { normalQuantile } from '../src/node/stats/quantiles.ts';
+import { halfBinomialCdf } from '../src/node/stats/distributions.ts';
+import { normalQuantile, studentQuantile } from '../src/node/stats/quantiles.ts';
 import { mcnemarPower } from '../src/node/stats/mcnemar-power.ts';
 import { holmAdjust, mcnemarExact, signFlipTest } from '../src/node/stats/paired-test.ts';
 
@@ -13,11 +13,11 @@ describe('distributions', () => {
   it('match tabulated quantiles and tails', () => {
     expect(normalQuantile(0.975)).toBeCloseTo(1.959964, 5);
     expect(normalQuantile(0.8)).toBeCloseTo(0.841621, 5);
-    expect(studentTQuantile(0.975, 1)).toBeCloseTo(12.7062, 3);
-    expect(studentTQuantile(0.975, 2)).toBeCloseTo(4.3027, 3);
-    expect(studentTQuantile(0.975, 5)).toBeCloseTo(2.5706, 2);
-    expect(studentTQuantile(0.975, 11)).toBeCloseTo(2.2010, 3);
-    expect(studentTQuantile(0.8, 11)).toBeCloseTo(0.8755, 3);
+    expect(studentQuantile(0.975, 1)).toBeCloseTo(12.7062, 3);
+    expect(studentQuantile(0.975, 2)).toBeCloseTo(4.3027, 3);
+    expect(studentQuantile(0.975, 5)).toBeCloseTo(2.5706, 2);
+    expect(studentQuantile(0.975, 11)).toBeCloseTo(2.2010, 3);
+    expect(studentQuantile(0.8, 11)).toBeCloseTo(0.8755, 3);
     expect(halfBinomialCdf(0, 6)).toBeCloseTo(1 / 64, 12);
     expect(halfBinomialCdf(2, 10)).toBeCloseTo(56 / 1024, 12);
     expect(halfBinomialCdf(4000, 10000)).toBeGreaterThan(0);

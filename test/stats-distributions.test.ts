@@ -3,7 +3,8 @@
  * where small) and scipy 1.17's t.ppf.
  */
 import { describe, expect, it } from 'vitest';
-import { halfBinomialCdf, studentTQuantile } from '../src/node/stats/distributions.ts';
+import { halfBinomialCdf } from '../src/node/stats/distributions.ts';
+import { studentQuantile } from '../src/node/stats/quantiles.ts';
 
 describe('halfBinomialCdf', () => {
   it.each([
@@ -46,7 +47,7 @@ describe('halfBinomialCdf', () => {
   });
 });
 
-describe('studentTQuantile', () => {
+describe('studentQuantile', () => {
   it.each([
     [0.975, 1, 12.706204736174694],
     [0.975, 3, 3.1824463052837078],
@@ -54,6 +55,6 @@ describe('studentTQuantile', () => {
     [0.995, 3, 5.840909309733355],
     [0.975, 10, 2.228138851986274],
   ])('the %f quantile at %i degrees of freedom is %f', (p, df, expected) => {
-    expect(studentTQuantile(p, df)).toBeCloseTo(expected, 9);
+    expect(studentQuantile(p, df)).toBeCloseTo(expected, 9);
   });
 });

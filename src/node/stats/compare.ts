@@ -1,4 +1,4 @@
-import { studentTQuantile } from './distributions.ts';
+import { studentQuantile } from './quantiles.ts';
 import { mcnemarMde } from './mcnemar-power.ts';
 import { holmAdjust, mcnemarExact, type PairedTest, type PairedTestName, signFlipTest, type SignFlipOptions } from './paired-test.ts';
 
@@ -139,11 +139,11 @@ function compareSuite(pair: SuitePair, options: SignFlipOptions): Omit<SuiteComp
   if (n < 2) return { pairedRows: n, delta, low: null, high: null, pValue, mde: null, test, flipped };
   const variance = differenceVariance(paired, delta);
   const standardError = Math.sqrt(variance.interval / n);
-  const critical = studentTQuantile(1 - ALPHA / 2, n - 1);
+  const critical = studentQuantile(1 - ALPHA / 2, n - 1);
   const margin = critical * standardError;
   const mde = test === 'mcnemar-exact' && n <= EXACT_POWER_UP_TO
     ? mcnemarMde(n, (paired.differences.filter((d) => d !== 0).length + 1) / (n + 2), ALPHA, POWER)
-    : (critical + studentTQuantile(POWER, n - 1)) * Math.sqrt(variance.power / n);
+    : (critical + studentQuantile(POWER, n - 1)) * Math.sqrt(variance.power / n);
   return { pairedRows: n, delta, low: delta - margin, high: delta + margin, pValue, mde, test, flipped };
 }
 

@@ -1,9 +1,6 @@
 /** Quantiles and probabilities of the distributions the paired tests need. Pure. */
 import { logGamma } from './quantiles.ts';
 
-/** Student's t quantile for `p` in [0.5, 1): the exact one of quantiles.ts, under the name the paired tests use. */
-export { logGamma, studentQuantile as studentTQuantile } from './quantiles.ts';
-
 /**
  * P(X <= k) for X ~ Binomial(n, 1/2), summed from the largest term down so that no term underflows before it
  * matters (n may be in the millions). k ≥ n mirrors to a negative k: 0.

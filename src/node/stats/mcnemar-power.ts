@@ -1,4 +1,5 @@
-import { halfBinomialCdf, logGamma } from './distributions.ts';
+import { halfBinomialCdf } from './distributions.ts';
+import { logGamma } from './quantiles.ts';
 
 /** P(X = k) for X ~ Binomial(n, p). */
 function binomialPmf(k: number, n: number, p: number): number {

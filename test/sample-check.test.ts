@@ -78,6 +78,8 @@ const leftToSchema: unknown[] = [
   // Tool calls: not an object, without an id, a function that is not an object or names and arguments that are not
   // text, extra keys (of the call or its function) that are not JSON.
   { ...base, messages: [{ role: 'assistant', tool_calls: ['add'] }] },
+  { ...base, messages: [{ role: 'assistant', tool_calls: [null] }] },
+  { ...base, messages: [{ role: 'assistant', tool_calls: [{ ...toolCall, function: null }] }] },
   { ...base, messages: [{ role: 'assistant', tool_calls: {} }] },
   { ...base, messages: [{ role: 'assistant', tool_calls: [{ ...toolCall, id: 1 }] }] },
   { ...base, messages: [{ role: 'assistant', tool_calls: [{ ...toolCall, function: 'add' }] }] },

@@ -23,8 +23,25 @@
  *   the bracket takes the middle, and after 100 halvings one more changes no digit of a quantile above 1e-14.
  * - adaptive-sampling.ts, adaptiveResult's `if (mean === null)` → `if (false)`: with no reward yet the interval is
  *   still 0-1, and Math.min(0, null) is 0, Math.max(1, null) is 1: the same result.
+ * - intervals.ts, stratifiedVariance's `rows.n > 1 ? clusteredVariance(rows) : 0` → `true` or `>= 1`: one row's
+ *   clustered variance is 0 / 0 = NaN, which both callers read as no variance (`variance > 0` is false), like 0.
+ * - intervals.ts, wilsonInterval's `size * p <= 0.5` → `<` (and `size * (1 - p) <= 0.5` → `<`): at exactly 1/2 the
+ *   closed form's root is the edge itself, 0 (or 1).
+ * - confidence-sequence.ts, lowerEnd's `budget <= 0` → `< 0`: at a budget of 0 the largest bet is above 0 (with
+ *   every bet 0 the budget is −threshold), and `budget / bet` gives 0 too. `budget < bet` → `<=`: at equality the
+ *   next row gives the same `filled / rows`, and the last row with a bet is never reached with budget to spare
+ *   (each row's gain is at most its bet, the threshold is above 0).
+ * - paired-test.ts, exactSignFlip's `step < patterns` → `<=`: the extra step flips a sign past the values, whose
+ *   NaN sum never counts. monteCarloSignFlip's `sum +=` → `-=` and its observed sum's `a + b` → `a - b`: each
+ *   negates a sum of which only the absolute value is used.
+ * - sample-check.ts, `key === 'source' ? typeof field === 'string'` → `true`: the last check asks it again.
+ * - lines.ts, keep's `if (length <= maxLineBytes)` → `true` and `parts = []` → a non-empty array: both only change
+ *   what is held in memory; a line past the limit is never decoded, and finish() empties the parts.
+ * - raw-rows.ts, csvRows's `errors[0]!.line <= line` → `<`: no record ends on a line that has an error (a line past
+ *   the limit reaches the parser empty; a skipped record is not emitted).
  * Survivors that are not equivalent but left:
- * - variance.ts `room > 0` → `>= 0` needs a variance split whose room is exactly 0 in floating point.
+ * - raw-rows.ts `size > MAX_JSON_FILE_BYTES` → `>=` needs a JSON file of exactly 512 MiB − 64 bytes read whole (the
+ *   test uses a sparse file one byte larger, which is never read).
  * - quantiles.ts, Lentz's guards `Math.abs(d) < tiny` and `Math.abs(c) < tiny` (→ `<=` or `false`) act only on a
  *   denominator within 1e-300 of 0; over a grid of the t tails (df 1e-3 to 1e7, t 1e-8 to 1e4) the smallest was 4e-7.
  * - adaptive-sampling.ts, neymanPlanAt's bisection (`i < 40 && high - low > 1e-3 * high`, its start

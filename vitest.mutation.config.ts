@@ -31,6 +31,8 @@ export default defineConfig({
       'test/sample-check.test.ts',
       'test/rollout-error.test.ts',
       'test/categorize.test.ts',
+      'test/stats-confidence-sequence.test.ts',
+      'test/stats-paired-test.test.ts',
     ],
   },
 });

@@ -1,5 +1,5 @@
 /** The dataset module's own tests: rows read from each format, normalized, selected and hashed. */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -49,6 +49,23 @@ describe('readRawRows', () => {
     ]);
     await expect(rowsOf('d.json', '{"p":1}')).rejects.toThrow(`${path.join(dir, 'd.json')} must hold a JSON array of rows`);
     await expect(rowsOf('e.json', '[1,')).rejects.toThrow(new RegExp(`^${path.join(dir, 'e.json')} is not valid JSON: `));
+  });
+
+  it('refuses a JSON array past what one string can hold, before reading it', async () => {
+    // A sparse file one byte past the limit (512 MiB − 64 bytes): nothing is written to disk, nothing is read.
+    const file = path.join(dir, 'huge.json');
+    writeFileSync(file, '');
+    truncateSync(file, 512 * 1024 * 1024 - 63);
+    const rows = readRawRows('huge.json', rollout) as AsyncIterable<RawRow>;
+    await expect(rows[Symbol.asyncIterator]().next()).rejects.toThrow(`${file} is too large to parse as one JSON array (536870849 bytes); write it as JSONL, a row per line`);
+    rmSync(file);
+  });
+
+  it('parses JSONL rows unless told not to', async () => {
+    writeFileSync(path.join(dir, 'g.jsonl'), '{"p":1}\n');
+    const rows: RawRow[] = [];
+    for await (const row of readRawRows('g.jsonl', rollout)) rows.push(row);
+    expect(rows).toEqual([{ index: 1, where: `${path.join(dir, 'g.jsonl')}:1`, value: { p: 1 } }]);
   });
 
   it('reads CSV records by header, and reports a bad record and a too long line in line order', async () => {

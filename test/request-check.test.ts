@@ -3,6 +3,7 @@ import { isPlainValidRequest } from '../src/model/request-check.ts';
 import { ExecutionRequestSchema } from '../src/model/request.ts';
 import { isPlainValidSample } from '../src/model/sample-check.ts';
 import { isPlainRows, SuiteOptionsSchema } from '../src/node/discovery/suite-schema.ts';
+import { parsesFaithfully } from './helpers/faithful-parse.ts';
 
 const base = { id: 'suite-abc123.r1.n1', prompt: [{ role: 'user', content: 'hi' }], label: null, metadata: null, agentTimeoutSec: null, graderTimeoutSec: 30 };
 const holey = (...items: unknown[]) => {
@@ -26,6 +27,7 @@ const leftToSchema: unknown[] = [
   null,
   [base],
   { ...base, id: '' },
+  { ...base, id: '.' },
   { ...base, id: '..' },
   { ...base, id: 'a/b' },
   { ...base, id: 'a\\b' },
@@ -43,6 +45,9 @@ const leftToSchema: unknown[] = [
   { ...base, graderTimeoutSec: '30' },
   { ...base, stray: 'stripped by the schema' },
   Object.assign(Object.create({ inherited: true }), base),
+  { ...base, agentTimeoutSec: '30' },
+  { ...base, graderTimeoutSec: Number.NaN },
+  (({ prompt: _, ...rest }) => rest)(base),
 ];
 
 describe('isPlainValidRequest (the schema-free check at a backend’s door)', () => {
@@ -53,8 +58,16 @@ describe('isPlainValidRequest (the schema-free check at a backend’s door)', ()
     expect(parsed.data).toEqual(structuredClone(request));
   });
 
-  it.each(leftToSchema.map((request, i) => [i, request]))('leaves request %i to the schema', (_, request) => {
+  it.each(leftToSchema.map((request, i) => [i, request]))('leaves request %i to the schema, which rejects it, changes it or is given more than JSON', (_, request) => {
     expect(isPlainValidRequest(request)).toBe(false);
+    expect(parsesFaithfully(ExecutionRequestSchema, request)).toBe(false);
+  });
+
+  it('takes ids with dots that are not a whole "." or ".." segment, which the schema takes', () => {
+    for (const id of ['.a', 'a.', '...', 'a..b']) {
+      expect(isPlainValidRequest({ ...base, id })).toBe(true);
+      expect(parsesFaithfully(ExecutionRequestSchema, { ...base, id })).toBe(true);
+    }
   });
 });
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { isPlainValidResult } from '../src/model/result-check.ts';
 import { ExecutionResultSchema } from '../src/model/result.ts';
+import { parsesFaithfully } from './helpers/faithful-parse.ts';
 
 const sample = { source: 'workflow', messages: [{ role: 'user', content: 'hi' }], reward: 1, metrics: {}, extraFields: {} };
 const base = { requestId: 'r-1', status: 'success', samples: [sample], rewards: { reward: 1 }, timings: { queuedMs: 0, workflowMs: 2.5, graderMs: 0.1 }, extraFields: {} };
@@ -27,6 +28,16 @@ const leftToSchema: unknown[] = [
   { ...base, error: { ...error, phase: 'verifier' } },
   { ...base, error: { ...error, extra: 'stripped by the schema' } },
   { ...base, error: undefined },
+  { ...base, error: { ...error, message: 5 } },
+  { ...base, error: { ...error, stack: 5 } },
+  { ...base, error: { ...error, stack: undefined } },
+  { ...base, error: 'took too long' },
+  { ...base, timings: { workflowMs: 1, graderMs: 0 } },
+  { ...base, timings: { queuedMs: 0, graderMs: 0 } },
+  { ...base, timings: { ...base.timings, queuedMs: Number.NaN } },
+  { ...base, timings: null },
+  { ...base, rewards: [1] },
+  { ...base, samples: {} },
   { ...base, timings: { queuedMs: 0, workflowMs: 1 } },
   { ...base, extraFields: { when: new Date(0) } },
   { ...base, stray: 'stripped by the schema' },
@@ -41,7 +52,8 @@ describe('isPlainValidResult (the schema-free check a queue coordinator uses on 
     expect(parsed.data).toEqual(structuredClone(result));
   });
 
-  it.each(leftToSchema.map((result, i) => [i, result]))('leaves result %i to the schema', (_, result) => {
+  it.each(leftToSchema.map((result, i) => [i, result]))('leaves result %i to the schema, which rejects it, changes it or is given more than JSON', (_, result) => {
     expect(isPlainValidResult(result)).toBe(false);
+    expect(parsesFaithfully(ExecutionResultSchema, result)).toBe(false);
   });
 });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { meanRewardInterval, passAtKInterval, varianceSplit } from '../src/node/stats/index.ts';
+import { meanRewardInterval, passAtKInterval, proportionInterval, varianceSplit } from '../src/node/stats/index.ts';
+import { unitMeanInterval } from '../src/node/stats/intervals.ts';
 import { normalQuantile, studentQuantile } from '../src/node/stats/quantiles.ts';
 
 describe('quantiles', () => {
@@ -56,6 +57,103 @@ describe('meanRewardInterval', () => {
   });
 });
 
+/**
+ * Expected values below come from Python 3.11 with scipy 1.17, not from this code: the continuity-corrected Wilson
+ * interval as its definition, the π with |p − π| − 1/(2n) ≤ z √(π(1 − π) / n), its ends found by root-finding
+ * (brentq) instead of Newcombe's closed form; z and t from scipy's norm.ppf and t.ppf; variances with numpy
+ * (var with ddof = 1 within rows, the cluster formula n/(n − 1) Σ (Tᵢ − Kᵢȳ)² / N² over rows), following
+ * IntervalMethod's description of each method.
+ */
+describe('proportionInterval against the defining inequality', () => {
+  it.each([
+    // Newcombe's (1998) examples, then the edges: none and all of 1, all of 10, and other confidences.
+    [81, 263, 0.95, 0.2535086822951852, 0.3681762010430035],
+    [15, 148, 0.95, 0.059778208428498125, 0.16444977936483698],
+    [0, 20, 0.95, 0, 0.20045334501348705],
+    [1, 29, 0.95, 0.0018026402132796716, 0.19628175100975953],
+    [0, 1, 0.95, 0, 0.9453792444711481],
+    [1, 1, 0.95, 0.05462075552885197, 1],
+    [10, 10, 0.95, 0.6554627816930775, 1],
+    [4, 6, 0.9, 0.281375772174234, 0.9258955348645573],
+    [3, 3, 0.99, 0.21864819688208487, 1],
+  ])('%i of %i at %f', (successes, trials, confidence, low, high) => {
+    const [lower, upper] = proportionInterval(successes, trials, confidence)!;
+    expect(lower).toBeCloseTo(low, 9);
+    expect(upper).toBeCloseTo(high, 9);
+  });
+
+  it('is null with no trials and rejects counts that are not whole, negative or above the trials, and bad confidences', () => {
+    expect(proportionInterval(0, 0)).toBeNull();
+    for (const [successes, trials] of [[1.5, 3], [1, 2.5], [-1, 3], [4, 3]] as const) {
+      expect(() => proportionInterval(successes, trials)).toThrow(`need whole 0 <= successes <= trials, got ${successes} of ${trials}`);
+    }
+    for (const confidence of [0, 1, -0.5, 1.5, Number.NaN]) {
+      expect(() => proportionInterval(1, 2, confidence)).toThrow(`confidence must be in (0, 1), got ${confidence}`);
+    }
+  });
+});
+
+describe('meanRewardInterval against an independent computation', () => {
+  type Expected = { mean: number; low: number | null; high: number | null; method: string };
+  const cases: [number[][], number, Expected, Omit<Expected, 'mean'> | null][] = [
+    // 0/1 rewards: Wilson on all 6 runs (4 of 6); the population on 3 rows, effective size capped at the 6 runs.
+    [[[1, 1, 0], [1], [0, 1]], 0.95, { mean: 2 / 3, low: 0.24107821098195242, high: 0.9400102953115788, method: 'wilson' }, { low: 0.08735730876514901, high: 0.9822078275334543, method: 'wilson-clustered' }],
+    [[[1, 1, 0], [1], [0, 1]], 0.9, { mean: 2 / 3, low: 0.281375772174234, high: 0.9258955348645573, method: 'wilson' }, { low: 0.15355872799752937, high: 0.96600970860794, method: 'wilson-clustered' }],
+    [[[1, 0, 1, 1]], 0.95, { mean: 0.75, low: 0.21942652006536284, high: 0.9868088381762731, method: 'wilson' }, null],
+    // All passes, all failures: never zero width, the far end pinned to the edge.
+    [[[1], [1], [1]], 0.95, { mean: 1, low: 0.30998810644195646, high: 1, method: 'wilson' }, { low: 0.09725881516964241, high: 1, method: 'wilson-clustered' }],
+    [[[0, 0], [0, 0]], 0.95, { mean: 0, low: 0, high: 0.6042269655172214, method: 'wilson' }, { low: 0, high: 0.9931117573141981, method: 'wilson-clustered' }],
+    // Graded, rows of 2, 3 and 1 runs: the one-run row takes the pooled within-row variance; t on 3 df.
+    [[[0.2, 0.6], [1, 0.5, 0], [0.3]], 0.95, { mean: 2.6 / 6, low: 0.07492629726318609, high: 0.8717163362649691, method: 'wilson-stratified' }, { low: 0.05047692207113771, high: 0.9118052258955883, method: 'wilson-clustered' }],
+    [[[0.2, 0.6], [1, 0.5, 0], [0.3]], 0.9, { mean: 2.6 / 6, low: 0.11038689614540942, high: 0.8171297471356512, method: 'wilson-stratified' }, { low: 0.08878183650654455, high: 0.8504006827263612, method: 'wilson-clustered' }],
+    // Graded, one run per row: nothing within rows, so the variance over rows, on n − 1 df.
+    [[[0.2], [0.9], [0.4], [0.7]], 0.95, { mean: 0.55, low: 0.1480252600744059, high: 0.8987742184337936, method: 'wilson-stratified' }, { low: 0.11215369539979456, high: 0.9255818346800785, method: 'wilson-clustered' }],
+    // One graded run: no variance and no df (normal z), size 1; 0.3 is within 1/2 of 0, so the lower end is 0.
+    [[[0.3]], 0.95, { mean: 0.3, low: 0, high: 0.9904655164199289, method: 'wilson-stratified' }, null],
+    // Graded runs that all agree: the worst case of 6 runs, t on 3 df.
+    [[[0.8, 0.8], [0.8, 0.8], [0.8, 0.8]], 0.95, { mean: 0.8, low: 0.19847110126000111, high: 0.9928441381739448, method: 'wilson-stratified' }, { low: 0.18617656377460584, high: 0.9910004398366083, method: 'wilson-clustered' }],
+    // A mean within 1/(2N) of an edge: that edge is inside the interval.
+    [[[0.4, 0], [0], [0], [0], [0]], 0.95, { mean: 0.4 / 6, low: 0, high: 0.9740898651046618, method: 'wilson-stratified' }, { low: 0.0010802374145093736, high: 0.49837465920715357, method: 'wilson-clustered' }],
+    [[[0.6, 1], [1], [1], [1], [1]], 0.95, { mean: 5.6 / 6, low: 0.025910134895338176, high: 1, method: 'wilson-stratified' }, { low: 0.5016253407928466, high: 0.9989197625854906, method: 'wilson-clustered' }],
+    // Outside [0, 1], above or below: Student's t with the same variances.
+    [[[2, 4], [3, 5], [10, 12]], 0.95, { mean: 6, low: 4.162613768962921, high: 7.837386231037079, method: 't-stratified' }, { low: -4.828105247358058, high: 16.82810524735806, method: 't-clustered' }],
+    [[[-0.5, 0], [0.5, 0.5]], 0.95, { mean: 0.125, low: -0.41283159121868274, high: 0.6628315912186827, method: 't-stratified' }, { low: -4.63982677606551, high: 4.88982677606551, method: 't-clustered' }],
+    [[[1.5], [3], [2]], 0.95, { mean: 6.5 / 3, low: 0.26937514986828703, high: 4.063958183465046, method: 't-stratified' }, { low: 0.26937514986828703, high: 4.063958183465046, method: 't-clustered' }],
+  ];
+
+  const close = (expected: Omit<Expected, 'mean'>) => ({
+    low: expected.low === null ? null : expect.closeTo(expected.low, 9),
+    high: expected.high === null ? null : expect.closeTo(expected.high, 9),
+    method: expected.method,
+  });
+
+  it.each(cases)('%j at %f', (rows, confidence, own, population) => {
+    expect(meanRewardInterval(rows, confidence)).toEqual({
+      mean: expect.closeTo(own.mean, 12),
+      ...close(own),
+      population: population === null ? null : close(population),
+    });
+  });
+
+  it('ignores rows without a reward and rejects a confidence outside (0, 1) or a non-finite reward', () => {
+    expect(meanRewardInterval([[], [1, 0], []])).toEqual(meanRewardInterval([[1, 0]]));
+    for (const confidence of [0, 1, -0.5, 1.5, Number.NaN]) {
+      expect(() => meanRewardInterval([[1]], confidence)).toThrow(`confidence must be in (0, 1), got ${confidence}`);
+    }
+    expect(() => meanRewardInterval([[0.5, Number.POSITIVE_INFINITY]])).toThrow('reward intervals: rewards must be finite');
+  });
+});
+
+describe('unitMeanInterval', () => {
+  it('puts an edge within 1/(2 · size) of the mean inside the interval, on either side', () => {
+    // Root-finding as above: a mean of 0.1 on 4 trials, z = 1.959964 (df 0) or t(0.975, 3) = 3.182446.
+    const around = (mean: number, df: number) => unitMeanInterval({ mean, variance: 0, df, least: 4, most: 4 }, 0.95);
+    expect(around(0.1, 0)).toEqual({ low: 0, high: expect.closeTo(0.6815494187417213, 9) });
+    expect(around(0.9, 0)).toEqual({ low: expect.closeTo(0.31845058125827874, 9), high: 1 });
+    expect(around(0.1, 3)).toEqual({ low: 0, high: expect.closeTo(0.8269477230855404, 9) });
+  });
+});
+
 describe('passAtKInterval', () => {
   it('covers pass@1 like the mean and pass@n on one trial per row', () => {
     const rows = [{ n: 4, c: 4 }, { n: 4, c: 3 }, { n: 4, c: 0 }];
@@ -108,6 +206,18 @@ describe('varianceSplit', () => {
     const both = varianceSplit([[0, 1], [1, 1], [0, 1], [1, 1], [0, 1], [0, 0]])!;
     expect(both.betweenRows).toBeCloseTo(1 / 60, 12);
     expect(both.advice).toEqual({ rows: 24, runsPerRow: 14 });
+  });
+
+  it('advises no number of runs when runs can only approach half the variance: within / K exactly 3 · between', () => {
+    // Three rows of two runs 0.375 apart: within = 0.375² / 2 = 9/128; row means 7/16, 13/16, 13/16 vary by 3/64,
+    // less within / 2, so between = 3/256. The variance over rows is B/n + W/(nK) = 4B/n: infinitely many runs
+    // leave B/n, exactly half the width, never less.
+    expect(varianceSplit([[0.625, 0.25], [1, 0.625], [1, 0.625]])).toEqual({
+      betweenRows: 3 / 256,
+      withinRows: 9 / 128,
+      icc: expect.closeTo(1 / 7, 15),
+      advice: { rows: 12, runsPerRow: null },
+    });
   });
 
   it('leaves rows without rewards out, and has no ICC when nothing varies', () => {

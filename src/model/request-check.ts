@@ -1,4 +1,4 @@
-import { everyItem, isFiniteNumber, isJsonObject, isPlainMessage, isPlainObject } from './sample-check.ts';
+import { everyItem, isJsonObject, isPlainMessage, isPlainObject } from './sample-check.ts';
 
 const REQUEST_KEYS = new Set(['id', 'prompt', 'label', 'metadata', 'agentTimeoutSec', 'graderTimeoutSec']);
 
@@ -16,8 +16,8 @@ export function isPlainValidRequest(value: unknown): boolean {
     everyItem(prompt, isPlainMessage) &&
     (label == null || typeof label === 'string') &&
     (metadata == null || isJsonObject(metadata)) &&
-    (agentTimeoutSec == null || isFiniteNumber(agentTimeoutSec)) &&
-    (graderTimeoutSec == null || isFiniteNumber(graderTimeoutSec))
+    (agentTimeoutSec == null || Number.isFinite(agentTimeoutSec)) &&
+    (graderTimeoutSec == null || Number.isFinite(graderTimeoutSec))
   );
 }
 

@@ -1,5 +1,5 @@
 import { ERROR_CATEGORIES, EXECUTION_STATUSES } from './result.ts';
-import { everyItem, isFiniteNumber, isJsonObject, isPlainObject, isPlainValidSample } from './sample-check.ts';
+import { everyItem, isJsonObject, isPlainObject, isPlainValidSample } from './sample-check.ts';
 
 const RESULT_KEYS = new Set(['requestId', 'status', 'samples', 'rewards', 'error', 'timings', 'extraFields']);
 const ERROR_KEYS = new Set(['category', 'phase', 'message', 'stack']);
@@ -19,7 +19,7 @@ export function isPlainValidResult(value: unknown): boolean {
     (EXECUTION_STATUSES as readonly unknown[]).includes(status) &&
     everyItem(samples, isPlainValidSample) &&
     isPlainObject(rewards) &&
-    Object.values(rewards).every(isFiniteNumber) &&
+    Object.values(rewards).every(Number.isFinite) &&
     (!('error' in value) || isPlainError(error)) &&
     isPlainTimings(timings) &&
     isJsonObject(extraFields)
@@ -39,5 +39,5 @@ function isPlainError(error: unknown): boolean {
 
 /** The schema keeps keys beyond the three it checks as they are: those are left alone here too. */
 function isPlainTimings(timings: unknown): boolean {
-  return isPlainObject(timings) && isFiniteNumber(timings.queuedMs) && isFiniteNumber(timings.workflowMs) && isFiniteNumber(timings.graderMs);
+  return isPlainObject(timings) && Number.isFinite(timings.queuedMs) && Number.isFinite(timings.workflowMs) && Number.isFinite(timings.graderMs);
 }

@@ -12,9 +12,9 @@ export function isPlainValidSample(value: unknown): boolean {
       key === 'source' ? typeof field === 'string'
       : key === 'messages' ? everyItem(field, isPlainMessage)
       : key === 'trajectoryMessages' ? everyItem(field, isJsonObject)
-      : key === 'reward' ? field === null || isFiniteNumber(field)
+      : key === 'reward' ? field === null || Number.isFinite(field)
       : key === 'removeSample' ? typeof field === 'boolean'
-      : key === 'metrics' ? isPlainObject(field) && Object.values(field).every(isFiniteNumber)
+      : key === 'metrics' ? isPlainObject(field) && Object.values(field).every(Number.isFinite)
       : key === 'extraFields' ? isJsonObject(field)
       : false;
     if (!valid) return false;
@@ -24,24 +24,26 @@ export function isPlainValidSample(value: unknown): boolean {
 
 const ROLES = new Set(['system', 'developer', 'user', 'assistant', 'tool', 'function']);
 
-const MESSAGE_KEYS = new Set(['role', 'content', 'tool_calls', 'tool_call_id', 'name']);
-
-/** A message; the keys the schema keeps without looking (content parts, extra keys) must be JSON here. */
+/**
+ * A message; the keys the schema keeps without looking (content parts, extra keys) must be JSON here, which the
+ * last check asks of every key (those checked before are JSON already).
+ */
 export function isPlainMessage(message: unknown): boolean {
   if (!isPlainObject(message) || !ROLES.has(message.role as string)) return false;
   const { content, tool_calls: calls, tool_call_id: callId, name } = message;
-  if ('content' in message && !(typeof content === 'string' || content === null || everyItem(content, isFiniteJson) || isJsonObject(content))) return false;
+  // Text, null, a list of parts or an object: the last check makes them JSON.
+  if ('content' in message && typeof content !== 'string' && typeof content !== 'object') return false;
   if ('tool_calls' in message && calls !== null && !everyItem(calls, isPlainToolCall)) return false;
   if ('tool_call_id' in message && callId !== null && typeof callId !== 'string') return false;
   if ('name' in message && name !== null && typeof name !== 'string') return false;
-  return Object.keys(message).every((key) => MESSAGE_KEYS.has(key) || isFiniteJson(message[key]));
+  return isJsonObject(message);
 }
 
+/** A tool call; its extra keys and its function's, which the schema keeps as they are, must be JSON here. */
 function isPlainToolCall(call: unknown): boolean {
-  if (!isPlainObject(call) || typeof call.id !== 'string' || call.type !== 'function' || !isPlainObject(call.function)) return false;
-  if (!Object.keys(call).every((key) => key === 'id' || key === 'type' || key === 'function' || isFiniteJson(call[key]))) return false;
+  if (!isPlainObject(call) || !isPlainObject(call.function)) return false;
   const fn = call.function;
-  return typeof fn.name === 'string' && typeof fn.arguments === 'string' && isJsonObject(fn);
+  return typeof call.id === 'string' && call.type === 'function' && typeof fn.name === 'string' && typeof fn.arguments === 'string' && isJsonObject(call);
 }
 
 export function isJsonObject(value: unknown): boolean {
@@ -63,10 +65,6 @@ export function everyItem(value: unknown, check: (item: unknown) => boolean): bo
   if (!Array.isArray(value)) return false;
   for (let i = 0; i < value.length; i++) if (!check(value[i])) return false;
   return true;
-}
-
-export function isFiniteNumber(value: unknown): boolean {
-  return typeof value === 'number' && Number.isFinite(value);
 }
 
 export function isPlainObject(value: unknown): value is Record<string, unknown> {

@@ -85,10 +85,12 @@ function lowerEnd(rows: readonly RowEvidence[], gainOf: (row: RowEvidence) => nu
   return 1;
 }
 
-/** The two ends of the sequence at level 1 − α over the rows that have a run (rows without are not in θ). */
+/**
+ * The two ends of the sequence at level 1 − α over the rows that have a run (rows without are not in θ). With none
+ * there is no evidence, so nothing is ruled out: [0, 1].
+ */
 export function sequenceBounds(rows: Iterable<RowEvidence>, alpha: number): { low: number; high: number } {
   const observed = [...rows].filter((row) => row.runs > 0);
-  if (observed.length === 0) return { low: 0, high: 1 };
   const threshold = Math.log(2 / alpha);
   return {
     low: lowerEnd(observed, (row) => row.gain, threshold),

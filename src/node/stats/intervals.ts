@@ -115,13 +115,18 @@ function stratifiedVariance(rows: Rows): { variance: number; df: number } {
 
 /**
  * Wilson's score interval with continuity correction (Newcombe 1998, method 4) for a share `p` of `size`
- * (effective, so not necessarily whole) trials at critical value `z`.
+ * (effective, so not necessarily whole) trials at critical value `z`: the π with |p − π| − 1/(2·size) ≤
+ * z √(π(1 − π) / size). Within 1/(2·size) of an edge that edge is inside (every π between it and p passes), so the
+ * end is 0 or 1; the closed form holds only beyond (a whole count reaches there only at 0 of n or n of n, a mean
+ * of graded rewards also at e.g. one run of 0.3, whose lower end is 0, not 0.012).
  */
 function wilsonInterval(p: number, size: number, z: number): { low: number; high: number } {
   const z2 = z * z;
   const denominator = 2 * (size + z2);
-  const low = p <= 0 ? 0 : (2 * size * p + z2 - 1 - z * Math.sqrt(Math.max(0, z2 - 2 - 1 / size + 4 * p * (size * (1 - p) + 1)))) / denominator;
-  const high = p >= 1 ? 1 : (2 * size * p + z2 + 1 + z * Math.sqrt(Math.max(0, z2 + 2 - 1 / size + 4 * p * (size * (1 - p) - 1)))) / denominator;
+  const low = size * p <= 0.5 ? 0 : (2 * size * p + z2 - 1 - z * Math.sqrt(z2 - 2 - 1 / size + 4 * p * (size * (1 - p) + 1))) / denominator;
+  const high = size * (1 - p) <= 0.5 ? 1 : (2 * size * p + z2 + 1 + z * Math.sqrt(z2 + 2 - 1 / size + 4 * p * (size * (1 - p) - 1))) / denominator;
+  // Beyond the edge zones the roots lie strictly inside (0, 1) and the radicands are at least z²; the clamps only
+  // keep rounding next to the zones' borders from stepping outside [0, 1].
   return { low: Math.max(0, low), high: Math.min(1, high) };
 }
 
@@ -154,11 +159,11 @@ export interface UnitMean {
 /**
  * The continuity-corrected Wilson interval of a [0, 1] mean on its effective number of trials, with Student's t
  * on `df` degrees of freedom (the effective size is itself estimated; Korn and Graubard's survey interval does
- * the same). When the variance is 0 or the mean is at an edge the effective size cannot be measured, and the
- * worst case, `least`, is used: the interval never collapses.
+ * the same). When the variance is 0 or the mean is at an edge the effective size cannot be measured (at an edge
+ * it comes out 0), and the worst case, `least`, is used: the interval never collapses.
  */
 export function unitMeanInterval({ mean, variance, df, least, most }: UnitMean, confidence: number): { low: number; high: number } {
-  const size = variance > 0 && mean > 0 && mean < 1 ? (mean * (1 - mean)) / variance : least;
+  const size = variance > 0 ? (mean * (1 - mean)) / variance : least;
   return wilsonInterval(mean, Math.min(most, Math.max(least, size)), critical(confidence, df));
 }
 

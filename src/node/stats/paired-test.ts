@@ -36,15 +36,15 @@ const tolerance = (values: readonly number[]) => 1e-9 * values.reduce((sum, v) =
 
 /** Every sign pattern in Gray-code order (one sign changes per step): the share with |sum| at least the observed. */
 function exactSignFlip(values: readonly number[]): number {
-  const observed = Math.abs(values.reduce((a, b) => a + b, 0)) - tolerance(values);
-  const signs = values.map(() => 1);
   let sum = values.reduce((a, b) => a + b, 0);
+  const observed = Math.abs(sum) - tolerance(values);
+  const signs = values.map(() => 1);
   let extreme = 1;
   const patterns = 2 ** values.length;
   for (let step = 1; step < patterns; step++) {
     const flip = 31 - Math.clz32(step & -step);
     signs[flip] = -signs[flip]!;
-    sum += 2 * signs[flip]! * values[flip]!;
+    sum += signs[flip]! * values[flip]! * 2;
     if (Math.abs(sum) >= observed) extreme++;
   }
   return extreme / patterns;

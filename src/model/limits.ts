@@ -26,13 +26,13 @@ export type LimitName = (typeof LIMIT_NAMES)[number];
 /** The limits one rollout ran under, by name; a limit nobody asked for is absent. */
 export type AppliedLimits = { [name in LimitName]?: AppliedLimit };
 
-const ENFORCER_SET = new Set<string>(ENFORCERS);
+const ENFORCER_SET: ReadonlySet<unknown> = new Set(ENFORCERS);
 const NAME_SET = new Set<string>(LIMIT_NAMES);
 
 function isAppliedLimit(value: unknown): value is AppliedLimit {
   if (typeof value !== 'object' || value === null || Object.keys(value).length !== 2) return false;
   const { value: amount, enforcedBy } = value as Record<string, unknown>;
-  return typeof amount === 'number' && Number.isFinite(amount) && amount >= 0 && typeof enforcedBy === 'string' && ENFORCER_SET.has(enforcedBy);
+  return Number.isFinite(amount) && (amount as number) >= 0 && ENFORCER_SET.has(enforcedBy);
 }
 
 /**

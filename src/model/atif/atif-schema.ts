@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { FiniteJsonSchema } from '../json.ts';
+import { isPythonIsoTimestamp } from './iso-timestamp.ts';
 
 /**
  * ATIF, the Agent Trajectory Interchange Format that Harbor (`src/harbor/models/trajectories/`, RFC 0001) and
@@ -71,12 +72,10 @@ const ObservationSchema = z.strictObject({
 /** Fields only an agent step may have (Harbor's `validate_agent_only_fields`). */
 const AGENT_ONLY = ['model_name', 'reasoning_effort', 'reasoning_content', 'tool_calls', 'metrics'] as const;
 
-const isIsoTimestamp = (value: string) => /^\d{4}-\d{2}-\d{2}([T ]\d{2}(:\d{2}(:\d{2}(\.\d+)?)?)?(Z|[+-]\d{2}:?\d{2})?)?$/.test(value);
-
 const StepSchema = z
   .strictObject({
     step_id: int().min(1),
-    timestamp: z.string().refine(isIsoTimestamp, 'an ISO 8601 timestamp').nullish(),
+    timestamp: z.string().refine(isPythonIsoTimestamp, 'an ISO 8601 timestamp that Python reads').nullish(),
     source: z.enum(['system', 'user', 'agent']),
     model_name: z.string().nullish(),
     reasoning_effort: z.union([z.string(), z.number()]).nullish(),
@@ -134,8 +133,7 @@ export type AtifFinalMetrics = z.infer<typeof FinalMetricsSchema>;
 export type AtifToolCall = z.infer<typeof ToolCallSchema>;
 export type AtifObservationResult = z.infer<typeof ObservationSchema>['results'][number];
 
-/** An ATIF trajectory as Harbor's `Trajectory` model accepts it. */
-export const TrajectorySchema: z.ZodType<Trajectory> = z.lazy(() =>
+const TrajectoryObjectSchema: z.ZodType<Trajectory> = z.lazy(() =>
   z
     .strictObject({
       schema_version: z.enum(ATIF_VERSIONS).optional(),
@@ -147,7 +145,7 @@ export const TrajectorySchema: z.ZodType<Trajectory> = z.lazy(() =>
       final_metrics: FinalMetricsSchema.nullish(),
       continued_trajectory_ref: z.string().nullish(),
       extra: Extra,
-      subagent_trajectories: z.array(TrajectorySchema).nullish(),
+      subagent_trajectories: z.array(TrajectoryObjectSchema).nullish(),
     })
     .superRefine((trajectory, ctx) => {
       for (const [i, step] of trajectory.steps.entries()) {
@@ -161,3 +159,25 @@ export const TrajectorySchema: z.ZodType<Trajectory> = z.lazy(() =>
       }
     }),
 );
+
+const LONE_SURROGATE = /\p{Cs}/u;
+
+/** Where a string or key first holds a lone UTF-16 surrogate (half of a character cut in two), if anywhere. */
+function loneSurrogateAt(value: unknown, path: string[]): string[] | undefined {
+  if (typeof value === 'string') return LONE_SURROGATE.test(value) ? path : undefined;
+  if (typeof value !== 'object' || value === null) return undefined;
+  for (const [key, item] of Object.entries(value)) {
+    const found = LONE_SURROGATE.test(key) ? [...path, key] : loneSurrogateAt(item, [...path, key]);
+    if (found) return found;
+  }
+  return undefined;
+}
+
+/**
+ * An ATIF trajectory as Harbor reads it: its `Trajectory` model, after a JSON parser that refuses a lone surrogate
+ * in any string (JSON.stringify writes one as an escape that Harbor cannot read back).
+ */
+export const TrajectorySchema: z.ZodType<Trajectory> = TrajectoryObjectSchema.superRefine((trajectory, ctx) => {
+  const path = loneSurrogateAt(trajectory, []);
+  if (path) ctx.addIssue({ code: 'custom', path, message: 'a lone UTF-16 surrogate (half a character), which JSON parsers such as Harbor\'s refuse' });
+});

@@ -4,7 +4,13 @@ import type { AtifObservationResult, AtifStep, AtifToolCall } from './atif-schem
 /** A chat message as recorded: OpenAI's shape, read loosely (anything may be missing or of another type). */
 export type LooseMessage = Record<string, unknown>;
 
-const SOURCES: Record<string, AtifStep['source']> = { system: 'system', developer: 'system', user: 'user', assistant: 'agent' };
+/** A Map, not an object: a role named like an Object property (`constructor`) is a role like any other. */
+const SOURCES = new Map<string, AtifStep['source']>([
+  ['system', 'system'],
+  ['developer', 'system'],
+  ['user', 'user'],
+  ['assistant', 'agent'],
+]);
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
@@ -42,12 +48,12 @@ function toolCallsOf(raw: unknown): AtifToolCall[] | undefined {
 /** A message's ATIF step (its `step_id` set when it is added); tool results are not steps (see {@link addMessage}). */
 export function stepOfMessage(message: LooseMessage): AtifStep {
   const role = String(message.role ?? '');
-  const source = SOURCES[role] ?? 'user';
-  const step: AtifStep = { step_id: 0, source, message: contentText(message.content) };
-  if (!(role in SOURCES)) step.extra = { original_role: role };
+  const source = SOURCES.get(role);
+  const step: AtifStep = { step_id: 0, source: source ?? 'user', message: contentText(message.content) };
+  if (source === undefined) step.extra = { original_role: role };
   const toolCalls = toolCallsOf(message.tool_calls);
   const reasoning = typeof message.reasoning_content === 'string' ? message.reasoning_content : undefined;
-  if (source === 'agent') {
+  if (step.source === 'agent') {
     if (toolCalls) step.tool_calls = toolCalls;
     if (reasoning !== undefined) step.reasoning_content = reasoning;
   } else if (toolCalls || reasoning !== undefined) {
@@ -61,7 +67,7 @@ export function stepOfMessage(message: LooseMessage): AtifStep {
 function addToolResult(steps: AtifStep[], message: LooseMessage): void {
   const callId = typeof message.tool_call_id === 'string' ? message.tool_call_id : undefined;
   const target = steps.at(-1)?.source === 'agent' ? steps.at(-1) : undefined;
-  const matched = callId !== undefined && (target?.tool_calls ?? []).some((call) => call.tool_call_id === callId);
+  const matched = (target?.tool_calls ?? []).some((call) => call.tool_call_id === callId);
   const extra: JsonObject = {};
   if (!matched && callId !== undefined) extra.tool_call_id = callId;
   if (typeof message.name === 'string') extra.name = message.name;

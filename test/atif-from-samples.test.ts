@@ -36,7 +36,7 @@ const price = (model: string, tokens: CallTokens) => (model === 'gpt-x' ? tokens
 describe('trajectoryOfSamples', () => {
   it('makes one agent step per recorded call, with its metrics, and the new messages of each request before it', () => {
     const t = trajectoryOfSamples([sample({ trajectoryMessages: calls, extraFields: { model: 'fallback' }, metrics: { reward_parts: 1 } })], { rolloutId: 'r1', agent, costOf: price, extra: { suite: 's' } });
-    expect(t).toEqual({
+    expect(t).toStrictEqual({
       schema_version: 'ATIF-v1.7',
       session_id: 'r1',
       trajectory_id: 'r1',
@@ -65,15 +65,15 @@ describe('trajectoryOfSamples', () => {
     const withModel = [calls[1], { ...calls[1], model: 'last' }];
     expect(trajectoryOfSamples([sample({ trajectoryMessages: withModel, extraFields: { model: 'fallback' } })], { rolloutId: 'r', agent })!.agent.model_name).toBe('last');
     const unnamed = trajectoryOfSamples([sample({ trajectoryMessages: [calls[1]!] })], { rolloutId: 'r', agent })!;
-    expect(unnamed.agent).toEqual(agent);
+    expect(unnamed.agent).toStrictEqual(agent);
     expect(unnamed.steps.at(-1)!.model_name).toBe('unknown');
-    expect(trajectoryOfSamples([sample({ messages: [user], extraFields: { model: 5 } })], { rolloutId: 'r', agent })!.agent).toEqual(agent);
+    expect(trajectoryOfSamples([sample({ messages: [user], extraFields: { model: 5 } })], { rolloutId: 'r', agent })!.agent).toStrictEqual(agent);
   });
 
   it('starts again where a request rewrote the history', () => {
     const rewritten = [calls[0]!, { messages: [{ role: 'user', content: 'add 2 and 2' }], response: answer }];
     const t = trajectoryOfSamples([sample({ trajectoryMessages: rewritten })], { rolloutId: 'r', agent })!;
-    expect(t.steps.map((s) => [s.source, s.message])).toEqual([
+    expect(t.steps.map((s) => [s.source, s.message])).toStrictEqual([
       ['user', 'add 1 and 2'],
       ['agent', ''],
       ['user', 'add 2 and 2'],
@@ -86,18 +86,18 @@ describe('trajectoryOfSamples', () => {
 
   it('keeps only the call metrics that are what ATIF says they are', () => {
     const call = (more: object) => trajectoryOfSamples([sample({ trajectoryMessages: [{ messages: [], response: answer, ...more }] })], { rolloutId: 'r', agent, costOf: () => 1 })!.steps[0]!.metrics;
-    expect(call({})).toEqual({});
-    expect(call({ usage: { prompt_tokens: 1.5, completion_tokens: '2', prompt_tokens_details: null } })).toEqual({});
-    expect(call({ usage: { completion_tokens: 2 } })).toEqual({ completion_tokens: 2, cost_usd: 1 });
-    expect(call({ usage: { prompt_tokens: 2, prompt_tokens_details: { cached_tokens: 2.5 } } })).toEqual({ prompt_tokens: 2, cost_usd: 1 });
-    expect(call({ usage: { prompt_tokens_details: { cached_tokens: 3 } } })).toEqual({ cached_tokens: 3 });
-    expect(call({ prompt_token_ids: [1, 2.5], token_ids: 'abc', logprobs: [{ logprob: -1 }, { logprob: null }] })).toEqual({});
-    expect(call({ prompt_token_ids: [], token_ids: [0], logprobs: [] })).toEqual({ prompt_token_ids: [], completion_token_ids: [0], logprobs: [] });
-    expect(call({ logprobs: [{ logprob: -1 }, null] })).toEqual({});
-    expect(call({ logprobs: [{ logprob: -1 }, { logprob: Number.NEGATIVE_INFINITY }] })).toEqual({});
-    expect(call({ logprobs: 'x' })).toEqual({});
-    expect(call({ finish_reason: 'stop' })).toEqual({ extra: { finish_reason: 'stop' } });
-    expect(call({ latency_ms: 0 })).toEqual({ extra: { latency_ms: 0 } });
+    expect(call({})).toStrictEqual({});
+    expect(call({ usage: { prompt_tokens: 1.5, completion_tokens: '2', prompt_tokens_details: null } })).toStrictEqual({});
+    expect(call({ usage: { completion_tokens: 2 } })).toStrictEqual({ completion_tokens: 2, cost_usd: 1 });
+    expect(call({ usage: { prompt_tokens: 2, prompt_tokens_details: { cached_tokens: 2.5 } } })).toStrictEqual({ prompt_tokens: 2, cost_usd: 1 });
+    expect(call({ usage: { prompt_tokens_details: { cached_tokens: 3 } } })).toStrictEqual({ cached_tokens: 3 });
+    expect(call({ prompt_token_ids: [1, 2.5], token_ids: 'abc', logprobs: [{ logprob: -1 }, { logprob: null }] })).toStrictEqual({});
+    expect(call({ prompt_token_ids: [], token_ids: [0], logprobs: [] })).toStrictEqual({ prompt_token_ids: [], completion_token_ids: [0], logprobs: [] });
+    expect(call({ logprobs: [{ logprob: -1 }, null] })).toStrictEqual({});
+    expect(call({ logprobs: [{ logprob: -1 }, { logprob: Number.NEGATIVE_INFINITY }] })).toStrictEqual({});
+    expect(call({ logprobs: 'x' })).toStrictEqual({});
+    expect(call({ finish_reason: 'stop' })).toStrictEqual({ extra: { finish_reason: 'stop' } });
+    expect(call({ latency_ms: 0 })).toStrictEqual({ extra: { latency_ms: 0 } });
   });
 
   it('prices each call by its model and token counts, missing counts as 0', () => {
@@ -107,24 +107,24 @@ describe('trajectoryOfSamples', () => {
       return undefined;
     };
     trajectoryOfSamples([sample({ trajectoryMessages: [{ model: 'm', messages: [], response: answer, usage: { completion_tokens: 4 } }] })], { rolloutId: 'r', agent, costOf });
-    expect(seen).toEqual([['m', { prompt: 0, completion: 4, cached: 0 }]]);
+    expect(seen).toStrictEqual([['m', { prompt: 0, completion: 4, cached: 0 }]]);
   });
 
   it('reads a sample\'s own chat messages when it recorded no calls', () => {
     const fromMessages = trajectoryOfSamples([sample({ messages: [user, answer] })], { rolloutId: 'r', agent })!;
-    expect(fromMessages.steps).toEqual([
+    expect(fromMessages.steps).toStrictEqual([
       { step_id: 1, source: 'user', message: 'add 1 and 2' },
       { step_id: 2, source: 'agent', message: '3' },
     ]);
-    expect(fromMessages.final_metrics).toEqual({ total_steps: 2 });
-    expect(fromMessages.extra).toEqual({ rollout_test: { source: 'workflow' } });
+    expect(fromMessages.final_metrics).toStrictEqual({ total_steps: 2 });
+    expect(fromMessages.extra).toStrictEqual({ rollout_test: { source: 'workflow' } });
     // A workflow's own trajectory messages (osmosis's) are chat messages, read before its messages.
     const own = trajectoryOfSamples([sample({ messages: [user], trajectoryMessages: [answer] })], { rolloutId: 'r', agent })!;
-    expect(own.steps).toEqual([{ step_id: 1, source: 'agent', message: '3' }]);
+    expect(own.steps).toStrictEqual([{ step_id: 1, source: 'agent', message: '3' }]);
     // Trajectory messages that are neither say nothing ATIF reads: the messages are used.
     for (const odd of [[{ note: 'x' }], [answer, { note: 'x' }], [{ messages: [user] }], [{ messages: [user, 'x'], response: answer }], [{ messages: user, response: answer }]]) {
       const t = trajectoryOfSamples([sample({ messages: [user], trajectoryMessages: odd })], { rolloutId: 'r', agent })!;
-      expect(t.steps, JSON.stringify(odd)).toEqual([{ step_id: 1, source: 'user', message: 'add 1 and 2' }]);
+      expect(t.steps, JSON.stringify(odd)).toStrictEqual([{ step_id: 1, source: 'user', message: 'add 1 and 2' }]);
     }
   });
 
@@ -133,8 +133,8 @@ describe('trajectoryOfSamples', () => {
     expect(trajectoryOfSamples([sample({}), sample({ trajectoryMessages: [] })], { rolloutId: 'r', agent })).toBeUndefined();
     const t = trajectoryOfSamples([sample({}), sample({ source: 'openai', messages: [user] }), sample({ source: 'claude', messages: [answer] })], { rolloutId: 'r', agent })!;
     expect(t.trajectory_id).toBe('r');
-    expect(t.extra).toEqual({ rollout_test: { source: 'openai' } });
-    expect(t.subagent_trajectories!.map((s) => [s.trajectory_id, s.session_id, s.steps[0]!.message])).toEqual([['r/2-claude', 'r', '3']]);
+    expect(t.extra).toStrictEqual({ rollout_test: { source: 'openai' } });
+    expect(t.subagent_trajectories!.map((s) => [s.trajectory_id, s.session_id, s.steps[0]!.message])).toStrictEqual([['r/2-claude', 'r', '3']]);
     expect(TrajectorySchema.safeParse(t).success).toBe(true);
     const alone = trajectoryOfSamples([sample({ messages: [user] })], { rolloutId: 'r', agent })!;
     expect('subagent_trajectories' in alone).toBe(false);

@@ -14,7 +14,7 @@ describe('sampleOfTrajectory', () => {
       { step_id: 4, source: 'agent', message: 'said', tool_calls: [{ tool_call_id: 'c2', function_name: 'f', arguments: {} }] },
       { step_id: 5, source: 'agent', message: '', tool_calls: [], reasoning_content: '' },
     ]);
-    expect(sampleOfTrajectory(t, 'file.json')).toEqual({
+    expect(sampleOfTrajectory(t, 'file.json')).toStrictEqual({
       source: 'file.json',
       messages: [
         { role: 'system', content: 'be brief' },
@@ -45,7 +45,7 @@ describe('sampleOfTrajectory', () => {
         },
       },
     ]);
-    expect(sampleOfTrajectory(t, 's').messages).toEqual([
+    expect(sampleOfTrajectory(t, 's').messages).toStrictEqual([
       { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'add', arguments: '{}' } }] },
       { role: 'tool', content: '2', tool_call_id: 'c1', name: 'add' },
       { role: 'tool', content: '', tool_call_id: 'c7' },
@@ -63,7 +63,7 @@ describe('sampleOfTrajectory', () => {
       { step_id: 4, source: 'system', message: '' },
     ]);
     const tool = { role: 'tool', content: 'r', tool_call_id: 'c1' };
-    expect(sampleOfTrajectory(t, 's').messages).toEqual([tool, { role: 'user', content: '' }, tool, { role: 'system', content: 'note' }, tool, { role: 'system', content: '' }]);
+    expect(sampleOfTrajectory(t, 's').messages).toStrictEqual([tool, { role: 'user', content: '' }, tool, { role: 'system', content: 'note' }, tool, { role: 'system', content: '' }]);
   });
 
   it('turns content parts into OpenAI\'s text and image_url parts', () => {
@@ -79,7 +79,7 @@ describe('sampleOfTrajectory', () => {
         ],
       },
     ]);
-    expect(sampleOfTrajectory(t, 's').messages).toEqual([
+    expect(sampleOfTrajectory(t, 's').messages).toStrictEqual([
       {
         role: 'user',
         content: [
@@ -101,11 +101,11 @@ describe('sampleOfTrajectory', () => {
       final_metrics: { total_prompt_tokens: 10, total_completion_tokens: 4, total_cached_tokens: 0, total_cost_usd: 0.5, total_steps: 1 },
     });
     expect(sampleOfTrajectory(full, 's')).toMatchObject({ metrics: { prompt_tokens: 10, completion_tokens: 4, cached_tokens: 0 }, extraFields: { trajectory: 't1', model: 'gpt' } });
-    expect(sampleOfTrajectory(full, 's').metrics).toEqual({ prompt_tokens: 10, completion_tokens: 4, cached_tokens: 0 });
+    expect(sampleOfTrajectory(full, 's').metrics).toStrictEqual({ prompt_tokens: 10, completion_tokens: 4, cached_tokens: 0 });
     const partial = trajectoryOf(steps, { session_id: 's1', final_metrics: { total_completion_tokens: 4, total_prompt_tokens: null } });
     expect(sampleOfTrajectory(partial, 's')).toMatchObject({ metrics: { completion_tokens: 4 }, extraFields: { trajectory: 's1' } });
-    expect(sampleOfTrajectory(partial, 's').metrics).toEqual({ completion_tokens: 4 });
-    expect(sampleOfTrajectory(partial, 's').extraFields).toEqual({ trajectory: 's1' });
-    expect(sampleOfTrajectory(trajectoryOf(steps, { final_metrics: null }), 's').metrics).toEqual({});
+    expect(sampleOfTrajectory(partial, 's').metrics).toStrictEqual({ completion_tokens: 4 });
+    expect(sampleOfTrajectory(partial, 's').extraFields).toStrictEqual({ trajectory: 's1' });
+    expect(sampleOfTrajectory(trajectoryOf(steps, { final_metrics: null }), 's').metrics).toStrictEqual({});
   });
 });

@@ -13,7 +13,8 @@ const NUL = '\0';
 
 /** The character at `i` as C reads it: NUL past the end. */
 const at = (s: string, i: number): string => s[i] ?? NUL;
-const isDigit = (c: string): boolean => c >= '0' && c <= '9' && c.length === 1;
+/** Whether a character (never more than one: see {@link at}) is an ASCII digit. */
+const isDigit = (c: string): boolean => c >= '0' && c <= '9';
 
 /** `count` digits from `i` as a number, or undefined when one is not a digit. */
 function digits(s: string, i: number, count: number): number | undefined {
@@ -35,11 +36,11 @@ function dateEnd(s: string): number | undefined {
     if (s[5] !== 'W') return 10;
     if (s[8] !== '-') return 8;
     if (s.length === 9) return undefined;
-    return s.length > 10 && isDigit(at(s, 10)) ? 8 : 10;
+    return isDigit(at(s, 10)) ? 8 : 10;
   }
   if (s[4] !== 'W') return 8;
   let end = 7;
-  while (end < s.length && isDigit(at(s, end))) end++;
+  while (isDigit(at(s, end))) end++;
   if (end < 9) return end;
   return end % 2 === 0 ? 7 : 8;
 }

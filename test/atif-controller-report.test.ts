@@ -75,6 +75,8 @@ describe('foldControllerReport', () => {
     expect(folded.extra).toStrictEqual({ rollout_test: { suite: 's' }, osmosis: { unmatched_llm_call_metrics: calls } });
     expect(folded.final_metrics).toStrictEqual({ total_prompt_tokens: 9, total_completion_tokens: 9, total_cached_tokens: 2, total_cost_usd: 0.5, total_steps: 3 });
     expect(folded.agent.model_name).toBe('controller');
+    const untotalled = foldControllerReport(trajectory(), report({ samples: { k: { llm_call_metrics: calls } } }));
+    expect(untotalled.final_metrics).toStrictEqual({ total_prompt_tokens: 9, total_completion_tokens: 1, total_cached_tokens: 2, total_cost_usd: 0.5, total_steps: 3 });
   });
 
   it('totals the steps alone for a sample that reports no calls', () => {

@@ -62,7 +62,7 @@ describe('trajectoryOfSamples', () => {
   });
 
   it('names the agent\'s model after the last call, else the sample\'s model, else none', () => {
-    const withModel = [calls[1], { ...calls[1], model: 'last' }];
+    const withModel = [calls[1], { ...calls[1], model: 'middle' }, { ...calls[1], model: 'last' }];
     expect(trajectoryOfSamples([sample({ trajectoryMessages: withModel, extraFields: { model: 'fallback' } })], { rolloutId: 'r', agent })!.agent.model_name).toBe('last');
     const unnamed = trajectoryOfSamples([sample({ trajectoryMessages: [calls[1]!] })], { rolloutId: 'r', agent })!;
     expect(unnamed.agent).toStrictEqual(agent);
@@ -122,7 +122,7 @@ describe('trajectoryOfSamples', () => {
     const own = trajectoryOfSamples([sample({ messages: [user], trajectoryMessages: [answer] })], { rolloutId: 'r', agent })!;
     expect(own.steps).toStrictEqual([{ step_id: 1, source: 'agent', message: '3' }]);
     // Trajectory messages that are neither say nothing ATIF reads: the messages are used.
-    for (const odd of [[{ note: 'x' }], [answer, { note: 'x' }], [{ messages: [user] }], [{ messages: [user, 'x'], response: answer }], [{ messages: user, response: answer }]]) {
+    for (const odd of [[{ note: 'x' }], [answer, { note: 'x' }], [calls[1], { note: 'x' }], [{ messages: [null], response: answer }], [{ messages: [], response: null }], [{ messages: [user] }], [{ messages: [user, 'x'], response: answer }], [{ messages: user, response: answer }]]) {
       const t = trajectoryOfSamples([sample({ messages: [user], trajectoryMessages: odd })], { rolloutId: 'r', agent })!;
       expect(t.steps, JSON.stringify(odd)).toStrictEqual([{ step_id: 1, source: 'user', message: 'add 1 and 2' }]);
     }

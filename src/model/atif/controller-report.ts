@@ -81,7 +81,8 @@ export function foldControllerReport(trajectory: Trajectory, report: ControllerR
   if (sample) {
     const agentSteps = folded.steps.filter((s) => s.source === 'agent');
     const calls = sample.llm_call_metrics;
-    const matched = calls.length > 0 && calls.length === agentSteps.length;
+    // No calls for no agent steps matches too, and changes nothing.
+    const matched = calls.length === agentSteps.length;
     if (matched) {
       for (const [i, step] of agentSteps.entries()) {
         step.metrics = { ...step.metrics, ...reportedMetrics(calls[i]!) };

@@ -101,7 +101,8 @@ describe('rollout-test compare', () => {
     expect(page.exitCode, String(page.all)).toBe(0);
     const html = readFileSync(path.join(dir, 'compare.html'), 'utf8');
     expect(html).toContain('Flipped rows of binary');
-    expect(html).toMatch(/<details><summary>transcript [^<]+\.r\d+\.n1<\/summary>/);
+    // One click per flipped row opens both sides' transcripts, each run under its rollout id.
+    expect(html).toMatch(/<details><summary>transcripts<\/summary><div class="sides"><div><b>A<\/b><h4>[^<]+\.r\d+\.n1<\/h4>/);
     expect(html).toContain('&lt;script&gt;alert(&quot;row');
     expect(html).not.toContain('<script>alert');
   });

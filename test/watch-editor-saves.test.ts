@@ -72,3 +72,52 @@ describe('watch mode after consecutive editor saves of a workflow module', () =>
     }
   });
 });
+
+/** A workflow module whose evaluation on the main thread takes a while (as a module with heavy imports does). */
+const slowWorkflow = (version: number) => `import { isMainThread } from 'node:worker_threads';
+import { AgentWorkflow } from 'rollout-test';
+if (isMainThread) await new Promise((resolve) => setTimeout(resolve, 3000));
+export class Agent extends AgentWorkflow {
+  async run(ctx) {
+    return [...ctx.prompt, { role: 'assistant', content: 'v${version}' }];
+  }
+}
+`;
+
+describe('watch mode after a save that comes while the rerun of the save before loads its modules', () => {
+  let dir: string;
+  let watch: WatchProcess;
+
+  beforeAll(async () => {
+    dir = makeProject({
+      'rollouts/workflow.ts': slowWorkflow(0),
+      'rollouts/agent.rollout.ts': `import { Grader, defineRollout } from 'rollout-test';
+import { Agent } from './workflow.ts';
+class Answered extends Grader {
+  grade(ctx) { return ctx.sample.messages.at(-1)?.content.startsWith('v') ? 1 : 0; }
+}
+defineRollout({ name: 'agent', dataset: [{ prompt: 'a', label: 'v' }, { prompt: 'b', label: 'v' }], workflow: Agent, grader: Answered });
+`,
+    });
+    watch = startWatch(dir);
+    await watch.waitFor(/Waiting for file changes/);
+  });
+  afterAll(() => {
+    watch.child.kill();
+  });
+
+  it('keeps the rollout file\'s suites, and the next save reruns them', async () => {
+    const file = path.join(dir, 'rollouts/workflow.ts');
+    const from = watch.output().length;
+    saves.rename(file, slowWorkflow(1));
+    // The first save's rerun is evaluating the new workflow module (3 s) when the second save gives it a new version.
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    saves.rename(file, slowWorkflow(2));
+    const both = await watch.waitFor(/Waiting for file changes/, from);
+    expect(both).not.toMatch(/declares no suite/);
+    expect(both.slice(both.lastIndexOf(' RERUN '))).toMatch(/✓ agent [^\n]*2 rollouts/);
+    const next = watch.output().length;
+    saves.rename(file, slowWorkflow(3));
+    expect(await watch.waitFor(/Waiting for file changes/, next)).toMatch(/✓ agent [^\n]*2 rollouts/);
+  });
+});

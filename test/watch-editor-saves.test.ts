@@ -71,7 +71,8 @@ describe('watch mode after consecutive editor saves of a workflow module', () =>
       const out = await watch.waitFor(new RegExp(`✓ agent [^\\n]*${ROWS} rollouts[\\s\\S]*Waiting for file changes`), from);
       expect(out, `save ${index + 1} (${kind})`).toMatch(new RegExp(`Rollouts {2}${ROWS} passed`));
     }
-  });
+    // Five reruns one after another, each given the minute a loaded machine may take (see `waitFor`), not one in all.
+  }, 5 * 60_000);
 });
 
 /** A workflow module whose evaluation on the main thread takes a while (as a module with heavy imports does). */

@@ -95,9 +95,13 @@ export class WatchSession {
     if (plan.size === 0) return;
     mergePlans(this.#pending, plan);
     this.#triggers.push(trigger);
-    for (const started of this.#running?.suites ?? []) {
-      if (modeIn(plan, started.file, started.suite)) started.controller.abort();
+    const started = this.#running?.suites ?? [];
+    for (const suite of started) {
+      if (modeIn(plan, suite.file, suite.suite)) suite.controller.abort();
     }
+    // Every suite of the run is cancelled: no rollout needs the workers any more, and the rerun would end them. Ended
+    // now, the cancelled rollouts settle at once, rather than once threads still starting have loaded their modules.
+    if (started.length > 0 && started.every((suite) => suite.controller.signal.aborted)) this.#pool.markStale(true);
     void this.#drain();
   }
 

@@ -13,11 +13,11 @@ export class WatchPool {
   #stale = false;
 
   /**
-   * The workers' modules may be out of date: the next rerun needs new workers. When no run uses them (`idle`),
-   * they end now, off the next rerun's path; else they end when it starts.
+   * The workers' modules may be out of date: the next rerun needs new workers. When no rollout needs them (`unused`:
+   * no run, or one whose suites are all cancelled), they end now, off the next rerun's path; else when it starts.
    */
-  markStale(idle = false): void {
-    if (idle && this.#pool) this.#pool.recycle().catch(() => undefined);
+  markStale(unused = false): void {
+    if (unused && this.#pool) this.#pool.recycle().catch(() => undefined);
     else this.#stale = true;
   }
 

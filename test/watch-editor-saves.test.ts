@@ -86,6 +86,15 @@ export class Agent extends AgentWorkflow {
 }
 `;
 
+/** Two rows of the workflow module's Agent, passing on any answer that starts with a version (`v…`). */
+const AGENT_ROLLOUT = `import { Grader, defineRollout } from 'rollout-test';
+import { Agent } from './workflow.ts';
+class Answered extends Grader {
+  grade(ctx) { return ctx.sample.messages.at(-1)?.content.startsWith('v') ? 1 : 0; }
+}
+defineRollout({ name: 'agent', dataset: [{ prompt: 'a', label: 'v' }, { prompt: 'b', label: 'v' }], workflow: Agent, grader: Answered });
+`;
+
 describe('watch mode after a save that comes while the rerun of the save before loads its modules', () => {
   let dir: string;
   let watch: WatchProcess;
@@ -93,13 +102,7 @@ describe('watch mode after a save that comes while the rerun of the save before 
   beforeAll(async () => {
     dir = makeProject({
       'rollouts/workflow.ts': slowWorkflow(0),
-      'rollouts/agent.rollout.ts': `import { Grader, defineRollout } from 'rollout-test';
-import { Agent } from './workflow.ts';
-class Answered extends Grader {
-  grade(ctx) { return ctx.sample.messages.at(-1)?.content.startsWith('v') ? 1 : 0; }
-}
-defineRollout({ name: 'agent', dataset: [{ prompt: 'a', label: 'v' }, { prompt: 'b', label: 'v' }], workflow: Agent, grader: Answered });
-`,
+      'rollouts/agent.rollout.ts': AGENT_ROLLOUT,
     });
     watch = startWatch(dir);
     await watch.waitFor(/Waiting for file changes/);
@@ -150,13 +153,7 @@ describe('watch mode after a save that cancels a rerun whose workers still load 
     markers = mkdtempSync(path.join(os.tmpdir(), 'rollout-test-markers-'));
     dir = makeProject({
       'rollouts/workflow.ts': loadingWorkflow(0, markers),
-      'rollouts/agent.rollout.ts': `import { Grader, defineRollout } from 'rollout-test';
-import { Agent } from './workflow.ts';
-class Answered extends Grader {
-  grade(ctx) { return ctx.sample.messages.at(-1)?.content.startsWith('v') ? 1 : 0; }
-}
-defineRollout({ name: 'agent', dataset: [{ prompt: 'a', label: 'v' }, { prompt: 'b', label: 'v' }], workflow: Agent, grader: Answered });
-`,
+      'rollouts/agent.rollout.ts': AGENT_ROLLOUT,
     });
     watch = startWatch(dir);
     await watch.waitFor(/Waiting for file changes/);

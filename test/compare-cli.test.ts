@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { compareSuites, type RowResult } from '../src/node/stats/index.ts';
+import { TRANSCRIPT_ROWS } from '../src/node/reporters/compare/compare-page.ts';
 import { makeProject, runCli } from './helpers/project.ts';
 
 /**
@@ -102,7 +103,7 @@ describe('rollout-test compare', () => {
     const html = readFileSync(path.join(dir, 'compare.html'), 'utf8');
     expect(html).toContain('Flipped rows of binary');
     // One click per flipped row opens both sides' transcripts, each run under its rollout id.
-    expect(html).toMatch(/<details><summary>transcripts<\/summary><div class="sides"><div><b>A<\/b><h4>[^<]+\.r\d+\.n1<\/h4>/);
+    expect(html).toMatch(/<details><summary>row \d+<\/summary><div class="sides"><div><b>A<\/b><h4>[^<]+\.r\d+\.n1<\/h4>/);
     expect(html).toContain('&lt;script&gt;alert(&quot;row');
     expect(html).not.toContain('<script>alert');
   });
@@ -125,5 +126,33 @@ describe('which baseline', () => {
     const fromRun = await run(dir, 3, 0, ['--baseline', 'previous']);
     expect(fromRun.stdout).toContain(` Baseline  run ${path.basename(third)} (started 20`);
     expect(fromRun.stdout).toMatch(/could detect ±0\.\d{3}/);
+  });
+});
+
+describe('the HTML page of a comparison with many flipped rows', () => {
+  it('lists every flipped row in its table and gives the first TRANSCRIPT_ROWS their transcripts, regressions first', async () => {
+    const rows = TRANSCRIPT_ROWS + 20;
+    const dir = makeProject({
+      'flip.rollout.ts': `
+import { AgentWorkflow, Grader, defineRollout } from 'rollout-test';
+export class Answer extends AgentWorkflow { async run(ctx) { return [...ctx.prompt, { role: 'assistant', content: 'answer ' + ctx.metadata.i }]; } }
+// Run 1: every row passes. Run 2: the first ${rows - 5} fail (regressions), the last 5 still pass.
+export class Flip extends Grader { grade(ctx) { return process.env.SECOND && ctx.metadata.i < ${rows - 5} ? 0 : 1; } }
+defineRollout({ name: 'flip', dataset: Array.from({ length: ${rows} }, (_, i) => ({ prompt: 'q' + i, metadata: { i } })), workflow: Answer, grader: Flip });
+`,
+    });
+    await runCli(dir, ['run']);
+    await runCli(dir, ['run'], { env: { SECOND: '1' } });
+    const page = await runCli(dir, ['compare', 'latest~1', 'latest', '--reporter', 'html', '--outputFile', 'compare.html']);
+    expect(page.exitCode, String(page.all)).toBe(0);
+    const html = readFileSync(path.join(dir, 'compare.html'), 'utf8');
+    const table = html.slice(html.indexOf('Flipped rows of flip'), html.indexOf('<h3>Transcripts'));
+    expect(table.match(/<tr><td>\d+<\/td><td>passed 1\/1/g)).toHaveLength(rows - 5);
+    expect(html.match(/<details>/g)).toHaveLength(TRANSCRIPT_ROWS);
+    expect(html).toContain(`the first ${TRANSCRIPT_ROWS} of ${rows - 5} flipped rows, regressions first`);
+    // The first row's transcripts hold both runs' answers; a row past the cut has none on the page.
+    expect(html).toMatch(/<summary>row 1<\/summary><div class="sides"><div><b>A<\/b><h4>[^<]+\.r1\.n1<\/h4>.*answer 0/);
+    expect(html).not.toContain(`<summary>row ${rows - 5}</summary>`);
+    expect(html.indexOf("<summary>row 9<")).toBeLessThan(html.indexOf("<summary>row 10<"));
   });
 });

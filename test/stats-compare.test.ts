@@ -66,6 +66,14 @@ describe('compareSuites', () => {
     ]);
   });
 
+  it('lists flipped rows regressions first, each group in reading order of the keys (9 before 10, labels alphabetically)', () => {
+    const keys = ['10', 'b', '9', '2', 'a', '100'];
+    const table = (pass: (key: string) => boolean): RowTable => new Map(keys.map((k): [string, RowResult] => [k, { rewards: [pass(k) ? 1 : 0], passes: pass(k) ? 1 : 0 }]));
+    const regressed = new Set(['10', '9', 'b']);
+    const [c] = compareSuites([{ a: table((k) => regressed.has(k)), b: table((k) => !regressed.has(k)) }]);
+    expect(c!.flipped.map((f) => f.row)).toEqual(['9', '10', 'b', '2', '100', 'a']);
+  });
+
   it('never claims a zero-width interval or a zero MDE when every row agrees', () => {
     const all = rows(...Array.from({ length: 10 }, () => [1]));
     const [c] = compareSuites([{ a: all, b: all }]);

@@ -119,12 +119,16 @@ function differenceVariance(paired: Paired, delta: number): { interval: number; 
 const rowPassed = (row: RowResult) => (row.passes === null ? undefined : 2 * row.passes > row.rewards.length);
 const summary = (row: RowResult): RowSummary => ({ meanReward: meanOf(row.rewards), passes: row.passes, runs: row.rewards.length });
 
-/** Rows whose outcome flipped: regressions (pass → fail) first, then improvements, each in key order. */
+/** Row keys as a reader orders them: `9` before `10`, labels alphabetically. */
+const readingOrder = new Intl.Collator('en', { numeric: true }).compare;
+
+/** Rows whose outcome flipped: regressions (pass → fail) first, then improvements, each in reading order of their keys. */
 function flippedRows(paired: Paired): FlippedRow[] {
   const flipped = paired.keys.flatMap((row, i) => {
     const [before, after] = [rowPassed(paired.a[i]!), rowPassed(paired.b[i]!)];
     return before === undefined || after === undefined || before === after ? [] : [{ row, a: summary(paired.a[i]!), b: summary(paired.b[i]!), regressed: before }];
   });
+  flipped.sort((x, y) => readingOrder(x.row, y.row));
   return [...flipped.filter((f) => f.regressed), ...flipped.filter((f) => !f.regressed)].map(({ regressed: _, ...row }) => row);
 }
 

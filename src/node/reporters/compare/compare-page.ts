@@ -1,5 +1,5 @@
 import path from 'node:path';
-import type { RunComparison } from '../../baseline/compare-sides.ts';
+import type { ComparedSuite, RunComparison } from '../../baseline/compare-sides.ts';
 import type { FlippedRow, RowSummary } from '../../stats/index.ts';
 import type { ComparisonSource } from '../../types/run-report.ts';
 import { formatNumber } from '../format.ts';
@@ -17,13 +17,16 @@ interface Message {
   tool_calls?: Array<{ function?: { name?: unknown; arguments?: unknown } }>;
 }
 
+/** A run's transcripts of the rows a page shows: by row, then rollout id, the last sample's messages. */
+type Transcripts = Map<string, Map<string, Message[]>>;
+
 /** A rollout id `<suite key>.r<row>.n<run>` without its run: the row it belongs to. */
 const rowOfRollout = (id: string) => /^(.*\.r\d+)\.n\d+$/.exec(id)?.[1] ?? id;
 const rowId = (key: string, row: string) => `${key}.r${row}`;
 
 /** The last sample's messages of each run of the rows `wanted` names, from a run's samples file, by row then rollout id. */
-function transcripts(source: ComparisonSource, wanted: ReadonlySet<string>): Map<string, Map<string, Message[]>> {
-  const found = new Map<string, Map<string, Message[]>>();
+function transcripts(source: ComparisonSource, wanted: ReadonlySet<string>): Transcripts {
+  const found: Transcripts = new Map();
   if (source.kind !== 'run') return found;
   for (const line of readLines(path.join(source.path, 'samples.jsonl'))) {
     if (!line) continue;
@@ -41,8 +44,8 @@ function messageHtml(message: Message): string {
   return `<div><b>${esc(String(message.role))}</b><pre>${esc(content)}</pre>${calls.join('')}</div>`;
 }
 
-/** A side's result on a flipped row, always shown. */
-const sideHead = (label: string, row: RowSummary) => `<div><b>${label}</b>: passed ${row.passes ?? '?'}/${row.runs}, mean reward ${formatNumber(row.meanReward)}</div>`;
+/** A side's result on a flipped row. */
+const sideCell = (row: RowSummary) => `<td>passed ${row.passes ?? '?'}/${row.runs}, mean reward ${formatNumber(row.meanReward)}</td>`;
 
 /** A side's transcripts of a row, each run under its rollout id. */
 function sideTranscripts(label: string, runs: Map<string, Message[]> | undefined): string {
@@ -51,14 +54,29 @@ function sideTranscripts(label: string, runs: Map<string, Message[]> | undefined
 }
 
 /**
- * A flipped row: both sides' results, and their transcripts one click away. One `<details>` per row, not per run:
- * each is a shadow tree to the browser, and a comparison of 2 × 100,000 rollouts with 4,000 flipped rows took
- * chromium 20 s to open with one per run (32,000), 2.6–4.2 s with one per row, on a loaded 2-core machine.
+ * How many flipped rows of a suite get their transcripts on the page, regressions first. Every flipped row is in
+ * the table above them. The transcripts are what makes the page heavy: with all 4,000 flipped rows of 2 × 100,000
+ * rollouts (8 transcripts each), chromium took 3.5 s to open it on a 2-core machine, and nobody reads 32,000
+ * transcripts on one page; the JSON report lists every flipped row, and each run's samples.jsonl every transcript.
  */
-function flippedRowHtml(key: string, flipped: FlippedRow, a: Map<string, Map<string, Message[]>>, b: Map<string, Map<string, Message[]>>): string {
-  const id = rowId(key, flipped.row);
-  const transcripts = `${sideTranscripts('A', a.get(id))}${sideTranscripts('B', b.get(id))}`;
-  return `<h3>row ${esc(flipped.row)}</h3><div class="sides">${sideHead('A', flipped.a)}${sideHead('B', flipped.b)}</div><details><summary>transcripts</summary><div class="sides">${transcripts}</div></details>`;
+export const TRANSCRIPT_ROWS = 100;
+
+/** A flipped row's transcripts, both sides side by side, one click away: one `<details>` per row, not per run. */
+function rowTranscripts(id: string, flipped: FlippedRow, a: Transcripts, b: Transcripts): string {
+  const sides = `${sideTranscripts('A', a.get(id))}${sideTranscripts('B', b.get(id))}`;
+  return `<details><summary>row ${esc(flipped.row)}</summary><div class="sides">${sides}</div></details>`;
+}
+
+/** A suite's flipped rows: all in one table, the first `TRANSCRIPT_ROWS` with their transcripts below it. */
+function flippedSection(suite: ComparedSuite, a: Transcripts, b: Transcripts): string {
+  const rows = suite.flipped.map((f) => `<tr><td>${esc(f.row)}</td>${sideCell(f.a)}${sideCell(f.b)}</tr>`);
+  const shown = suite.flipped.slice(0, TRANSCRIPT_ROWS);
+  const more = suite.flipped.length > shown.length ? ` (the first ${shown.length} of ${suite.flipped.length} flipped rows, regressions first; every rollout's transcript is in its run's samples.jsonl)` : '';
+  return [
+    `<section><h2>Flipped rows of ${esc(suite.name)}</h2>`,
+    `<table><tr><th>Row</th><th>A</th><th>B</th></tr>${rows.join('')}</table>`,
+    `<h3>Transcripts${esc(more)}</h3>${shown.map((f) => rowTranscripts(rowId(suite.key, f.row), f, a, b)).join('')}</section>`,
+  ].join('');
 }
 
 /**
@@ -67,15 +85,12 @@ function flippedRowHtml(key: string, flipped: FlippedRow, a: Map<string, Map<str
  * from the runs is escaped.
  */
 export function comparePage(comparison: RunComparison): string {
-  const needed = new Set(comparison.suites.flatMap((s) => s.flipped.map((f) => rowId(s.key, f.row))));
+  const needed = new Set(comparison.suites.flatMap((s) => s.flipped.slice(0, TRANSCRIPT_ROWS).map((f) => rowId(s.key, f.row))));
   const [a, b] = [transcripts(comparison.a, needed), transcripts(comparison.b, needed)];
   const rows = comparison.suites.map(
     (s) => `<tr><td>${esc(s.name)}</td><td>${s.pairedRows}</td><td>${esc(deltaText(s) || '–')}</td><td>${esc(pValueText(s) || '–')}</td><td class="${s.verdict === 'no detectable change' ? '' : s.verdict}">${esc(verdictText(s))}</td><td>${esc(s.test ?? '–')}</td></tr>`,
   );
-  const flipped = comparison.suites.filter((s) => s.flipped.length).map((s) => {
-    const items = s.flipped.map((f) => flippedRowHtml(s.key, f, a, b));
-    return `<section><h2>Flipped rows of ${esc(s.name)}</h2>${items.join('')}</section>`;
-  });
+  const flipped = comparison.suites.filter((s) => s.flipped.length).map((s) => flippedSection(s, a, b));
   return [
     `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>rollout-test compare</title><style>${STYLE}</style></head><body>`,
     '<h1>rollout-test compare</h1>',

@@ -13,7 +13,12 @@ import { CALCULATOR, calculatorProject, trajectoriesOf } from './helpers/calcula
 import { runCli } from './helpers/project.ts';
 
 describe('the trajectories of a run', async () => {
-  const project = calculatorProject();
+  // An answer cut in the middle of an emoji: half a character (a lone surrogate), which Harbor's JSON parser refuses.
+  const project = calculatorProject({
+    'cut.rollout.ts': `
+import { defineRollout } from 'rollout-test';
+defineRollout({ name: 'cut', dataset: [{ prompt: 'smile', label: 'a smile' }], workflow: class Cut { async run(ctx) { return [...ctx.prompt, { role: 'assistant', content: 'here: ' + '😀'.slice(0, 1) }]; } }, grader: () => 1 });`,
+  });
   const run = await runCli(project, ['run']);
   const journal = readFileSync(path.join(project, '.rollouts/runs/latest/journal.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
   const ids = journal.filter((e) => e.type === 'rollout').map((e) => e.id as string);
@@ -80,6 +85,10 @@ describe('the trajectories of a run', async () => {
       { step_id: 2, source: 'agent', message: 'hi' },
     ]);
     expect(t.final_metrics).toEqual({ total_steps: 2 });
+  });
+
+  it('write half a character of the agent\'s text as U+FFFD', () => {
+    expect(bySuite('cut', 1).steps.at(-1)).toEqual({ step_id: 2, source: 'agent', message: 'here: \uFFFD' });
   });
 
   it('pass Harbor\'s own pydantic Trajectory model', async (ctx) => {

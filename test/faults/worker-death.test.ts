@@ -129,3 +129,22 @@ describe('a worker that dies fails only the rollout it ran', () => {
     });
   });
 });
+
+describe('a pool whose workers cannot start', () => {
+  // A heap limit too small to load the runtime (4 MB for a thread, 1 MB for a process): each worker dies before it
+  // is ready, and tinypool starts no other. The rollouts waiting for it must fail, each saying why, and every
+  // report must be written; before, the run ended with exit 13 and no output at all.
+  test.each([['threads', 4], ['forks', 1]] as const)('fails every rollout in setup, saying why, and writes the reports (%s)', async (pool, limitMb) => {
+    const dir = makeProject({
+      'few.rollout.js': `
+import { defineRollout } from 'rollout-test';
+defineRollout({ name: 'few', dataset: [{ prompt: 'a', label: 'a' }, { prompt: 'b', label: 'b' }, { prompt: 'c', label: 'c' }], workflow: class Echo { async run(ctx) { return ctx.prompt; } }, grader: () => 1 });`,
+      'rollout.config.js': `export default { workerMemoryLimitMb: ${limitMb} };`,
+    });
+    const result = await runCli(dir, ['run', '--pool', pool, '--reporter', 'json', '--outputFile', 'report.json']);
+    expect(result.exitCode, String(result.all)).toBe(1);
+    const report = JSON.parse(readFileSync(path.join(dir, 'report.json'), 'utf8'));
+    const errors = report.suites[0].records.map((r: { status: string; error?: { category: string; phase: string; message: string } }) => [r.status, r.error?.category, r.error?.phase, r.error?.message]);
+    expect(errors).toEqual(Array(3).fill(['errored', 'AGENT_ERROR', 'setup', expect.stringMatching(new RegExp(`^no worker could start to run it: .+ \\(the heap limit of a worker is ${limitMb} MB\\)$`))]));
+  });
+});

@@ -84,6 +84,8 @@ export class WorkerPool {
   /** The threads' sessions (threads only): forgotten when the threads end. */
   readonly #sessions: ThreadSessions | undefined;
   #closed = false;
+  /** Why a pool of this one could not start a worker: every task fails with it, until the workers are recycled. */
+  #startFailure: Error | undefined;
   readonly #cancels = new CancelForwarder((message) => this.#channel?.post(message));
 
   constructor(options: WorkerPoolOptions) {
@@ -172,6 +174,7 @@ export class WorkerPool {
     const pools = [this.#pool, this.#isolation];
     this.#pool = undefined;
     this.#isolation = undefined;
+    this.#startFailure = undefined;
     this.#sessions?.forget();
     this.#channel?.close();
     this.#channel = undefined;
@@ -213,8 +216,21 @@ export class WorkerPool {
         };
     const pool = new Tinypool({ filename: workerFile.href, name: 'runTask', useAtomics: false, terminateTimeout: 5_000, ...sizes, ...runtime });
     // Errors of lost workers reach their tasks; a pool-level error must not crash the host.
-    pool.on('error', () => undefined);
+    pool.on('error', (error: Error) => this.#onPoolError(pool, error));
     return pool;
+  }
+
+  /**
+   * tinypool emits a worker's error on the pool when no task of that worker gets it. A worker that dies before it
+   * is ready (a heap limit too small to load the runtime, no thread or process to be had) is not replaced, and
+   * the tasks queued behind it would wait forever: with nothing else to wait for, the run would end with no
+   * report. When the pool is left with no worker and tasks waiting, it cannot run anything: its tasks fail now,
+   * each saying why (see {@link #lostWorkerOutcome}).
+   */
+  #onPoolError(pool: Tinypool, error: Error): void {
+    if (pool.threads.length > 0 || pool.queueSize === 0) return;
+    this.#startFailure ??= error;
+    void pool.destroy();
   }
 
   #workers(): PoolWorkerHandle[] {
@@ -245,6 +261,7 @@ export class WorkerPool {
 
   /** The started pool, or a rejection once the pool is closed (so that nothing starts it again). */
   #openPool(): Promise<Tinypool> {
+    if (this.#startFailure) return Promise.reject(this.#startFailure);
     return this.#closed ? Promise.reject(new Error('the worker pool is closed')) : Promise.resolve(this.#start().pool);
   }
 
@@ -337,6 +354,7 @@ export class WorkerPool {
 
   #runIsolated(task: WorkerTask): Promise<Outcome> {
     if (this.#closed) return Promise.reject(new Error('the worker pool is closed'));
+    if (this.#startFailure) return Promise.reject(this.#startFailure);
     const pool = this.#startIsolation();
     return this.#afterStarting(pool, pool.run(task) as Promise<Outcome>);
   }
@@ -347,6 +365,9 @@ export class WorkerPool {
     const failed = (category: 'TIMEOUT' | 'AGENT_ERROR', message: string): Outcome => ({ ok: false, error: { category, phase: task.kind, message }, logs: [], durationMs });
     if (deadline && pastDeadline(task)) {
       return failed('TIMEOUT', `${deadline.message}; it kept its thread busy past the deadline, so the thread was terminated`);
+    }
+    if (this.#startFailure) {
+      return { ok: false, error: { category: 'AGENT_ERROR', phase: 'setup', message: `no worker could start to run it: ${this.#startFailure.message} (the heap limit of a worker is ${this.memoryLimitMb} MB)` }, logs: [], durationMs };
     }
     const death = error instanceof Error ? this.#deaths.get(error) : undefined;
     if (death) return failed('AGENT_ERROR', `the rollout's worker died while running it: ${await death}`);

@@ -1,4 +1,7 @@
-// Runs a command and measures its wall time and the peak RSS of its process tree.
+// Runs a command and measures its wall time, its CPU time and the peak RSS of its process tree.
+//
+// CPU: user + system of the command and of every descendant it waited for (worker threads included), read as
+// this process's children's CPU before and after it; nothing else this process starts may end meanwhile.
 //
 // Peak RSS: every Node process of the tree reports its own VmHWM at exit (bench/lib/peak-rss.cjs, preloaded
 // through NODE_OPTIONS; worker threads are inside their process's figure). A poller reads VmHWM of the main
@@ -79,7 +82,7 @@ function descendants(root) {
 }
 
 /**
- * @returns {Promise<{wallMs: number, code: number|null, stdout: string, stderr: string, mainRssMb: number,
+ * @returns {Promise<{wallMs: number, cpuMs: number, code: number|null, stdout: string, stderr: string, mainRssMb: number,
  *   childrenRssMb: number, treeRssMb: number, children: number}>}
  */
 export function measure(command, args, { cwd, env = {}, pollMs = 20 } = {}) {
@@ -88,6 +91,8 @@ export function measure(command, args, { cwd, env = {}, pollMs = 20 } = {}) {
   const nodeOptions = [process.env.NODE_OPTIONS, `--require ${PRELOAD}`].filter(Boolean).join(' ');
   return new Promise((resolve, reject) => {
     const started = performance.now();
+    // The CPU of this process's children that ended and were waited for: the measured command is the only one.
+    const childrenCpuBefore = cpuMsOf('self', { children: true });
     const child = spawn(command, args, {
       cwd,
       env: { ...process.env, CI: 'true', NO_COLOR: '1', ...env, NODE_OPTIONS: nodeOptions, BENCH_PEAK_FILE: peakFile },
@@ -107,6 +112,7 @@ export function measure(command, args, { cwd, env = {}, pollMs = 20 } = {}) {
     child.on('error', reject);
     child.on('close', (code) => {
       const wallMs = performance.now() - started;
+      const cpuMs = cpuMsOf('self', { children: true }) - childrenCpuBefore;
       clearInterval(poll);
       const peaks = new Map(polled);
       let reported = '';
@@ -122,6 +128,7 @@ export function measure(command, args, { cwd, env = {}, pollMs = 20 } = {}) {
       const childKb = [...peaks].filter(([pid]) => pid !== child.pid).reduce((sum, [, kb]) => sum + kb, 0);
       resolve({
         wallMs,
+        cpuMs,
         code,
         stdout,
         stderr,

@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { describe, expect, it } from 'vitest';
 import { CLI_OPTIONS, option, parseCliOptions, parseOptions } from '../src/node/config/cli-options.ts';
 import { parseServeOptions } from '../src/node/serve/serve-options.ts';
+import { parseWorkerOptions } from '../src/node/queue/worker-options.ts';
 import { makeProject, runCli } from './helpers/project.ts';
 
 describe('CLI option tables', () => {
@@ -37,6 +38,14 @@ describe('CLI option tables', () => {
     expect(() => parseServeOptions({ idleTimeout: '0' })).toThrow('--idle-timeout must be more than 0');
     expect(() => parseServeOptions({ maxConnections: '1.5' })).toThrow('--max-connections must be a whole number');
   });
+
+  it('gives a worker a lock of 10 s unless --lock-duration says otherwise, in seconds, at least 1', () => {
+    expect(parseWorkerOptions({})).toEqual({ lockDuration: 10 });
+    expect(parseWorkerOptions({ lockDuration: '2.5' })).toEqual({ lockDuration: 2.5 });
+    expect(() => parseWorkerOptions({ lockDuration: '0.5' })).toThrow(expect.objectContaining({ name: 'UsageError', message: '--lock-duration must be at least 1 (seconds)' }));
+    expect(() => parseWorkerOptions({ lockDuration: 'ten' })).toThrow('--lock-duration must be a number');
+    expect(() => parseWorkerOptions({ lockDuration: 'Infinity' })).toThrow('--lock-duration must be a number');
+  });
 });
 
 describe('a mistyped flag', () => {
@@ -57,6 +66,9 @@ describe('a mistyped flag', () => {
     expect(run.stderr).toMatch(/^rollout-test: Unknown option `--grase`\.\n/);
     const serve = await runCli(makeProject({}), ['serve', '--grase', '1']);
     expect(serve.stderr).toMatch(/^rollout-test: Unknown option `--grase`\. Did you mean `--grace`\?/);
+    // A worker's lock is the worker's: a run takes none.
+    const lock = await runCli(makeProject({}), ['run', '--lock-duration', '3']);
+    expect(lock.stderr).toMatch(/^rollout-test: Unknown option `--lock-duration`\.\n/);
   });
 });
 

@@ -6,7 +6,7 @@ import type { ExecutionResult } from '../src/model/result.ts';
 import { CoordinatorQueues } from '../src/node/queue/coordinator-queues.ts';
 import { PREFIX, type QueuedRollout, rolloutQueueName } from '../src/node/queue/queue-names.ts';
 import { parseRedisUrl } from '../src/node/queue/redis-url.ts';
-import { RunWorker } from '../src/node/queue/run-worker.ts';
+import { LOCK_MS, RunWorker } from '../src/node/queue/run-worker.ts';
 import type { WorkerSuites } from '../src/node/queue/worker-suites.ts';
 import { WorkerFaults } from '../src/node/queue/worker-faults.ts';
 import { startRedis, type TestRedis, waitUntil } from './helpers/redis.ts';
@@ -59,7 +59,7 @@ async function serve(concurrency: number, jobs: string[][]) {
   let release = () => {};
   const released = new Promise<void>((resolve) => (release = resolve));
   const faults = new WorkerFaults({ onLateFault: () => () => undefined, flush: async () => undefined }, () => undefined);
-  const worker = new RunWorker({ connection, runId, suites: scriptedSuites(started, ended, released), concurrency, faults, name: `h/1/c${concurrency}`, log: (line) => log.push(line) });
+  const worker = new RunWorker({ connection, runId, suites: scriptedSuites(started, ended, released), concurrency, faults, name: `h/1/c${concurrency}`, lockMs: LOCK_MS, log: (line) => log.push(line) });
   await queue.addBulk(jobs.map(job));
   const state = (id: string) => queue.getJobState(id);
   const stop = async () => {
@@ -177,7 +177,7 @@ describe('the coordinator cutting a run into jobs', () => {
     const runId = `r${++db}`;
     const connection = parseRedisUrl(redis.url.replace(/\/0$/, `/${db}`));
     const faults = new WorkerFaults({ onLateFault: () => () => undefined, flush: async () => undefined }, () => undefined);
-    const workers = [1, 2, 3].map((pid) => new RunWorker({ connection, runId, suites: scriptedSuites([], [], new Promise(() => {})), concurrency: 50, faults, name: `h/${pid}/c50`, log: () => undefined }));
+    const workers = [1, 2, 3].map((pid) => new RunWorker({ connection, runId, suites: scriptedSuites([], [], new Promise(() => {})), concurrency: 50, faults, name: `h/${pid}/c50`, lockMs: LOCK_MS, log: () => undefined }));
     const queues = new CoordinatorQueues(connection, runId, false);
     try {
       await queues.ready();

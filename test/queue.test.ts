@@ -41,9 +41,9 @@ function worker(cwd: string, ...args: string[]): WorkerProcess {
   return started;
 }
 
-/** `count` workers of `cwd` at `--concurrency concurrency`, once each says it serves runs. */
-async function readyWorkers(cwd: string, count: number, concurrency: number): Promise<WorkerProcess[]> {
-  const started = Array.from({ length: count }, () => worker(cwd, '--concurrency', String(concurrency)));
+/** `count` workers of `cwd` at `--concurrency concurrency` (and `extra` flags), once each says it serves runs. */
+async function readyWorkers(cwd: string, count: number, concurrency: number, ...extra: string[]): Promise<WorkerProcess[]> {
+  const started = Array.from({ length: count }, () => worker(cwd, '--concurrency', String(concurrency), ...extra));
   await Promise.all(started.map((w) => w.waitFor(/serving runs of/)));
   return started;
 }
@@ -129,14 +129,20 @@ describe('rollout-test run --queue with 3 workers', () => {
 });
 
 /**
+ * How long a rollout of slowProject takes: milliseconds, or till the test writes a file of that name in `rollouts/`
+ * (see release): what must still run when the test looks does not race a timer, and nothing waits past that.
+ */
+type Duration = number | string;
+
+/**
  * A project whose rollouts take `ms` each (odd rows `oddMs`, the first `quick` rows 100 ms; cut short by a cancel)
  * and log `start <id>` and `end <id>` to `rollouts/ran.log`. Every fourth row's label is wrong: those rollouts
  * fail, the others pass.
  */
-function slowProject(count: number, ms: number, oddMs = ms, quick = 0): string {
+function slowProject(count: number, ms: Duration, oddMs = ms, quick = 0): string {
   return makeProject({
     'rollouts/slow.rollout.ts': `
-import { appendFileSync } from 'node:fs';
+import { appendFileSync, existsSync } from 'node:fs';
 import { AgentWorkflow, Grader, defineRollout } from 'rollout-test';
 
 const LOG = new URL('./ran.log', import.meta.url);
@@ -144,9 +150,11 @@ const LOG = new URL('./ran.log', import.meta.url);
 export class Slow extends AgentWorkflow {
   async run(ctx) {
     appendFileSync(LOG, 'start ' + ctx.rolloutId + '\\n');
+    const { ms } = ctx.metadata;
+    const released = typeof ms === 'string' ? new URL('./' + ms, import.meta.url) : undefined;
     await new Promise((resolve, reject) => {
-      const timer = setTimeout(resolve, Number(ctx.metadata.ms));
-      ctx.signal.addEventListener('abort', () => (clearTimeout(timer), reject(ctx.signal.reason)), { once: true });
+      const timer = released ? setInterval(() => existsSync(released) && (clearInterval(timer), resolve()), 20) : setTimeout(resolve, ms);
+      ctx.signal.addEventListener('abort', () => (clearInterval(timer), reject(ctx.signal.reason)), { once: true });
     });
     appendFileSync(LOG, 'end ' + ctx.rolloutId + '\\n');
     return [...ctx.prompt, { role: 'assistant', content: String(ctx.prompt.at(-1).content) }];
@@ -161,7 +169,7 @@ export class Exact extends Grader {
 
 defineRollout({
   name: 'slow',
-  dataset: Array.from({ length: ${count} }, (_, i) => ({ id: 'row' + i, prompt: 'p' + i, label: i % 4 === 3 ? 'wrong' : 'p' + i, metadata: { ms: i < ${quick} ? 100 : i % 2 ? ${oddMs} : ${ms} } })),
+  dataset: Array.from({ length: ${count} }, (_, i) => ({ id: 'row' + i, prompt: 'p' + i, label: i % 4 === 3 ? 'wrong' : 'p' + i, metadata: { ms: i < ${quick} ? 100 : i % 2 ? ${JSON.stringify(oddMs)} : ${JSON.stringify(ms)} } })),
   workflow: Slow,
   grader: Exact,
   timeouts: { agentSec: 600 },
@@ -169,6 +177,9 @@ defineRollout({
 `,
   });
 }
+
+/** Ends the rollouts of `project` that wait for `name` (see Duration), and those that will. */
+const release = (project: string, name: string) => writeFileSync(path.join(project, 'rollouts', name), '');
 
 /** `start` and `end` lines of rollouts/ran.log, by rollout id. */
 function ranLog(project: string): { starts: string[]; ends: string[] } {
@@ -230,9 +241,10 @@ describe('the Redis password', () => {
 
 describe('exactly one result per rollout', () => {
   it('re-runs what a worker killed with kill -9 mid-batch did not finish elsewhere, and reports each rollout once, right', { timeout: 240_000 }, async () => {
-    // Jobs of 4 rollouts (16 in flight over 2 workers at 4), each a short and a long one in turn.
-    const project = slowProject(16, 1_000, 8_000);
-    const [a, b] = await readyWorkers(project, 2, 4);
+    // Jobs of 4 rollouts (16 in flight over 2 workers at 4), each a short and a long one in turn; the long ones run
+    // till A is killed. A job of a worker that died is taken back once its lock ran out: 3 s here, not 10.
+    const project = slowProject(16, 1_000, 'long');
+    const [a, b] = await readyWorkers(project, 2, 4, '--lock-duration', '3');
     const outputDir = tmp('worker-kill');
     const run = coordinator(project, outputDir);
     // Killed once part of its batch finished and the rest still runs.
@@ -258,6 +270,9 @@ describe('exactly one result per rollout', () => {
       'the rollouts A finished to be saved',
     );
     a!.process.kill('SIGKILL');
+    // Dead before the long rollouts may end: none of A's can.
+    await a!.process;
+    release(project, 'long');
     const result = await run;
     expect(result.exitCode, String(result.all)).toBe(1);
 
@@ -611,14 +626,15 @@ describe('stopping', () => {
 
   it('a worker sent SIGTERM finishes its jobs; sent it twice, hands back what did not finish; either way it exits 0', { timeout: 180_000 }, async () => {
     // Jobs of 2 rollouts (6 over 2 workers at 2), a short and a long one. A worker may hold a job ahead of its
-    // slots, which starts in the slot the short rollout frees: which worker holds which job varies. Till the short one
-    // ends (5 s) the first worker has no room for another job, so each gets one; the long one runs 15 s more, so
-    // that it still runs when the second SIGTERM comes.
-    const project = slowProject(6, 5_000, 20_000);
+    // slots, which starts in the slot the short rollout frees: which worker holds which job varies. Till the short
+    // ones end (released once each worker runs two rollouts) no slot is free, so each worker gets a job; the long
+    // ones run till the test releases them, so that they still run when the second SIGTERM comes.
+    const project = slowProject(6, 'short', 'long');
     const [finisher, handsBack] = await readyWorkers(project, 2, 2);
     const outputDir = tmp('sigterm');
     const run = coordinator(project, outputDir);
     await Promise.all([finisher, handsBack].map((w) => w!.waitFor(/▶ .*\n(.|\n)*▶ /)));
+    release(project, 'short');
     // The short rollout of the job finished, the long one runs.
     await handsBack!.waitFor(/[✓✗] /);
     finisher!.process.kill('SIGTERM');
@@ -626,6 +642,8 @@ describe('stopping', () => {
     await handsBack!.waitFor(/finishing the active jobs/);
     handsBack!.process.kill('SIGTERM');
     expect((await handsBack!.process).exitCode).toBe(0);
+    // The finisher's long rollouts end once the other worker handed back its own.
+    release(project, 'long');
     expect((await finisher!.process).exitCode).toBe(0);
     const ids = (w: WorkerProcess, pattern: RegExp) => [...w.output().matchAll(pattern)].map((m) => m[1]!);
     const started = (w: WorkerProcess) => ids(w, /▶ slow › (\S+)$/gm);
@@ -647,9 +665,9 @@ describe('stopping', () => {
   });
 
   it('a worker holds a batch ahead of its slots; sent SIGTERM, it hands that batch back unstarted and finishes the other', { timeout: 180_000 }, async () => {
-    // Alone at 2, a worker gets jobs of 2 rollouts. Both run 8 s: a slot freed before SIGTERM came would start
-    // the held job.
-    const project = slowProject(6, 8_000, 8_000);
+    // Alone at 2, a worker gets jobs of 2 rollouts. They run till the test releases them: a slot freed before
+    // SIGTERM came would start the held job.
+    const project = slowProject(6, 'release');
     const [first] = await readyWorkers(project, 1, 2);
     const outputDir = tmp('held-ahead');
     const run = coordinator(project, outputDir);
@@ -661,6 +679,8 @@ describe('stopping', () => {
     };
     await waitUntil(async () => (await active()) === 2, 30_000, 'a job held ahead');
     first!.process.kill('SIGTERM');
+    await first!.waitFor(/↩ job \S+ handed back: none of its rollouts started/);
+    release(project, 'release');
     expect((await first!.process).exitCode).toBe(0);
     expect(first!.output()).toMatch(/↩ job \S+ handed back: none of its rollouts started/);
     // It ran its first job to the end, and nothing else.
@@ -725,10 +745,10 @@ function expectEveryRecord(outputDir: string, count: number, status: string, mes
   }
 }
 
-/** A run of `count` rollouts of `ms` on one worker at concurrency 2, once two of them run. */
-async function twoRunning(name: string, count = 6, ms = 120_000) {
+/** A run of `count` rollouts of `ms` on one worker at concurrency 2 (and `extra` flags), once two of them run. */
+async function twoRunning(name: string, count = 6, ms = 120_000, ...extra: string[]) {
   const project = slowProject(count, ms);
-  const [one] = await readyWorkers(project, 1, 2);
+  const [one] = await readyWorkers(project, 1, 2, ...extra);
   const outputDir = tmp(name);
   const run = coordinator(project, outputDir);
   await waitUntil(() => ranLog(project).starts.length === 2, 60_000, 'two running rollouts');
@@ -758,13 +778,14 @@ describe('a Redis that stops answering', () => {
   });
 
   it('a worker sent SIGTERM while Redis hangs cancels its rollouts and exits 1 once their jobs\' locks ran out', { timeout: 120_000 }, async () => {
-    const { project, one, run } = await twoRunning('hung', 4);
+    // A lock of 3 s, not 10: the worker's wait is the lock's.
+    const { project, one, run } = await twoRunning('hung', 4, 120_000, '--lock-duration', '3');
     silent.signal('SIGSTOP');
     one.process.kill('SIGTERM');
     const result = await one.process;
     expect(result.exitCode, one.output()).toBe(1);
-    // Each job's rollouts stop as its lock runs out (at most 10 s after its last renewal); the worker then holds nothing.
-    expect(one.output().match(/job \S+ lost its lock \(Redis did not answer for the 10 s its lock lasts\)/g)?.length).toBeGreaterThanOrEqual(1);
+    // Each job's rollouts stop as its lock runs out (at most 3 s after its last renewal); the worker then holds nothing.
+    expect(one.output().match(/job \S+ lost its lock \(Redis did not answer for the 3 s its lock lasts\)/g)?.length).toBeGreaterThanOrEqual(1);
     expect(one.output().match(/⊘ \S+ stopped: its job lost its lock/g)).toHaveLength(2);
     expect(one.output()).toMatch(/Redis has not answered for \d+ s: stopping/);
     expect(ranLog(project).ends).toEqual([]);
@@ -783,7 +804,8 @@ describe('a Redis that stops answering', () => {
   });
 
   it('a worker sent SIGTERM while Redis restarts without its data stops the rollouts of the jobs Redis lost, and exits 0', { timeout: 120_000 }, async () => {
-    const { project, one, run } = await twoRunning('restarted', 2);
+    // Its locks are renewed every quarter to half of a lock: 3 s here, not 10.
+    const { project, one, run } = await twoRunning('restarted', 2, 120_000, '--lock-duration', '3');
     silent.signal('SIGKILL');
     one.process.kill('SIGTERM');
     await silent.restart();
@@ -802,9 +824,8 @@ describe('a Redis that stops answering', () => {
     const project = slowProject(2, 100);
     const [one] = await readyWorkers(project, 1, 2);
     const outputDir = tmp('noping');
-    // Longer than the 3 s after which a Redis that does not answer is said to be silent.
-    await sleep(4_000);
-    const result = await coordinator(project, outputDir);
+    // The worker runs longer than the 3 s after which a Redis that does not answer is said to be silent.
+    const [result] = await Promise.all([coordinator(project, outputDir), sleep(4_000)]);
     expect(result.exitCode, String(result.all)).toBe(0);
     expect(existsSync(path.join(outputDir, 'queue-run.json'))).toBe(false);
     one!.process.kill('SIGTERM');

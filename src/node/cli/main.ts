@@ -4,6 +4,7 @@ import { loadRunConfig as resolve } from '../config/load-run-config.ts';
 import { createReporters } from '../reporters/create-reporters.ts';
 import { stdoutTerminal } from '../reporters/terminal.ts';
 import { SERVE_OPTIONS } from '../serve/serve-options.ts';
+import { parseWorkerOptions, WORKER_OPTIONS } from '../queue/worker-options.ts';
 import { poolFits, runPool } from '../run/run-pool.ts';
 import type { WorkerPool } from '../../backends/local/worker-pool.ts';
 import { CLI_OPTIONS, parseCliOptions } from '../config/cli-options.ts';
@@ -62,13 +63,14 @@ async function serve(filters: string[], rawOptions: Record<string, unknown>): Pr
 
 async function worker(rawOptions: Record<string, unknown>): Promise<number> {
   const cli = parseCliOptions(rawOptions);
+  const { lockDuration } = parseWorkerOptions(rawOptions);
   if (!cli.queue) throw new UsageError('worker needs --queue redis://[user:pass@]host:port/db');
   const { runWorkerCommand, DEFAULT_WORKER_CONCURRENCY } = await import('../queue/worker-command.ts');
   const root = path.resolve(cli.root ?? process.cwd());
   // Two lines per rollout: one write per turn of the event loop, not one each (a pipe's write is synchronous).
   const out = new TurnBuffer((text) => void process.stdout.write(text));
   const log = (line: string) => out.write(`${line}\n`);
-  const code = await runWorkerCommand({ url: cli.queue, root, concurrency: cli.concurrency ?? DEFAULT_WORKER_CONCURRENCY, log });
+  const code = await runWorkerCommand({ url: cli.queue, root, concurrency: cli.concurrency ?? DEFAULT_WORKER_CONCURRENCY, lockMs: lockDuration * 1000, log });
   // Its jobs have ended or are given up: a connection that a lost Redis left waiting (see JobTaker.close,
   // RunWorker.abandon) must not keep the process alive. It exits once stdout has taken every line: a pipe to a
   // slow reader is written asynchronously, and an exit would drop what waits.
@@ -90,12 +92,15 @@ function buildCli(early: WorkerPool | undefined): { cli: CAC; exit: Promise<numb
       return list(await resolve(filters, options), parseFlakyOptions(options), stdoutTerminal());
     }),
   );
+  const workerCommand = cli
+    .command('worker', 'Run the rollouts of the runs on a Redis queue (--queue), with this checkout')
+    .action((options: Record<string, unknown>) => action(() => worker(options))([], options));
   const commands = [
     serveCommand,
     cli.command('[...filters]', 'Watch on an interactive terminal, else run once').action(action(watchOrRun)),
     cli.command('run [...filters]', 'Run the rollouts once').action(action((filters, options) => run(filters, options, early))),
     cli.command('watch [...filters]', 'Run, then rerun what each change affects (keys: a f p t h q)').action(action(watch)),
-    cli.command('worker', 'Run the rollouts of the runs on a Redis queue (--queue), with this checkout').action((options: Record<string, unknown>) => action(() => worker(options))([], options)),
+    workerCommand,
     cli.command('list [...filters]', 'List suites and their row counts without running them').action(
       action(async (filters, options) => (await import('./list.ts')).listSuites(await resolve(filters, options), stdoutTerminal())),
     ),
@@ -115,6 +120,7 @@ function buildCli(early: WorkerPool | undefined): { cli: CAC; exit: Promise<numb
   for (const command of commands) for (const option of Object.values(CLI_OPTIONS)) command.option(option.flags, option.description);
   for (const option of Object.values(SERVE_OPTIONS)) serveCommand.option(option.flags, option.description);
   for (const option of Object.values(FLAKY_OPTIONS)) flakyCommand.option(option.flags, option.description);
+  for (const option of Object.values(WORKER_OPTIONS)) workerCommand.option(option.flags, option.description);
   cli.help();
   cli.version(packageVersion());
   return { cli, exit };

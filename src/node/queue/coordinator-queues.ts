@@ -372,8 +372,8 @@ export class CoordinatorQueues {
 
   /**
    * Resolves once no worker still connected to the run's queue has its window for late faults open. A worker gets
-   * a lock's duration at most: one that does not answer that long would have lost its jobs too. Stderr names those
-   * given up on.
+   * a default lock's duration at most: one that does not answer that long would have lost its jobs too (unless its
+   * --lock-duration is longer). Stderr names those given up on.
    */
   async #faultWindowsClosed(): Promise<void> {
     const until = Date.now() + LOCK_MS;

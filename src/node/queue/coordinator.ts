@@ -137,6 +137,8 @@ export async function runOnQueue(config: ResolvedConfig, reporters: ReporterSet,
   const health = new RedisHealth(connection, (silent) => terminal.write(`queue: ${silent ? 'Redis does not answer; waiting for it (finished results wait there)' : 'Redis answers again'}\n`));
   /** Aborted as the run ends: a cancel no longer waits for Redis to go silent. */
   const ending = new AbortController();
+  /** A cancel found Redis silent for CANCEL_GRACE_MS: the run's end does not wait for that silence again. */
+  let cancelledSilent = false;
   let ended = false;
   let stopWatching = () => {};
   let hashesAnnounced = Promise.resolve();
@@ -158,7 +160,9 @@ export async function runOnQueue(config: ResolvedConfig, reporters: ReporterSet,
         .then(() => queues.cancel())
         .catch((error: Error) => queues.abandon(`cancelled; the workers could not be told to stop it: ${error.message}`));
       void health.silentFor(CANCEL_GRACE_MS, ending.signal).then((silent) => {
-        if (silent) queues.abandon(`cancelled; Redis did not answer for ${CANCEL_GRACE_MS / 1000} s, so its worker could not be told to stop it`);
+        if (!silent) return;
+        cancelledSilent = true;
+        queues.abandon(`cancelled; Redis did not answer for ${CANCEL_GRACE_MS / 1000} s, so its worker could not be told to stop it`);
       });
     };
     // Each file's import graph (for its hashes) is built by esbuild's process while this one loads the file.
@@ -195,8 +199,9 @@ export async function runOnQueue(config: ResolvedConfig, reporters: ReporterSet,
       await queues.close(ended);
       await registry.close();
     })();
-    // As long as Redis answers; silent from now (a Redis just back may not have answered a PING yet), no longer.
-    const done = await health.whileAnswering(closed, CANCEL_GRACE_MS, Date.now()).finally(() => {
+    // As long as Redis answers; silent from now (a Redis just back may not have answered a PING yet), no longer. A
+    // cancel that gave up on a silent Redis waited for that already: its silence counts from its last answer.
+    const done = await health.whileAnswering(closed, CANCEL_GRACE_MS, cancelledSilent ? 0 : Date.now()).finally(() => {
       ending.abort();
       health.close();
     });

@@ -10,6 +10,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { LATE_FAULT_GRACE_MS } from '../run/late-faults.ts';
 import { type EntryHashes, PREFIX, type QueuedRollout, type RolloutJob, rolloutQueueName } from './queue-names.ts';
 import { RolloutSlots } from './rollout-slots.ts';
+import { DEFAULT_LOCK_SEC } from './worker-options.ts';
 import { cancelledInSetup, failedInSetup } from './setup-results.ts';
 import type { RedisConnection } from './redis-url.ts';
 import type { LateFault } from '../../runtime/faults.ts';
@@ -17,12 +18,12 @@ import type { RunFaults, WorkerFaults } from './worker-faults.ts';
 import type { WorkerSuites } from './worker-suites.ts';
 
 /**
- * How long a worker's lock on a job lasts, renewed at half that. Rollouts run in threads and trials, so the
- * worker's own event loop stays free to renew; a worker killed mid-rollout has its job taken back this long
- * after it died (BullMQ's stalled-job check), and run by another worker.
+ * How long a worker's lock on a job lasts by default (`--lock-duration`), renewed every quarter to half of it.
+ * Rollouts run in threads and trials, so the worker's own event loop stays free to renew; a worker killed
+ * mid-rollout has its job taken back this long after it died, and a half more at most (BullMQ's stalled-job
+ * check, which runs every half lock), and run by another worker.
  */
-export const LOCK_MS = 10_000;
-export const STALLED_CHECK_MS = 5_000;
+export const LOCK_MS = DEFAULT_LOCK_SEC * 1000;
 /** A job whose worker died this many times fails, and the coordinator reports it, instead of killing more workers. */
 const MAX_STALLED = 2;
 
@@ -35,6 +36,8 @@ export interface RunWorkerOptions {
   faults: WorkerFaults;
   /** This worker's name: host/pid/concurrency. */
   name: string;
+  /** How long its lock on a job lasts unrenewed (`--lock-duration`). */
+  lockMs: number;
   log(line: string): void;
 }
 
@@ -94,13 +97,14 @@ export class RunWorker {
     const base = { connection: options.connection, prefix: PREFIX };
     this.#slots = new RolloutSlots(options.concurrency);
     const queueError = (error: Error) => options.log(`run ${options.runId}: queue error: ${error.message}`);
-    const settings = { ...base, name: options.name, lockDuration: LOCK_MS, stalledInterval: STALLED_CHECK_MS, maxStalledCount: MAX_STALLED };
+    const { lockMs } = options;
+    const settings = { ...base, name: options.name, lockDuration: lockMs, stalledInterval: lockMs / 2, maxStalledCount: MAX_STALLED };
     this.#worker = new JobTaker(rolloutQueueName(options.runId), (job, token, signal) => this.#process(job, token, signal), settings, () => this.#hasRoom(), queueError);
     this.#finished = new FinishedRollouts(this.#worker.client, options.runId);
     this.#lateFaults = new LateFaultLog(this.#worker.client, options.runId);
     this.#faults = options.faults.open((fault) => this.#sendLate(fault));
     this.#worker.on('error', queueError);
-    this.#locks = new LockWatch(this.#worker, LOCK_MS, (jobId, why) => this.#lockLost(jobId, why));
+    this.#locks = new LockWatch(this.#worker, lockMs, (jobId, why) => this.#lockLost(jobId, why));
   }
 
   /** Another worker is given the job: its rollouts stop here (see LockWatch). */

@@ -7,7 +7,7 @@ import { projectName, type RunAnnouncement, workerName } from './queue-names.ts'
 import { parseRedisUrl, redactCredentials } from './redis-url.ts';
 import { RunRegistry } from './run-registry.ts';
 import { RedisHealth } from './redis-health.ts';
-import { LOCK_MS, RunWorker } from './run-worker.ts';
+import { RunWorker } from './run-worker.ts';
 import { WorkerFaults } from './worker-faults.ts';
 import { WorkerSuites } from './worker-suites.ts';
 import { TrustedFiles } from './trusted-files.ts';
@@ -22,17 +22,19 @@ const ABANDON_GRACE_MS = 5_000;
  */
 const IDLE_PATIENCE_MS = 5_000;
 /**
- * How long a stopping worker that holds jobs waits for a silent Redis: past a job's lock, plus the second a lock
- * renewed after the last PING may outlast it and the time its rollouts take to stop once it ran out (see
- * LockWatch), the jobs are not its anymore, and their rollouts that ignore their cancel are ended with the pool.
+ * How long past a job's lock a stopping worker that holds jobs waits for a silent Redis: the second a lock renewed
+ * after the last PING may outlast it, and the time its rollouts take to stop once it ran out (see LockWatch). The
+ * jobs are not its anymore then, and their rollouts that ignore their cancel are ended with the pool.
  */
-const HOLDING_PATIENCE_MS = LOCK_MS + 3_000;
+const HOLDING_PATIENCE_PAST_LOCK_MS = 3_000;
 export const DEFAULT_WORKER_CONCURRENCY = 8;
 
 export interface WorkerCommandOptions {
   url: string;
   root: string;
   concurrency: number;
+  /** How long a job's lock lasts unrenewed (`--lock-duration`). */
+  lockMs: number;
   log(line: string): void;
 }
 
@@ -41,7 +43,7 @@ export interface WorkerCommandOptions {
  * until SIGTERM or Ctrl-C: the first finishes the active jobs and exits, a second hands them back to the queue.
  */
 export async function runWorkerCommand(options: WorkerCommandOptions): Promise<number> {
-  const { url, root, concurrency } = options;
+  const { url, root, concurrency, lockMs } = options;
   // Lines name what jobs and announcements hold, anyone's who can write to Redis: never a terminal's command.
   const log = (line: string) => options.log(showControls(redactCredentials(line, url)));
   const registry = await RunRegistry.connect(url);
@@ -77,7 +79,7 @@ export async function runWorkerCommand(options: WorkerCommandOptions): Promise<n
       const otherNode = run.node === process.version ? '' : `; the coordinator runs Node ${run.node}, this worker ${process.version}: its rollouts are refused`;
       const refusing = trusted.refused ? `; its rollouts are refused: ${trusted.refused}` : otherNode;
       log(`run ${run.id}: serving (started ${run.startedAt})${refusing}`);
-      const worker = new RunWorker({ connection, runId: run.id, suites, concurrency, faults, name, log });
+      const worker = new RunWorker({ connection, runId: run.id, suites, concurrency, faults, name, lockMs, log });
       served.add(worker);
       return worker;
     } catch (error) {
@@ -138,7 +140,7 @@ export async function runWorkerCommand(options: WorkerCommandOptions): Promise<n
   // However long the active jobs take while Redis answers; silent past a job's lock, the jobs are not ours anymore.
   const shutDown = Promise.all([...ending, ...closing]).then(() => registry.close());
   const holding = () => [...served].some((worker) => worker.holdsJobs);
-  const patience = () => (holding() ? HOLDING_PATIENCE_MS : IDLE_PATIENCE_MS);
+  const patience = () => (holding() ? lockMs + HOLDING_PATIENCE_PAST_LOCK_MS : IDLE_PATIENCE_MS);
   const done = await health.whileAnswering(shutDown, patience);
   health.close();
   faults.close();

@@ -139,6 +139,8 @@ export async function runOnQueue(config: ResolvedConfig, reporters: ReporterSet,
   const ending = new AbortController();
   /** A cancel found Redis silent for CANCEL_GRACE_MS: the run's end does not wait for that silence again. */
   let cancelledSilent = false;
+  /** Where a wait for a silent Redis counts from: now (a Redis just back may not have answered a PING yet), or its last answer. */
+  const silenceSince = () => (cancelledSilent ? 0 : Date.now());
   let ended = false;
   let stopWatching = () => {};
   let hashesAnnounced = Promise.resolve();
@@ -171,7 +173,7 @@ export async function runOnQueue(config: ResolvedConfig, reporters: ReporterSet,
       window: QUEUE_WINDOW,
       // A Redis that does not answer for 2 s from now is not waited for (a read of its own waits 5 s at most).
       lateFaults: async () => {
-        const read = await health.whileAnswering(closeFaultWindows(registry, announcement, queues), 2_000, Date.now());
+        const read = await health.whileAnswering(closeFaultWindows(registry, announcement, queues), 2_000, silenceSince());
         if (!read) throw new Error('Redis does not answer');
         return read.value;
       },
@@ -199,9 +201,8 @@ export async function runOnQueue(config: ResolvedConfig, reporters: ReporterSet,
       await queues.close(ended);
       await registry.close();
     })();
-    // As long as Redis answers; silent from now (a Redis just back may not have answered a PING yet), no longer. A
-    // cancel that gave up on a silent Redis waited for that already: its silence counts from its last answer.
-    const done = await health.whileAnswering(closed, CANCEL_GRACE_MS, cancelledSilent ? 0 : Date.now()).finally(() => {
+    // As long as Redis answers; silent (see silenceSince), no longer.
+    const done = await health.whileAnswering(closed, CANCEL_GRACE_MS, silenceSince()).finally(() => {
       ending.abort();
       health.close();
     });

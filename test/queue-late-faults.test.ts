@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -18,23 +18,35 @@ afterAll(async () => {
   await redis?.stop();
 });
 
+/** Written by the workflow of `after-report` as it throws its fault (see ROLLOUT); each run starts without it. */
+const THROWN = 'rollouts/thrown';
+
 /**
- * Each workflow throws from a timer `faultMs` after it started, if given, and returns after `workMs`; the grader
- * takes `gradeMs`, and throws from a timer 15 ms after it returned when `graderFault` is set.
+ * Each workflow throws from a timer `faultMs` after it started, if given (writing THROWN first when `tellsLast`
+ * is set), and returns after `workMs`, or once THROWN is written when `afterFault` is set; the grader takes
+ * `gradeMs`, and throws from a timer 15 ms after it returned when `graderFault` is set.
  * - `during-grading`: the workflow's fault comes while the rollout is graded: the rollout is errored.
  * - `after-report`: it comes after the rollout was reported, while `last` still runs: a late fault.
- * - `last`: the run's last rollout; its grader's fault comes just after it, within the grace (20 ms) for late
- *   faults (on a queue, its worker's): a late fault. A coordinator that read the workers' late faults without
- *   waiting for that grace would most often miss it. On a loaded machine the fault may come before the rollout's result reached the process that reports it, and
- *   fail the rollout instead, locally as on a queue: it must not be lost either way.
+ * - `last`: the run's last rollout, which ends once that fault was thrown; its grader's fault comes just after it,
+ *   within the grace (20 ms) for late faults (on a queue, its worker's): a late fault. A coordinator that read the
+ *   workers' late faults without waiting for that grace would most often miss it. On a loaded machine the fault
+ *   may come before the rollout's result reached the process that reports it, and fail the rollout instead,
+ *   locally as on a queue: it must not be lost either way.
  */
 const ROLLOUT = `
+import { existsSync, writeFileSync } from 'node:fs';
 import { AgentWorkflow, Grader, defineRollout } from 'rollout-test';
+
+const THROWN = new URL('./thrown', import.meta.url);
+const thrown = () => new Promise((resolve) => {
+  const timer = setInterval(() => existsSync(THROWN) && (clearInterval(timer), resolve()), 20);
+});
 
 class Agent extends AgentWorkflow {
   async run(ctx) {
-    if (ctx.metadata.faultMs) setTimeout(() => { throw new Error('fault from the workflow timer'); }, ctx.metadata.faultMs);
-    await new Promise((resolve) => setTimeout(resolve, ctx.metadata.workMs ?? 0));
+    const tell = () => ctx.metadata.tellsLast && writeFileSync(THROWN, '');
+    if (ctx.metadata.faultMs) setTimeout(() => { tell(); throw new Error('fault from the workflow timer'); }, ctx.metadata.faultMs);
+    await (ctx.metadata.afterFault ? thrown() : new Promise((resolve) => setTimeout(resolve, ctx.metadata.workMs ?? 0)));
     return [...ctx.prompt, { role: 'assistant', content: 'A' }];
   }
 }
@@ -49,8 +61,8 @@ class Slow extends Grader {
 
 const row = (metadata) => [{ prompt: 'a', label: 'A', metadata }];
 defineRollout({ name: 'during-grading', dataset: row({ faultMs: 50, gradeMs: 300 }), workflow: Agent, grader: Slow });
-defineRollout({ name: 'after-report', dataset: row({ faultMs: 1500, gradeMs: 300 }), workflow: Agent, grader: Slow });
-defineRollout({ name: 'last', dataset: row({ workMs: 4000, graderFault: true }), workflow: Agent, grader: Slow });
+defineRollout({ name: 'after-report', dataset: row({ faultMs: 1500, gradeMs: 300, tellsLast: true }), workflow: Agent, grader: Slow });
+defineRollout({ name: 'last', dataset: row({ afterFault: true, graderFault: true }), workflow: Agent, grader: Slow });
 `;
 
 interface Report {
@@ -107,6 +119,7 @@ function expectSameAsLocal({ result, report, outputDir }: Awaited<ReturnType<typ
 }
 
 async function run(project: string, name: string, extra: string[]) {
+  rmSync(path.join(project, THROWN), { force: true });
   const outputDir = mkdtempSync(path.join(os.tmpdir(), `rollout-test-late-${name}-`));
   const args = ['run', '--reporter', 'json', '--outputFile', path.join(outputDir, 'report.json'), '--outputDir', outputDir, ...extra];
   const result = await runCli(project, args);

@@ -804,7 +804,7 @@ describe('a Redis that stops answering', () => {
   });
 
   it('a worker sent SIGTERM while Redis restarts without its data stops the rollouts of the jobs Redis lost, and exits 0', { timeout: 120_000 }, async () => {
-    // Its locks are renewed every quarter to half of a lock: 3 s here, not 10.
+    // Its locks are renewed every eighth to quarter of a lock: 3 s here, not 10.
     const { project, one, run } = await twoRunning('restarted', 2, 120_000, '--lock-duration', '3');
     silent.signal('SIGKILL');
     one.process.kill('SIGTERM');

@@ -18,12 +18,20 @@ import type { RunFaults, WorkerFaults } from './worker-faults.ts';
 import type { WorkerSuites } from './worker-suites.ts';
 
 /**
- * How long a worker's lock on a job lasts by default (`--lock-duration`), renewed every quarter to half of it.
- * Rollouts run in threads and trials, so the worker's own event loop stays free to renew; a worker killed
- * mid-rollout has its job taken back this long after it died, and a half more at most (BullMQ's stalled-job
- * check, which runs every half lock), and run by another worker.
+ * How long a worker's lock on a job lasts by default (`--lock-duration`). Rollouts run in threads and trials, so
+ * the worker's own event loop stays free to renew; a worker killed mid-rollout has its job taken back this long
+ * after it died, and a half more at most (BullMQ's stalled-job check, which runs every half lock), and run by
+ * another worker.
  */
 export const LOCK_MS = DEFAULT_LOCK_SEC * 1000;
+/**
+ * BullMQ's renewal time, in locks: its timer runs every half of it and renews each lock older than that half, so
+ * every eighth to quarter of a lock here (its default, half a lock, renews every quarter to half of one). A lock is
+ * then lost only to a stall of the worker's event loop or of Redis longer than three quarters of a lock, not half:
+ * the worker's main thread imports the run's rollout files, which stalls it (0.5–1.2 s at a time measured with
+ * --cpu-prof at load 22 on 2 cores).
+ */
+const RENEW_EVERY_LOCKS = 1 / 4;
 /** A job whose worker died this many times fails, and the coordinator reports it, instead of killing more workers. */
 const MAX_STALLED = 2;
 
@@ -98,7 +106,7 @@ export class RunWorker {
     this.#slots = new RolloutSlots(options.concurrency);
     const queueError = (error: Error) => options.log(`run ${options.runId}: queue error: ${error.message}`);
     const { lockMs } = options;
-    const settings = { ...base, name: options.name, lockDuration: lockMs, stalledInterval: lockMs / 2, maxStalledCount: MAX_STALLED };
+    const settings = { ...base, name: options.name, lockDuration: lockMs, lockRenewTime: lockMs * RENEW_EVERY_LOCKS, stalledInterval: lockMs / 2, maxStalledCount: MAX_STALLED };
     this.#worker = new JobTaker(rolloutQueueName(options.runId), (job, token, signal) => this.#process(job, token, signal), settings, () => this.#hasRoom(), queueError);
     this.#finished = new FinishedRollouts(this.#worker.client, options.runId);
     this.#lateFaults = new LateFaultLog(this.#worker.client, options.runId);

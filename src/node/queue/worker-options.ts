@@ -4,8 +4,8 @@ import { type OptionValues, option, parseOptions } from '../config/cli-options.t
 /** A job's lock unless `--lock-duration` says otherwise, in seconds. */
 export const DEFAULT_LOCK_SEC = 10;
 /**
- * The shortest lock: it is renewed every quarter to half of it, and a worker whose event loop or Redis stalls longer
- * than half of it loses its jobs to another worker, which runs their rollouts again.
+ * The shortest lock: it is renewed every eighth to quarter of it, and a worker whose event loop or Redis stalls
+ * longer than three quarters of it loses its jobs to another worker, which runs their rollouts again.
  */
 const MIN_LOCK_SEC = 1;
 

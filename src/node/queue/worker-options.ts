@@ -22,8 +22,8 @@ export const WORKER_OPTIONS = {
   ),
 };
 
-export type WorkerOptions = OptionValues<typeof WORKER_OPTIONS>;
+type WorkerCliOptions = OptionValues<typeof WORKER_OPTIONS>;
 
-export function parseWorkerOptions(raw: Record<string, unknown>): WorkerOptions {
+export function parseWorkerOptions(raw: Record<string, unknown>): WorkerCliOptions {
   return parseOptions(WORKER_OPTIONS, { lockDuration: raw.lockDuration });
 }

@@ -9,11 +9,21 @@
 // A third run measures the protocol's HTTP floor: a bare node:http server answering 202 and posting both
 // callbacks, no rollout behind it, with the same controller.
 //
+// S2 runs the server under a controller that behaves on the wire as osmosis's own does (`HttpRolloutDriver` on
+// httpx's default `AsyncClient`, its `CallbackListener` on uvicorn, 64 in flight as its eval runner reads them
+// from /health), found by running osmosis-sdk-python's own driver against serve: an httpx pool that keeps at
+// most 20 idle connections (it closes the rest: serve accepted 186 connections for 2,001 POSTs), httpx's
+// headers and pydantic's dump (every field, per-rollout chat and callback URLs), a listener that checks the
+// bearer and answers `{"ok":true}` as uvicorn does, and the controller's own pace: Python spent 5.7-8.5 ms of
+// CPU per rollout (driver and listener, load 10-22), so S2's listener spends OSMOSIS_CALLBACK_CPU_MS per callback
+// on its one thread. At that pace rollouts reach serve one at a time instead of in bursts, and serve's per-turn
+// work (a journal write, a worker wake-up, a thread-pool trip) is no longer shared by several rollouts.
+//
 // Each run also reports its CPU time per rollout (user + system, every thread), per process: the direct run,
 // the server, the floor, and the controller beside each. Wall times on a shared machine swing with its load;
 // these say which process a rollout's cost is in, and what the ratio could be on the machine's cores.
 //
-//   node bench/serve-throughput.mjs [--rollouts 10000] [--reps 3] [-- serve flags]
+//   node bench/serve-throughput.mjs [--rollouts 10000] [--osmosis-rollouts 2000] [--reps 3] [-- serve flags]
 //   import { measureServeThroughput } from './serve-throughput.mjs'
 import { spawn } from 'node:child_process';
 import http from 'node:http';
@@ -27,6 +37,10 @@ import { cpuMsOf, median } from './lib/measure.mjs';
 
 const CONCURRENCY = 64;
 const CONNECTIONS = 200;
+/** The CPU osmosis's Python controller spends on one callback (its driver's POST and its listener's handling, halved). */
+const OSMOSIS_CALLBACK_CPU_MS = 3;
+/** httpx's `AsyncClient()` pool: 100 connections, at most 20 of them kept idle. */
+const HTTPX_POOL = { maxSockets: 100, maxFreeSockets: 20 };
 
 const NOOP = `export class Noop {
   async run(ctx) { return ctx.prompt; }
@@ -121,7 +135,7 @@ function startServer(dir, serveArgs) {
  * The controller's callback listener, as osmosis's: it parses each callback and hands a rollout's grader callback
  * (its terminal one) to the run waiting for it. Resolves `done` at `expected` callbacks.
  */
-async function listener(expected) {
+async function listener(expected, { bearer, cpuMs = 0 } = {}) {
   let received = 0;
   let finish;
   const done = new Promise((resolve) => (finish = resolve));
@@ -132,8 +146,10 @@ async function listener(expected) {
     req.on('data', (chunk) => (text += chunk));
     req.on('end', () => {
       const body = JSON.parse(text);
-      res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
-      if (req.url.startsWith('/g/')) terminal.get(body.rollout_id)?.();
+      if (bearer && req.headers.authorization !== `Bearer ${bearer}`) throw new Error(`callback without the controller's bearer: ${req.url}`);
+      spend(cpuMs);
+      res.writeHead(200, bearer ? UVICORN_HEADERS() : { 'content-type': 'application/json' }).end('{"ok":true}');
+      if (/^\/g\/|\/grader$/.test(req.url)) terminal.get(body.rollout_id)?.();
       if (++received === expected) finish(performance.now());
     });
   });
@@ -144,9 +160,31 @@ async function listener(expected) {
   return { url: `http://127.0.0.1:${server.address().port}`, done, register, close: () => (server.closeAllConnections(), server.close()) };
 }
 
-function post(agent, url, payload) {
+/** What uvicorn answers with: its date and server headers, then FastAPI's. */
+const UVICORN_HEADERS = () => ({ date: new Date().toUTCString(), server: 'uvicorn', 'content-length': '11', 'content-type': 'application/json' });
+
+/** Keeps this thread busy for `ms`, as the Python controller's own work does. */
+function spend(ms) {
+  const until = performance.now() + ms;
+  while (performance.now() < until);
+}
+
+/** httpx 0.28's request headers, in its order (test/helpers/osmosis-wire.ts has them from its source). */
+const httpxHeaders = (url, length) => [
+  ['Host', new URL(url).host],
+  ['Accept', '*/*'],
+  ['Accept-Encoding', 'gzip, deflate'],
+  ['Connection', 'keep-alive'],
+  ['User-Agent', 'python-httpx/0.28.1'],
+  ['Content-Length', String(length)],
+  ['Content-Type', 'application/json'],
+];
+
+const plainHeaders = (_url, length) => ({ 'content-type': 'application/json', 'content-length': length });
+
+function post(agent, url, payload, headersOf = plainHeaders) {
   return new Promise((resolve, reject) => {
-    const req = http.request(url, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } }, (res) => {
+    const req = http.request(url, { method: 'POST', agent, headers: headersOf(url, Buffer.byteLength(payload)) }, (res) => {
       res.resume();
       res.on('end', () => resolve({ status: res.statusCode, retryAfter: res.headers['retry-after'] }));
     });
@@ -155,39 +193,62 @@ function post(agent, url, payload) {
   });
 }
 
+/** `RolloutInitRequest.model_dump()` of rollout `i`, its callbacks aimed at `listenerUrl` (as `paths` name them). */
+const initBody = (i, listenerUrl, { key, llmKey, chatUrl, callbackPath }) =>
+  JSON.stringify({
+    initial_messages: [{ role: 'user', content: `row ${i}` }],
+    label: `row ${i}`,
+    metadata: null,
+    rollout_id: `r-${i}`,
+    chat_completions_url: chatUrl(listenerUrl, `r-${i}`),
+    controller_api_key: key,
+    llm_api_key: llmKey,
+    completion_callback_url: `${listenerUrl}${callbackPath(`r-${i}`, 'completion')}`,
+    grader_callback_url: `${listenerUrl}${callbackPath(`r-${i}`, 'grader')}`,
+    agent_timeout_sec: null,
+    grader_timeout_sec: null,
+    extra_fields: null,
+  });
+
 /**
- * The rollouts run by a controller as osmosis's `HttpRolloutDriver` runs them: 200 at a time, each posted (a 429
- * waits its Retry-After and posts again) and then awaited until its grader callback arrives, over 200 kept-alive
- * connections. Wall from the first POST to the last callback.
+ * S1's controller: 200 runs at a time over 200 kept-alive connections, a listener that costs nothing but the
+ * parse. S2's: osmosis's driver and listener as they behave on the wire (see the top of this file).
  */
-async function served(dir, count, serveArgs) {
+export const CONTROLLERS = {
+  bench: {
+    inFlight: CONNECTIONS,
+    agent: { maxSockets: CONNECTIONS },
+    headersOf: plainHeaders,
+    wire: { key: 'bench', llmKey: null, chatUrl: () => 'http://127.0.0.1:9/v1', callbackPath: (id, kind) => `/${kind[0]}/${id}` },
+    listener: {},
+  },
+  osmosis: {
+    inFlight: CONCURRENCY,
+    agent: HTTPX_POOL,
+    headersOf: httpxHeaders,
+    wire: { key: 'controller-token', llmKey: 'bridge-token', chatUrl: (base, id) => `${base}/v1/rollouts/${id}`, callbackPath: (id, kind) => `/v1/rollouts/${id}/${kind}` },
+    listener: { bearer: 'controller-token', cpuMs: OSMOSIS_CALLBACK_CPU_MS },
+  },
+};
+
+/**
+ * The rollouts run by a controller as osmosis's `HttpRolloutDriver` runs them: `inFlight` at a time, each posted
+ * (a 429 waits its Retry-After and posts again) and then awaited until its grader callback arrives. Wall from
+ * the first POST to the last callback.
+ */
+async function served(dir, count, serveArgs, controller = CONTROLLERS.bench) {
   const { child, url } = await startServer(dir, serveArgs);
-  const callbacks = await listener(2 * (count + 1));
-  const agent = new http.Agent({ keepAlive: true, maxSockets: CONNECTIONS });
-  const body = (i) =>
-    JSON.stringify({
-      rollout_id: `r-${i}`,
-      initial_messages: [{ role: 'user', content: `row ${i}` }],
-      label: `row ${i}`,
-      metadata: null,
-      chat_completions_url: 'http://127.0.0.1:9/v1',
-      controller_api_key: 'bench',
-      llm_api_key: null,
-      completion_callback_url: `${callbacks.url}/c/${i}`,
-      grader_callback_url: `${callbacks.url}/g/${i}`,
-      agent_timeout_sec: null,
-      grader_timeout_sec: null,
-      extra_fields: null,
-    });
+  const callbacks = await listener(2 * (count + 1), controller.listener);
+  const agent = new http.Agent({ keepAlive: true, ...controller.agent });
   const admissions = [];
   let refusals = 0;
   const run = async (i) => {
     const graded = callbacks.register(`r-${i}`);
-    const payload = body(i);
+    const payload = initBody(i, callbacks.url, controller.wire);
     let sent;
     for (;;) {
       sent = performance.now();
-      const answer = await post(agent, `${url}/rollout`, payload);
+      const answer = await post(agent, `${url}/rollout`, payload, controller.headersOf);
       if (answer.status === 202) break;
       if (answer.status !== 429) throw new Error(`POST /rollout answered ${answer.status}`);
       refusals++;
@@ -201,7 +262,7 @@ async function served(dir, count, serveArgs) {
     const cpuBefore = { server: cpuSecOf(child.pid), controller: ownCpuSec() };
     const started = performance.now();
     let next = 0;
-    await Promise.all(Array.from({ length: CONNECTIONS }, async () => {
+    await Promise.all(Array.from({ length: controller.inFlight }, async () => {
       while (next < count) await run(next++);
     }));
     const ended = await callbacks.done;
@@ -217,20 +278,25 @@ async function served(dir, count, serveArgs) {
 
 const percentile = (values, p) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor((p / 100) * values.length))];
 
-/** Runs both `reps` times, alternately; returns medians and the served run's admission latencies. */
-export async function measureServeThroughput({ root, count = 10_000, reps = 3, serveArgs = [] }) {
+/**
+ * Runs direct, served, floor and (with `osmosisCount`) served under osmosis's controller `reps` times,
+ * alternately; returns medians and the served run's admission latencies.
+ */
+export async function measureServeThroughput({ root, count = 10_000, osmosisCount = 0, reps = 3, serveArgs = [] }) {
   const dir = makeProject(root, 'serve-noop', { 'noop.js': NOOP, 'noop.rollout.js': ROLLOUT_FILE, 'http-floor.mjs': HTTP_FLOOR });
   const directRuns = [];
   const servedRuns = [];
   const floorRuns = [];
+  const osmosisRuns = [];
   for (let i = 0; i < reps; i++) {
     directRuns.push(await direct(dir, count));
     servedRuns.push(await served(dir, count, serveArgs));
     floorRuns.push(await served(dir, count, undefined));
+    if (osmosisCount) osmosisRuns.push(await served(dir, osmosisCount, serveArgs, CONTROLLERS.osmosis));
   }
   const admissions = servedRuns.flatMap((r) => r.admissions);
   // CPU per rollout in µs, the median over the reps: what each process costs, whatever the machine's load.
-  const perRollout = (runs, pick) => Math.round((median(runs.map(pick)) * 1e6) / count);
+  const perRollout = (runs, pick, n = count) => Math.round((median(runs.map(pick)) * 1e6) / n);
   return {
     count,
     directMs: median(directRuns.map((r) => r.wallMs)),
@@ -242,7 +308,13 @@ export async function measureServeThroughput({ root, count = 10_000, reps = 3, s
       serverController: perRollout(servedRuns, (r) => r.cpuSec.controller),
       floor: perRollout(floorRuns, (r) => r.cpuSec.server),
       floorController: perRollout(floorRuns, (r) => r.cpuSec.controller),
+      ...(osmosisCount && {
+        serverUnderOsmosis: perRollout(osmosisRuns, (r) => r.cpuSec.server, osmosisCount),
+        osmosisController: perRollout(osmosisRuns, (r) => r.cpuSec.controller, osmosisCount),
+      }),
     },
+    osmosisCount,
+    osmosisMs: osmosisCount ? median(osmosisRuns.map((r) => r.wallMs)) : undefined,
     p50AdmissionMs: percentile(admissions, 50),
     p99AdmissionMs: percentile(admissions, 99),
     refusals: median(servedRuns.map((r) => r.refusals)),
@@ -250,11 +322,14 @@ export async function measureServeThroughput({ root, count = 10_000, reps = 3, s
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const { values, positionals } = parseArgs({ options: { rollouts: { type: 'string', default: '10000' }, reps: { type: 'string', default: '3' } }, allowPositionals: true });
+  const { values, positionals } = parseArgs({
+    options: { rollouts: { type: 'string', default: '10000' }, 'osmosis-rollouts': { type: 'string', default: '2000' }, reps: { type: 'string', default: '3' } },
+    allowPositionals: true,
+  });
   const { benchRoot } = await import('./lib/workloads.mjs');
   const root = benchRoot();
   try {
-    const result = await measureServeThroughput({ root, count: Number(values.rollouts), reps: Number(values.reps), serveArgs: positionals });
+    const result = await measureServeThroughput({ root, count: Number(values.rollouts), osmosisCount: Number(values['osmosis-rollouts']), reps: Number(values.reps), serveArgs: positionals });
     console.log(JSON.stringify({ ...result, ratio: result.directMs / result.servedMs }, null, 2));
   } finally {
     rmSync(root, { recursive: true, force: true });

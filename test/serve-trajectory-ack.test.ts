@@ -3,7 +3,7 @@
  * the report an osmosis controller may send back in its answer to the completion callback (osmosis main's
  * `{"trajectory": {...}}`: per-call tokens, cost, token ids, logprobs), as osmosis's own server does.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { TrajectorySchema, type Trajectory } from '../src/model/atif/index.ts';
@@ -26,7 +26,12 @@ describe('serve and the trajectory ack', async () => {
   const project = calculatorProject();
   const model: ModelServer = await startModelServer({ script: calculatorScript });
   const controller = new RolloutController();
-  controller.answer = (callback) => (callback.kind === 'completion' ? ANSWERS[callback.id] : { ok: true });
+  const fileAtCompletion: Record<string, boolean> = {};
+  controller.answer = (callback) => {
+    if (callback.kind !== 'completion') return { ok: true };
+    fileAtCompletion[callback.id] = existsSync(path.join(project, '.rollouts/serve/trajectories', `${callback.id}.json`));
+    return ANSWERS[callback.id];
+  };
   await controller.up();
   const server = await startServe(project, ['-t', '^calc$']);
   const ids = Object.keys(ANSWERS);
@@ -39,6 +44,10 @@ describe('serve and the trajectory ack', async () => {
   const exited = await server.exited;
   const read = (name: string) => JSON.parse(readFileSync(path.join(project, '.rollouts/serve/trajectories', name), 'utf8')) as Trajectory;
   afterAll(async () => Promise.all([controller.close(), model.close()]));
+
+  it("has each rollout's file in place when its completion callback arrives", () => {
+    expect(fileAtCompletion).toEqual(Object.fromEntries(ids.map((id) => [id, true])));
+  });
 
   it('folds the per-call report onto the agent steps, in order, keeping the recorded fields it does not give', () => {
     expect(exited, server.log()).toBe(0);

@@ -55,7 +55,6 @@ export async function serve(config: ResolvedConfig, options: ServeOptions): Prom
       serveLog(`${signal}: no new rollouts; running ones get ${options.grace}s to finish, then are cancelled`);
       await Promise.all([...suites.values()].map((s) => s.shutdown(options.grace * 1000)));
       await deliveries.idle();
-      await trajectories.idle();
       server.close();
       server.closeAllConnections();
       await pool.close();

@@ -1,4 +1,4 @@
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { ControllerReportSchema, foldControllerReport, type Trajectory, trajectoryJson, trajectoryOfSamples } from '../../model/atif/index.ts';
 import type { RolloutSample } from '../../model/sample.ts';
@@ -8,12 +8,17 @@ import { TRAJECTORIES_DIR, trajectoryFileName } from '../output/trajectory-files
 /**
  * The served rollouts' ATIF trajectories, `<outputDir>/serve/trajectories/<rollout-id>.json`: written when a
  * workflow ends, and folded with the per-call metrics a controller may send back in its answer to a callback
- * (`{"trajectory": {...}}`, osmosis's `TrajectoryReport`). The work on one rollout's file runs in order; a
- * failure is logged and loses that file only.
+ * (`{"trajectory": {...}}`, osmosis's `TrajectoryReport`). A failure is logged and loses that file only.
+ *
+ * The files are written synchronously, as the journal's lines are: an asynchronous write is four trips through
+ * libuv's thread pool (mkdir, open, write, close), and when a trainer posts rollouts one at a time (osmosis's
+ * driver does) each trip wakes a sleeping pool thread, which cost serve more CPU than the rest of a no-op
+ * rollout; the three system calls of a small file cost a few microseconds.
  */
 export class ServeTrajectories {
-  readonly #chains = new Map<string, Promise<void>>();
   readonly #dir: string;
+  /** Whether the directory was made (once, not per file). */
+  #made = false;
 
   constructor(
     serveDir: string,
@@ -28,7 +33,7 @@ export class ServeTrajectories {
   written(suite: string, id: string, samples: RolloutSample[]): void {
     const agent = { name: this.agents.get(suite) ?? suite, version: `rollout-test ${packageVersion()}` };
     const trajectory = trajectoryOfSamples(samples, { rolloutId: id, agent, extra: { suite } });
-    if (trajectory) this.#then(id, () => this.#write(id, trajectory));
+    if (trajectory) this.#guarded(id, () => this.#write(id, trajectory));
   }
 
   /** Folds the report in a controller's answer to a callback (its JSON object) into the rollout's trajectory. */
@@ -39,41 +44,49 @@ export class ServeTrajectories {
       this.log(`ignoring the malformed trajectory report in the answer to the ${kind} callback of rollout ${id}: ${report.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
       return;
     }
-    this.#then(id, async () => {
-      const trajectory = await this.#read(id);
-      if (trajectory) await this.#write(id, foldControllerReport(trajectory, report.data));
+    this.#guarded(id, () => {
+      const trajectory = this.#read(id);
+      if (trajectory) this.#write(id, foldControllerReport(trajectory, report.data));
     });
-  }
-
-  /** Resolves once every file handed over so far is written. */
-  async idle(): Promise<void> {
-    while (this.#chains.size) await Promise.all(this.#chains.values());
   }
 
   #file(id: string): string {
     return path.join(this.#dir, trajectoryFileName(id));
   }
 
-  async #write(id: string, trajectory: Trajectory): Promise<void> {
-    await mkdir(this.#dir, { recursive: true });
-    await writeFile(this.#file(id), trajectoryJson(trajectory));
+  #write(id: string, trajectory: Trajectory): void {
+    const text = trajectoryJson(trajectory);
+    if (!this.#made) this.#make();
+    try {
+      writeFileSync(this.#file(id), text);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+      // The directory was removed while serving: made again.
+      this.#make();
+      writeFileSync(this.#file(id), text);
+    }
   }
 
-  async #read(id: string): Promise<Trajectory | undefined> {
+  #make(): void {
+    mkdirSync(this.#dir, { recursive: true });
+    this.#made = true;
+  }
+
+  #read(id: string): Trajectory | undefined {
     try {
-      return JSON.parse(await readFile(this.#file(id), 'utf8')) as Trajectory;
+      return JSON.parse(readFileSync(this.#file(id), 'utf8')) as Trajectory;
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
       throw error;
     }
   }
 
-  #then(id: string, work: () => Promise<void>): void {
-    const next = (this.#chains.get(id) ?? Promise.resolve()).then(work).catch((error: Error) => this.log(`the trajectory of rollout ${id} was not written: ${error.message}`));
-    this.#chains.set(id, next);
-    void next.finally(() => {
-      if (this.#chains.get(id) === next) this.#chains.delete(id);
-    });
+  #guarded(id: string, work: () => void): void {
+    try {
+      work();
+    } catch (error) {
+      this.log(`the trajectory of rollout ${id} was not written: ${(error as Error).message}`);
+    }
   }
 }
 

@@ -30,6 +30,7 @@ const ENTRIES = [
   'runtime/worker-entry.js',
   'runtime/worker.ts',
   'runtime/module-versions-hooks.ts',
+  'runtime/ts-loader/hooks.ts',
   'runtime/trial-runner.ts',
 ];
 

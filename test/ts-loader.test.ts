@@ -53,25 +53,30 @@ import legacy from './esm/legacy.cjs';
 import old from './cjs/old.ts';
 import { m } from './cjs/m.mjs';
 import { view } from './esm/view.jsx';
+import { u } from '@app/u';
 class Agent extends AgentWorkflow {
   async run(ctx: { prompt: { role: string; content: string }[] }) {
-    const content = [a, b, c, legacy.l, old.default.o, m, view].join(' ');
+    const content = [a, b, c, legacy.l, old.default.o, m, view, u, old.default.u].join(' ');
     return [...ctx.prompt, { role: 'assistant', content }];
   }
 }
-defineRollout({ name: 'all', dataset: [{ prompt: 'q', label: 'a b c l o m view' }], workflow: Agent, grader: (ctx) => (ctx.sample.messages.at(-1).content === ctx.label ? 1 : 0) });
+defineRollout({ name: 'all', dataset: [{ prompt: 'q', label: 'a b c l o m view u u' }], workflow: Agent, grader: (ctx) => (ctx.sample.messages.at(-1).content === ctx.label ? 1 : 0) });
 `,
+      // tsconfig.json (JSON with comments, as TypeScript reads it): its aliases, for an import and a require, and
+      // its compiler options (JSX through \`h\`).
+      'tsconfig.json': `{\n  // aliases\n  "compilerOptions": { "jsxFactory": "h", "baseUrl": ".", "paths": { "@app/*": ["lib/*"] } },\n}\n`,
+      'lib/u.ts': `export const u: string = 'u';\n`,
       'esm/a.ts': `export const a: string = 'a';\n`,
       'esm/b.ts': `export const b: string = 'b';\n`,
       'esm/dir/index.ts': `export const c: string = 'c';\n`,
       // CommonJS in an ES module package: .cts, whose require finds a .ts file by its .js name.
       'esm/legacy.cts': `const { l } = require('./l.js');\nmodule.exports = { l: l as string };\n`,
       'esm/l.ts': `export const l = 'l';\n`,
-      'esm/view.tsx': `const React = { createElement: (tag: (p: { children: string }) => string, _: null, children: string) => tag({ children }) };\nconst Tag = (p: { children: string }) => p.children;\nexport const view: string = <Tag>view</Tag>;\n`,
+      'esm/view.tsx': `const h = (tag: (p: { children: string }) => string, _: null, children: string) => tag({ children });\nconst Tag = (p: { children: string }) => p.children;\nexport const view: string = <Tag>view</Tag>;\n`,
       // A CommonJS package: its .ts files are CommonJS (extensionless requires too), its .mts an ES module. As with tsx,
       // an ES module imports a CommonJS file's \`exports\` as its default: \`{ default: … }\` here.
       'cjs/package.json': JSON.stringify({ name: 'old', private: true }),
-      'cjs/old.ts': `import { o } from './o';\nexport default { o, dirname: __dirname };\n`,
+      'cjs/old.ts': `import { o } from './o';\nimport { u } from '@app/u';\nexport default { o, u, dirname: __dirname };\n`,
       'cjs/o.ts': `export const o: string = 'o';\n`,
       'cjs/m.mts': `export const m: string = typeof require === 'undefined' ? 'm' : 'not an ES module';\n`,
     });

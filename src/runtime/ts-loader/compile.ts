@@ -1,11 +1,13 @@
 /**
  * TypeScript to JavaScript for the loader: from the transform cache, else by esbuild (loaded only then), as an ES
- * module or as CommonJS. Settings follow tsx's: the running Node as target, an inline source map.
+ * module or as CommonJS. Settings follow tsx's: the running Node as target, an inline source map, the compiler
+ * options of the project's tsconfig.json.
  */
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import type { TransformOptions } from 'esbuild';
+import type { TransformOptions, TsconfigRaw } from 'esbuild';
 import { cacheKey, defaultCacheDir, readCached, writeCached } from './transform-cache.ts';
+import { compilerOptions } from './tsconfig.ts';
 
 export type OutputFormat = 'esm' | 'cjs';
 type Esbuild = typeof import('esbuild');
@@ -20,7 +22,15 @@ type Lookup = { code: string } | { source: string; options: TransformOptions; st
 /** `file`'s transform as `format` from the cache, or what esbuild needs to make it and a way to keep what it made. */
 function lookup(file: string, format: OutputFormat): Lookup {
   const source = readFileSync(file, 'utf8');
-  const options: TransformOptions = { loader: file.endsWith('x') ? 'tsx' : 'ts', format, target: `node${process.versions.node}`, sourcemap: 'inline', sourcefile: file };
+  const options: TransformOptions = {
+    loader: file.endsWith('x') ? 'tsx' : 'ts',
+    format,
+    target: `node${process.versions.node}`,
+    sourcemap: 'inline',
+    sourcefile: file,
+  };
+  const tsconfig = compilerOptions();
+  if (tsconfig) options.tsconfigRaw = { compilerOptions: tsconfig as NonNullable<TsconfigRaw['compilerOptions']> };
   // The version from package.json, not the module: a cache hit loads no esbuild.
   esbuildVersion ??= (require('esbuild/package.json') as { version: string }).version;
   if (cacheDir === null) cacheDir = defaultCacheDir(process.cwd());

@@ -1,14 +1,15 @@
 /**
  * rollout-test's TypeScript loader for ES modules: customization hooks that run on Node's loader thread (registered
  * by `load-module.ts`). They resolve the imports TypeScript allows that Node does not (`./x.js` naming `x.ts`, no
- * extension, a directory's index) and compile `.ts`, `.tsx`, `.mts` and `.cts` files. A TypeScript file that is
+ * extension, a directory's index, the aliases of tsconfig.json's `paths`) and compile `.ts`, `.tsx`, `.mts` and `.cts` files. A TypeScript file that is
  * CommonJS (`.cts`, or `.ts` outside a `"type": "module"` package) is handed to the importing thread's CommonJS
  * loader, where `require-hook.ts` compiles it, so its own `require`s behave as in any CommonJS module.
  */
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { compileTypeScript } from './compile.ts';
 import { inModulePackage } from './package-type.ts';
-import { typeScriptCandidates } from './specifiers.ts';
+import { isRelative, typeScriptCandidates } from './specifiers.ts';
+import { aliasedPaths } from './tsconfig.ts';
 
 interface ResolveContext {
   parentURL?: string | undefined;
@@ -33,12 +34,19 @@ export async function resolve(specifier: string, context: ResolveContext, nextRe
     return await nextResolve(specifier, context);
   } catch (error) {
     if (!NOT_FOUND.has((error as { code?: string }).code ?? '')) throw error;
-    for (const candidate of typeScriptCandidates(specifier)) {
+    for (const candidate of candidatesOf(specifier)) {
       const found = await nextResolve(candidate, context).catch(() => undefined);
       if (found) return found;
     }
     throw error;
   }
+}
+
+/** What a specifier Node found nothing at may name: a TypeScript file, or one a tsconfig alias names. */
+function candidatesOf(specifier: string): string[] {
+  if (isRelative(specifier)) return typeScriptCandidates(specifier);
+  const aliased = aliasedPaths(specifier).map((file) => pathToFileURL(file).href);
+  return aliased.flatMap((url) => [url, ...typeScriptCandidates(url)]);
 }
 
 export async function load(url: string, context: object, nextLoad: NextLoad): Promise<LoadResult> {

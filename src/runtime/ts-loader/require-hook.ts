@@ -1,11 +1,12 @@
 /**
  * The CommonJS half of the TypeScript loader, on the thread that loads: `require` compiles `.ts`, `.tsx` and `.cts`
- * files, and finds the TypeScript file a `./x.js` names. It loads nothing but the transform cache until a file
+ * files, and finds the TypeScript file a `./x.js` or a tsconfig alias names. It loads nothing but the transform cache until a file
  * misses it.
  */
 import Module from 'node:module';
 import { compileTypeScriptSync } from './compile.ts';
-import { compiledFrom } from './specifiers.ts';
+import { compiledFrom, isRelative } from './specifiers.ts';
+import { aliasedPaths } from './tsconfig.ts';
 
 interface CompilableModule {
   _compile(code: string, file: string): void;
@@ -27,7 +28,8 @@ export function registerRequireHook(): void {
       return resolveFilename.call(this, request, ...rest);
     } catch (error) {
       if ((error as { code?: string }).code !== 'MODULE_NOT_FOUND') throw error;
-      for (const candidate of compiledFrom(request)) {
+      const aliased = isRelative(request) ? [] : aliasedPaths(request);
+      for (const candidate of [...compiledFrom(request), ...aliased.flatMap((file) => [file, ...compiledFrom(file)])]) {
         try {
           return resolveFilename.call(this, candidate, ...rest);
         } catch {}

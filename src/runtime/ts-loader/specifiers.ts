@@ -5,7 +5,8 @@ const COMPILED_TO: Record<string, string[]> = { '.js': ['.ts', '.tsx'], '.jsx': 
 /** An import without an extension, or of a directory, as CommonJS and bundlers allow. */
 const IMPLIED = ['.ts', '.tsx', '.js', '.jsx', '/index.ts', '/index.tsx', '/index.js'];
 
-const isRelative = (specifier: string) => /^(\.{1,2}(\/|$)|\/|file:)/.test(specifier);
+/** A specifier that names a file by its path rather than a package. */
+export const isRelative = (specifier: string) => /^(\.{1,2}(\/|$)|\/|file:)/.test(specifier);
 
 /** The TypeScript files a `.js`-family specifier may name: `./x.js` → `./x.ts`, `./x.tsx`. */
 export function compiledFrom(specifier: string): string[] {

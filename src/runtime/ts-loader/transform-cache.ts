@@ -63,6 +63,9 @@ export function writeCached(dir: string, key: string, code: string): void {
     writeFileSync(temporary, `${HEADER}${sha256(code)}\n${code}`);
     renameSync(temporary, file);
   } catch {
-    rmSync(temporary, { force: true });
+    // What could not be written may still be there, half; where nothing can be, removing it fails too (ENOTDIR).
+    try {
+      rmSync(temporary, { force: true });
+    } catch {}
   }
 }

@@ -30,6 +30,7 @@ const ENTRIES = [
   'runtime/worker-entry.js',
   'runtime/worker.ts',
   'runtime/module-versions-hooks.ts',
+  'runtime/ts-loader/hooks.ts',
   'runtime/trial-runner.ts',
 ];
 
@@ -40,7 +41,7 @@ const COPIED = ['node/reporters/html/app/app.js'];
  * Dependencies bundled in: those of many files on the way to a run's first rollout, whose load time bundling cuts
  * (zod: 95 ES modules, 77 → 18 ms of CPU once only the functions used are kept; fast-glob: ~25 CommonJS
  * modules, 37 → 15 ms of CPU). The rest stay imports of the installed package: packages that load files of their
- * own by path (tinypool's worker, tsx's loader), optional peers (openai, ai, @openai/agents), and whatever loads
+ * own by path (tinypool's worker), optional peers (openai, ai, @openai/agents), and whatever loads
  * lazily, off the start-up path.
  */
 const BUNDLED = new Set(['zod', 'cac', 'fast-glob']);

@@ -1,21 +1,29 @@
 import { existsSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { createRequire, register } from 'node:module';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { FROM_SOURCES, ownModuleUrl } from '../package-files.ts';
+import { registerRequireHook } from './ts-loader/require-hook.ts';
 
 const TS_EXTENSIONS = /\.[cm]?tsx?$/;
 let tsLoaderRegistered: Promise<void> | undefined;
 
-/** Registers tsx on this thread, once. */
+/**
+ * Registers rollout-test's TypeScript loader on this thread, once: the hooks of its ES module loader (a thread of
+ * Node's per registering thread) and of its `require`. From the sources, tsx first loads the hooks' own TypeScript.
+ */
 export function registerTypeScriptLoader(): Promise<void> {
-  tsLoaderRegistered ??= Promise.all([import('tsx/esm/api'), import('tsx/cjs/api')]).then(([esm, cjs]) => {
-    esm.register();
-    cjs.register();
-  });
+  tsLoaderRegistered ??= (async () => {
+    if (FROM_SOURCES) (await import('tsx/esm/api')).register();
+    register(ownModuleUrl('runtime/ts-loader/hooks'));
+    registerRequireHook();
+    // Stack traces name the TypeScript lines, through the inline source maps of the transforms.
+    process.setSourceMapsEnabled(true);
+  })();
   return tsLoaderRegistered;
 }
 
-/** Registers tsx only when a TypeScript file is first loaded: plain JS runs pay nothing. */
+/** Registers the loader only when a TypeScript file is first loaded: plain JS runs pay nothing. */
 function ensureTypeScriptLoader(file: string): Promise<void> {
   return TS_EXTENSIONS.test(file) ? registerTypeScriptLoader() : Promise.resolve();
 }

@@ -20,7 +20,7 @@ const versions = new Map<string, number>();
  */
 export async function trackModuleVersions(root: string): Promise<void> {
   if (channel) return;
-  // tsx first: hooks registered later run first, so these see the URL tsx resolved to.
+  // The TypeScript loader first: hooks registered later run first, so these see the URL it resolved to.
   await registerTypeScriptLoader();
   const { port1, port2 } = new MessageChannel();
   const rootUrl = pathToFileURL(root.endsWith(path.sep) ? root : root + path.sep).href;

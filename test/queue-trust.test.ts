@@ -254,11 +254,15 @@ describe('a queue worker given a forged run announcement', () => {
     expect(run.stderr).toMatch(/--queue: the config file \S+other\.config\.mjs is not the project's own \(rollout\.config\.\* at the root/);
   });
 
-  it('imports the run\'s rollout files ahead of its jobs once the coordinator announces their hashes', { timeout: 120_000 }, async () => {
-    // The coordinator takes 3 s to import the file, and queues no job before: a worker that imported it earlier preloaded it.
-    const timed = `import { appendFileSync } from 'node:fs';
-const log = (what) => appendFileSync(new URL('./imports.log', import.meta.url), what + ' ' + Date.now() + '\\n');
-if (process.env.SLOW_IMPORT) await new Promise((resolve) => setTimeout(resolve, 3_000));
+  it('imports the run\'s rollout files ahead of its jobs once the coordinator announces their hashes', { timeout: 180_000 }, async () => {
+    // The coordinator queues no job before its own import of the file ends, and that import waits (up to 60 s) for a
+    // worker's: only a worker that preloads the file on the run's announcement imports it first. (A fixed 3 s wait
+    // here raced the worker's start-up at load 20.)
+    const timed = `import { appendFileSync, existsSync, readFileSync } from 'node:fs';
+const logFile = new URL('./imports.log', import.meta.url);
+const log = (what) => appendFileSync(logFile, what + ' ' + Date.now() + '\\n');
+const workerImported = () => existsSync(logFile) && readFileSync(logFile, 'utf8').includes('worker ');
+if (process.env.SLOW_IMPORT) for (const started = Date.now(); !workerImported() && Date.now() - started < 60_000; ) await new Promise((resolve) => setTimeout(resolve, 50));
 log(process.env.SLOW_IMPORT ? 'coordinator' : 'worker');
 `;
     const project = makeProject({ 'a.rollout.ts': `${timed}${HELD_SUITE}` });

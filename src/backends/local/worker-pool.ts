@@ -5,6 +5,7 @@ import { ownFileUrl } from '../../package-files.ts';
 import type { LateFault } from '../../runtime/faults.ts';
 import type { Deadline } from '../../runtime/guard.ts';
 import { cancelledOutcome, type GraderPhaseOutcome, type WorkflowPhaseOutcome } from '../../runtime/phases.ts';
+import type { Phase } from '../../model/result.ts';
 import type { ControlMessage, ImplementationRef, WorkerSession, WorkerTask } from '../../runtime/protocol.ts';
 import { type ControlHub, processControlHub, threadControlHub } from './control-hub.ts';
 import { Slots } from '../slots.ts';
@@ -362,13 +363,11 @@ export class WorkerPool {
   /** A rollout that lost the worker it ran on alone: past its deadline, it blocked the worker; else it killed it. */
   async #lostWorkerOutcome(task: PoolTask, error: unknown, durationMs: number): Promise<Outcome> {
     const deadline = task.input.deadline;
-    const failed = (category: 'TIMEOUT' | 'AGENT_ERROR', message: string): Outcome => ({ ok: false, error: { category, phase: task.kind, message }, logs: [], durationMs });
+    const failed = (category: 'TIMEOUT' | 'AGENT_ERROR', message: string, phase: Phase = task.kind): Outcome => ({ ok: false, error: { category, phase, message }, logs: [], durationMs });
     if (deadline && pastDeadline(task)) {
       return failed('TIMEOUT', `${deadline.message}; it kept its thread busy past the deadline, so the thread was terminated`);
     }
-    if (this.#startFailure) {
-      return { ok: false, error: { category: 'AGENT_ERROR', phase: 'setup', message: `no worker could start to run it: ${this.#startFailure.message} (the heap limit of a worker is ${this.memoryLimitMb} MB)` }, logs: [], durationMs };
-    }
+    if (this.#startFailure) return failed('AGENT_ERROR', `no worker could start to run it: ${this.#startFailure.message} (the heap limit of a worker is ${this.memoryLimitMb} MB)`, 'setup');
     const death = error instanceof Error ? this.#deaths.get(error) : undefined;
     if (death) return failed('AGENT_ERROR', `the rollout's worker died while running it: ${await death}`);
     return failed('AGENT_ERROR', `its worker was lost: ${error instanceof Error ? error.message : String(error)}`);

@@ -9,7 +9,7 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 120_000,
     pool: 'forks',
-    maxWorkers: 2,
+    maxWorkers: 4,
     globalSetup: ['test/global-setup.ts'],
     projects: [
       { extends: true, test: { name: 'e2e', include: ['test/**/*.test.ts'], exclude: [UNDER_LOAD], sequence: { groupOrder: 0 } } },

@@ -13,7 +13,7 @@
  * - compare.ts, verdictOf's `delta > 0` → `>= 0`: a delta of exactly 0 has p = 1, so it never reaches that test.
  * - mcnemar-power.ts, `high - low > 1e-3` → `>= 1e-3`: the bisection's widths are powers of 2, never 1e-3.
  * - quantiles.ts, `p < P_LOW` → `<=` and `p > 1 - P_LOW` → `>=`: at the break point Acklam's central and tail
- *   formulas agree to within their error of 1.2e-9 (test/stats-quantiles.test.ts checks both points).
+ *   formulas agree to within their error of 1.2e-9 (test/unit/stats-quantiles.test.ts checks both points).
  * - quantiles.ts, the continued fraction's `m <= 300` → `< 300`, and its convergence test `< 1e-14` → `<=` or
  *   `false`: it converges in at most about 50 rounds for every t tail (df 1e-3 to 1e7), so the cap is never reached,
  *   and rounds after convergence multiply by 1 within rounding.

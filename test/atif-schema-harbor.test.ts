@@ -1,6 +1,6 @@
 /**
  * Harbor's own pydantic `Trajectory` (read from upstream at test time, see helpers/harbor-trajectory-model.ts) says
- * of each case of test/fixtures/atif-cases.ts what the case says, which test/atif-schema.test.ts checks of ours.
+ * of each case of test/fixtures/atif-cases.ts what the case says, which test/unit/atif-schema.test.ts checks of ours.
  */
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';

@@ -180,7 +180,7 @@ const MIN_SAVING = 0.1;
 /**
  * A row grows by at most this share of its runs in a round. Bets placed on a stale estimate cost the whole suite
  * (the sequence's penalty is never taken back), so smaller rounds re-estimate each row's spread and centre more
- * often: in the seeded simulations of test/adaptive-sampling-simulation.test.ts a quarter used 10-20% fewer rollouts than
+ * often: in the seeded simulations of test/unit/adaptive-sampling-simulation.test.ts a quarter used 10-20% fewer rollouts than
  * doubling (with 60% of 20 rows deterministic, w = 0.05: 54% instead of 60% of the plain suite's rollouts, 60%
  * instead of 73% with fair coins), for about twice as many rounds, each of which waits for its slowest rollout.
  */

@@ -2,7 +2,7 @@ import { normalQuantile, studentQuantile } from './quantiles.ts';
 
 /**
  * How an interval was computed. All are 95% by default; the choices were checked by seeded simulation
- * (test/stats-intervals.test.ts), not by formula.
+ * (test/unit/stats-intervals.test.ts), not by formula.
  * - `wilson`: 0/1 rewards, the suite's own rows. Wilson's score interval with continuity correction on all N
  *   runs. Given the rows, the mean's variance is Σ Kᵢ μᵢ(1 − μᵢ) / N², never more than μ̄(1 − μ̄) / N (the
  *   binomial variance), so this holds however the rows differ (conservatively when they differ a lot) and never

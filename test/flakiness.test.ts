@@ -1,5 +1,5 @@
 /** Flakiness across runs: the run history as evidence, restarted by a change of the inputs. */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { makeProject, runCli } from './helpers/project.ts';
@@ -84,5 +84,36 @@ describe('rollout-test flaky over six runs of a suite', async () => {
     const all = await flaky(['--all']);
     expect(all.suites[0]!.rows.map((r) => [r.row, r.runs, r.flips])).toEqual([[1, 1, 0], [2, 1, 0], [3, 1, 0]]);
     expect((await flaky([])).suites).toEqual([]);
+  });
+});
+
+describe('the run history of stored runs', async () => {
+  const project = makeProject({ 'mixed.rollout.js': rolloutFile(GRADER), 'mixed.jsonl': dataset() });
+  for (let round = 1; round <= 3; round++) await runCli(project, ['run'], { env: { ROUND: String(round) } });
+  const runDirs = readdirSync(path.join(project, '.rollouts', 'runs')).filter((name) => !name.startsWith('latest')).sort().map((name) => path.join(project, '.rollouts', 'runs', name));
+  const inputsOf = (runDir: string) => JSON.parse(readFileSync(path.join(runDir, 'inputs.json'), 'utf8'));
+  const flakyRow3 = async () => {
+    const listed = await runCli(project, ['flaky', '--all', '--reporter', 'json', '--outputFile', 'flaky.json']);
+    expect(listed.exitCode, String(listed.all)).toBe(0);
+    return (JSON.parse(readFileSync(path.join(project, 'flaky.json'), 'utf8')) as FlakyJson).suites[0]!.rows.find((r) => r.row === 3);
+  };
+
+  it('keeps each row\'s outcomes with the run\'s inputs, and reads them there: not the journal, which may be large', async () => {
+    expect(runDirs).toHaveLength(3);
+    expect(runDirs.map((dir) => inputsOf(dir).suites[0].outcomes)).toEqual([
+      { 1: 'P', 2: 'F', 3: 'P' },
+      { 1: 'P', 2: 'F', 3: 'F' },
+      { 1: 'P', 2: 'F', 3: 'P' },
+    ]);
+    // With the first run's journal emptied, its outcomes still count.
+    writeFileSync(path.join(runDirs[0]!, 'journal.jsonl'), '');
+    expect(await flakyRow3()).toEqual({ row: 3, runs: 3, passes: 2, flips: 2, flipRate: 1 });
+  });
+
+  it('reads a run stored before the outcomes were kept from its journal', async () => {
+    const inputs = inputsOf(runDirs[1]!);
+    delete inputs.suites[0].outcomes;
+    writeFileSync(path.join(runDirs[1]!, 'inputs.json'), JSON.stringify(inputs));
+    expect(await flakyRow3()).toEqual({ row: 3, runs: 3, passes: 2, flips: 2, flipRate: 1 });
   });
 });

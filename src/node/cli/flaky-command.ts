@@ -1,11 +1,11 @@
 import type { ResolvedConfig } from '../config/resolve-config.ts';
 import { matchesFileFilters } from '../discovery/find-rollout-files.ts';
-import { storedSuiteRuns } from '../output/row-history.ts';
+import { suiteHistories } from '../output/row-history.ts';
 import { formatNumber, relative } from '../reporters/format.ts';
 import type { Terminal } from '../reporters/terminal.ts';
 import { writeReport } from '../reporters/write-report.ts';
 import type { FlakyOptions } from './flaky-options.ts';
-import { type FlakyRow, flakyRows } from '../stats/flakiness.ts';
+import { type FlakyRow, flakyRowsOf } from '../stats/flakiness.ts';
 
 /** A suite of the history with its rows to list. */
 interface FlakySuite {
@@ -17,10 +17,10 @@ interface FlakySuite {
 /** The stored suites that the positional filters (substrings of the file) and `-t` select, with their rows' flakiness. */
 function flakySuites(config: ResolvedConfig, { last, all }: FlakyOptions): FlakySuite[] {
   const suites: FlakySuite[] = [];
-  for (const runs of storedSuiteRuns(config.outputDir, last).values()) {
-    const { name, file } = runs.at(-1)!.inputs;
+  for (const { inputs, histories } of suiteHistories(config.outputDir, last).values()) {
+    const { name, file } = inputs;
     if (!matchesFileFilters(config.root, file, config.fileFilters) || (config.namePattern && !config.namePattern.test(name))) continue;
-    const rows = flakyRows(runs.map((r) => r.outcomes)).filter((row) => all || row.flips > 0);
+    const rows = flakyRowsOf(histories).filter((row) => all || row.flips > 0);
     if (rows.length) suites.push({ name, file: relative(config.root, file), rows });
   }
   return suites.sort((a, b) => a.name.localeCompare(b.name));

@@ -1,47 +1,71 @@
 import type { RolloutRecord } from '../types/rollout-record.ts';
-import { rowOutcomes, type SuiteRunOutcomes } from '../stats/flakiness.ts';
+import { outcomesOfText, RowHistoryFold, rowOutcomes, type SuiteRunOutcomes } from '../stats/flakiness.ts';
 import { readJournal } from './journal-reader.ts';
 import { listRuns } from './run-history.ts';
 import { readRunInputs, type SuiteInputs } from './run-inputs.ts';
 
-/** A suite as one stored run ran it: its inputs and its rows' outcomes. */
-export interface StoredSuiteRun {
+/** A suite as one run ran it: its inputs and its rows' outcomes. */
+export interface SuiteRun {
   inputs: SuiteInputs;
   outcomes: SuiteRunOutcomes;
 }
 
 /** A suite's run for the history: each row's hash beside its outcomes (rows without a hash never became a request). */
 export function suiteRunOutcomes(inputs: SuiteInputs, records: Iterable<RolloutRecord>): SuiteRunOutcomes {
+  return withHashes(inputs, rowOutcomes(records));
+}
+
+function withHashes(inputs: SuiteInputs, byRow: Iterable<[number, boolean[]]>): SuiteRunOutcomes {
   const rows = new Map<number, { hash: string; outcomes: boolean[] }>();
-  for (const [row, outcomes] of rowOutcomes(records)) {
+  for (const [row, outcomes] of byRow) {
     const hash = inputs.rows[row];
     if (hash !== undefined) rows.set(row, { hash, outcomes });
   }
   return { code: inputs.code, config: inputs.config, rows };
 }
 
-/** The suites of one stored run with their records (a rollout's id starts with its suite's key), by suite key. */
-function readStoredRun(runDir: string, wanted: (key: string) => boolean): Map<string, StoredSuiteRun> {
-  const inputs = readRunInputs(runDir).filter((s) => wanted(s.key));
-  const runs = new Map<string, StoredSuiteRun>();
-  if (inputs.length === 0) return runs;
-  const records = [...readJournal(runDir).rollouts.values()];
-  for (const suite of inputs) {
-    const own = records.filter((r) => r.id.startsWith(`${suite.key}.`));
-    runs.set(suite.key, { inputs: suite, outcomes: suiteRunOutcomes(suite, own) });
-  }
-  return runs;
+/**
+ * A stored suite's outcomes: from its inputs, or, for a run stored before they held them, from the records of the
+ * run's journal (`records`, read once per run and only then: a journal of 100,000 rollouts is most of a second).
+ */
+function storedOutcomes(inputs: SuiteInputs, records: () => RolloutRecord[]): SuiteRunOutcomes {
+  if (inputs.outcomes) return withHashes(inputs, Object.entries(inputs.outcomes).map(([row, text]) => [Number(row), outcomesOfText(text)]));
+  return suiteRunOutcomes(
+    inputs,
+    records().filter((r) => r.id.startsWith(`${inputs.key}.`)),
+  );
+}
+
+/** A suite's row histories over its runs, and its inputs as its newest run had them. */
+export interface SuiteHistory {
+  inputs: SuiteInputs;
+  histories: Map<number, boolean[]>;
 }
 
 /**
- * The last `last` stored runs of each suite (runs without the suite do not count), oldest first, by suite key;
- * `skip` is a run left out (the one still running, whose records are in memory).
+ * Each suite's row histories (see rowHistories) over its last `last` runs, by suite key: the `newest` runs given
+ * (the run still going, whose records are in memory), then the stored runs from the newest back, `skip` left out.
+ * Runs without the suite do not count. Stored runs are read one at a time, each folded in and dropped, and a
+ * suite whose history ended reads no older run: memory holds the histories, not the runs.
  */
-export function storedSuiteRuns(outputDir: string, last: number, skip?: string): Map<string, StoredSuiteRun[]> {
-  const bySuite = new Map<string, StoredSuiteRun[]>();
+export function suiteHistories(outputDir: string, last: number, newest: SuiteRun[] = [], skip?: string): Map<string, SuiteHistory> {
+  const suites = new Map<string, { inputs: SuiteInputs; fold: RowHistoryFold; runs: number; open: boolean }>();
+  const add = ({ inputs, outcomes }: SuiteRun) => {
+    let suite = suites.get(inputs.key);
+    if (!suite) suites.set(inputs.key, (suite = { inputs, fold: new RowHistoryFold(outcomes.code, outcomes.config), runs: 0, open: true }));
+    if (!suite.open || suite.runs >= last) return;
+    suite.open = suite.fold.addOlder(outcomes);
+    suite.runs++;
+  };
+  for (const run of newest) add(run);
   for (const runDir of listRuns(outputDir).filter((dir) => dir !== skip).reverse()) {
-    const stored = readStoredRun(runDir, (key) => (bySuite.get(key)?.length ?? 0) < last);
-    for (const [key, run] of stored) bySuite.set(key, [run, ...(bySuite.get(key) ?? [])]);
+    let records: RolloutRecord[] | undefined;
+    const journal = () => (records ??= [...readJournal(runDir).rollouts.values()]);
+    for (const inputs of readRunInputs(runDir)) {
+      const suite = suites.get(inputs.key);
+      if (suite && (!suite.open || suite.runs >= last)) continue;
+      add({ inputs, outcomes: storedOutcomes(inputs, journal) });
+    }
   }
-  return bySuite;
+  return new Map([...suites].map(([key, { inputs, fold }]) => [key, { inputs, histories: fold.histories }]));
 }

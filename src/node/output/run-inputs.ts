@@ -1,5 +1,6 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { outcomesText } from '../stats/flakiness.ts';
 
 /**
  * The content hashes of what a suite ran with, stored with each run (`inputs.json` in its directory): the run
@@ -16,6 +17,11 @@ export interface SuiteInputs {
   config: string;
   /** Each row's hash (its prompt, label and metadata), by its 1-based index. */
   rows: Record<number, string>;
+  /**
+   * Each row's outcomes in run-index order, `P` for a pass and `F` otherwise, by its index (see `rowOutcomes`): what
+   * the run history reads instead of the run's journal. Absent in runs stored before it was.
+   */
+  outcomes?: Record<number, string>;
 }
 
 const FILE = 'inputs.json';
@@ -24,6 +30,7 @@ const FILE = 'inputs.json';
 export class RunInputs {
   readonly #suites = new Map<string, Omit<SuiteInputs, 'rows'>>();
   readonly #rows = new Map<string, Record<number, string>>();
+  readonly #outcomes = new Map<string, Record<number, string>>();
 
   /** A suite's code and config hashes; its rows come with {@link row}, in any order. */
   suite(inputs: Omit<SuiteInputs, 'rows'>): void {
@@ -37,9 +44,17 @@ export class RunInputs {
     rows[row] ??= hash();
   }
 
+  /** A suite's rows' outcomes as the run ended (see SuiteInputs.outcomes). */
+  outcomes(key: string, rows: ReadonlyMap<number, { outcomes: readonly boolean[] }>): void {
+    const byRow: Record<number, string> = {};
+    for (const [row, { outcomes }] of rows) byRow[row] = outcomesText(outcomes);
+    this.#outcomes.set(key, byRow);
+  }
+
   get(key: string): SuiteInputs | undefined {
     const suite = this.#suites.get(key);
-    return suite && { ...suite, rows: this.#rows.get(key) ?? {} };
+    const outcomes = this.#outcomes.get(key);
+    return suite && { ...suite, rows: this.#rows.get(key) ?? {}, ...(outcomes && { outcomes }) };
   }
 
   write(runDir: string): void {
@@ -63,5 +78,6 @@ export function readRunInputs(runDir: string): SuiteInputs[] {
 function isSuiteInputs(value: unknown): value is SuiteInputs {
   if (typeof value !== 'object' || value === null) return false;
   const v = value as Record<string, unknown>;
-  return ['key', 'name', 'file', 'code', 'config'].every((k) => typeof v[k] === 'string') && typeof v.rows === 'object' && v.rows !== null;
+  const isRecord = (field: unknown) => typeof field === 'object' && field !== null;
+  return ['key', 'name', 'file', 'code', 'config'].every((k) => typeof v[k] === 'string') && isRecord(v.rows) && (v.outcomes === undefined || isRecord(v.outcomes));
 }

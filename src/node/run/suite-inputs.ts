@@ -2,8 +2,8 @@ import { hash } from 'node:crypto';
 import type { RolloutSuite } from '../../runtime/suite.ts';
 import type { ResolvedConfig } from '../config/resolve-config.ts';
 import type { RunInputs } from '../output/run-inputs.ts';
-import { storedSuiteRuns, suiteRunOutcomes } from '../output/row-history.ts';
-import { DEFAULT_HISTORY_RUNS, flakyRows } from '../stats/flakiness.ts';
+import { type SuiteRun, suiteHistories, suiteRunOutcomes } from '../output/row-history.ts';
+import { DEFAULT_HISTORY_RUNS, flakyRowsOf } from '../stats/flakiness.ts';
 import type { SuiteReport } from '../types/run-report.ts';
 import type { SuiteSettings } from './suite-settings.ts';
 
@@ -31,21 +31,27 @@ export async function hashSuiteInputs(inputs: RunInputs, key: string, file: stri
 
 /**
  * The suites with the flakiness of their rows over the last `last` stored runs and this one (`runDir`, whose
- * records are in the reports), after writing this run's inputs beside its journal.
+ * records are in the reports), after writing this run's inputs, its rows' outcomes included, beside its journal.
  */
 export function withFlakiness(suites: SuiteReport[], inputs: RunInputs, config: ResolvedConfig, runDir: string, last = DEFAULT_HISTORY_RUNS): SuiteReport[] {
+  // Every suite's outcomes are stored; those of a suite that failed as a whole get no flakiness of their own.
+  const own = new Map<string, SuiteRun>();
+  for (const suite of suites) {
+    const suiteInputs = inputs.get(suite.key);
+    if (!suiteInputs) continue;
+    const outcomes = suiteRunOutcomes(suiteInputs, suite.records);
+    inputs.outcomes(suite.key, outcomes.rows);
+    if (!suite.error) own.set(suite.key, { inputs: suiteInputs, outcomes });
+  }
   try {
     inputs.write(runDir);
   } catch (error) {
     process.stderr.write(`rollout-test: cannot write the run's inputs for the history: ${(error as Error).message}\n`);
     return suites;
   }
-  const stored = storedSuiteRuns(config.outputDir, last - 1, runDir);
+  const histories = suiteHistories(config.outputDir, last, [...own.values()], runDir);
   return suites.map((suite) => {
-    const own = inputs.get(suite.key);
-    if (!own || suite.error) return suite;
-    const runs = [...(stored.get(suite.key) ?? []).map((r) => r.outcomes), suiteRunOutcomes(own, suite.records)];
-    return { ...suite, flaky: flakyRows(runs) };
+    const history = own.has(suite.key) && histories.get(suite.key);
+    return history ? { ...suite, flaky: flakyRowsOf(history.histories) } : suite;
   });
 }
-

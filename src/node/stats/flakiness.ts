@@ -31,32 +31,55 @@ export interface SuiteRunOutcomes {
 }
 
 /**
+ * Each row's history over a suite's runs, built from the newest run back, one run at a time (see
+ * {@link rowHistories}): a caller reading stored runs holds one of them at once, not all.
+ */
+export class RowHistoryFold {
+  readonly histories = new Map<number, boolean[]>();
+  readonly #rowHash = new Map<number, string>();
+  readonly #ended = new Set<number>();
+  #open = true;
+
+  constructor(
+    readonly code: string,
+    readonly config: string,
+  ) {}
+
+  /** Adds the next older run; false once the suite's history ended (this run's code or config differ), when it adds nothing. */
+  addOlder(run: SuiteRunOutcomes): boolean {
+    if (!this.#open || run.code !== this.code || run.config !== this.config) return (this.#open = false);
+    for (const [row, { hash, outcomes }] of run.rows) {
+      if (this.#ended.has(row)) continue;
+      if ((this.#rowHash.get(row) ?? hash) !== hash) {
+        this.#ended.add(row);
+        continue;
+      }
+      this.#rowHash.set(row, hash);
+      this.histories.set(row, [...outcomes, ...(this.histories.get(row) ?? [])]);
+    }
+    return true;
+  }
+}
+
+/**
  * Each row's history over a suite's stored runs (oldest first): the newest run's code and config start the
  * suite's history at the first older run that differs from them, and a row's hash starts the row's at the first
  * older run where the row differed. A run without the row neither adds to its history nor ends it.
  */
 export function rowHistories(runs: readonly SuiteRunOutcomes[]): Map<number, boolean[]> {
   const newest = runs.at(-1);
-  const histories = new Map<number, boolean[]>();
   // Stryker disable next-line ConditionalExpression: without runs the loop below does nothing and returns the same empty map
-  if (!newest) return histories;
-  const rowHash = new Map<number, string>();
-  const ended = new Set<number>();
-  for (let i = runs.length - 1; i >= 0; i--) {
-    const run = runs[i]!;
-    if (run.code !== newest.code || run.config !== newest.config) break;
-    for (const [row, { hash, outcomes }] of run.rows) {
-      if (ended.has(row)) continue;
-      if ((rowHash.get(row) ?? hash) !== hash) {
-        ended.add(row);
-        continue;
-      }
-      rowHash.set(row, hash);
-      histories.set(row, [...outcomes, ...(histories.get(row) ?? [])]);
-    }
-  }
-  return histories;
+  if (!newest) return new Map();
+  const fold = new RowHistoryFold(newest.code, newest.config);
+  for (let i = runs.length - 1; i >= 0 && fold.addOlder(runs[i]!); i--);
+  return fold.histories;
 }
+
+/** Outcomes as text, `P` for a pass and `F` otherwise: as reports show a row's history, and stored runs keep it. */
+export const outcomesText = (outcomes: readonly boolean[]): string => outcomes.map((passed) => (passed ? 'P' : 'F')).join('');
+
+/** The outcomes of {@link outcomesText}. */
+export const outcomesOfText = (text: string): boolean[] => [...text].map((c) => c === 'P');
 
 /** A row's flakiness with its history, as reports show it. */
 export interface FlakyRow extends RowFlakiness {
@@ -67,10 +90,15 @@ export interface FlakyRow extends RowFlakiness {
 
 /** Every row with a history, flakiest first: by flip rate, then flips, then row. */
 export function flakyRows(runs: readonly SuiteRunOutcomes[]): FlakyRow[] {
-  const rows = [...rowHistories(runs)].map(([row, outcomes]) => ({
+  return flakyRowsOf(rowHistories(runs));
+}
+
+/** {@link flakyRows} of rows' histories. */
+export function flakyRowsOf(histories: ReadonlyMap<number, readonly boolean[]>): FlakyRow[] {
+  const rows = [...histories].map(([row, outcomes]) => ({
     row,
     ...flakinessOf(outcomes),
-    history: outcomes.map((passed) => (passed ? 'P' : 'F')).join(''),
+    history: outcomesText(outcomes),
   }));
   return rows.sort((a, b) => b.flipRate - a.flipRate || b.flips - a.flips || a.row - b.row);
 }

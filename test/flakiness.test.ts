@@ -116,4 +116,14 @@ describe('the run history of stored runs', async () => {
     writeFileSync(path.join(runDirs[1]!, 'inputs.json'), JSON.stringify(inputs));
     expect(await flakyRow3()).toEqual({ row: 3, runs: 3, passes: 2, flips: 2, flipRate: 1 });
   });
+
+  it('reads a run whose stored outcomes are damaged from its journal, and still ends its runs', async () => {
+    const inputs = inputsOf(runDirs[2]!);
+    inputs.suites[0].outcomes = { 1: 5, 2: ['P'], 3: 'PX' };
+    writeFileSync(path.join(runDirs[2]!, 'inputs.json'), JSON.stringify(inputs));
+    expect(await flakyRow3()).toEqual({ row: 3, runs: 3, passes: 2, flips: 2, flipRate: 1 });
+    const next = await runCli(project, ['run', '--reporter', 'json', '--outputFile', 'after-damage.json'], { env: { ROUND: '4' } });
+    expect(next.exitCode, String(next.all)).toBe(1);
+    expect(JSON.parse(readFileSync(path.join(project, 'after-damage.json'), 'utf8')).suites[0].flaky.find((r: { row: number }) => r.row === 3)).toMatchObject({ runs: 4, history: 'PFPF' });
+  });
 });

@@ -69,10 +69,17 @@ export function readRunInputs(runDir: string): SuiteInputs[] {
   if (!existsSync(file)) return [];
   try {
     const parsed = JSON.parse(readFileSync(file, 'utf8')) as { suites?: unknown };
-    return Array.isArray(parsed.suites) ? parsed.suites.filter(isSuiteInputs) : [];
+    return Array.isArray(parsed.suites) ? parsed.suites.filter(isSuiteInputs).map(withValidOutcomes) : [];
   } catch {
     return [];
   }
+}
+
+/** A suite whose stored outcomes are not each a string of `P`s and `F`s (a damaged file) without them: its journal counts instead. */
+function withValidOutcomes(suite: SuiteInputs): SuiteInputs {
+  if (suite.outcomes === undefined || Object.values(suite.outcomes).every((text) => typeof text === 'string' && /^[PF]*$/.test(text))) return suite;
+  const { outcomes: _damaged, ...rest } = suite;
+  return rest;
 }
 
 function isSuiteInputs(value: unknown): value is SuiteInputs {

@@ -49,22 +49,24 @@ export interface SuiteHistory {
  * suite whose history ended reads no older run: memory holds the histories, not the runs.
  */
 export function suiteHistories(outputDir: string, last: number, newest: SuiteRun[] = [], skip?: string): Map<string, SuiteHistory> {
-  const suites = new Map<string, { inputs: SuiteInputs; fold: RowHistoryFold; runs: number; open: boolean }>();
+  const suites = new Map<string, { inputs: SuiteInputs; fold: RowHistoryFold; runs: number }>();
+  /** Whether a run of the suite `key` still counts: its history is open, and holds fewer than `last` runs. */
+  const wanted = (key: string) => {
+    const suite = suites.get(key);
+    return !suite || (suite.fold.open && suite.runs < last);
+  };
   const add = ({ inputs, outcomes }: SuiteRun) => {
     let suite = suites.get(inputs.key);
-    if (!suite) suites.set(inputs.key, (suite = { inputs, fold: new RowHistoryFold(outcomes.code, outcomes.config), runs: 0, open: true }));
-    if (!suite.open || suite.runs >= last) return;
-    suite.open = suite.fold.addOlder(outcomes);
+    if (!suite) suites.set(inputs.key, (suite = { inputs, fold: new RowHistoryFold(outcomes.code, outcomes.config), runs: 0 }));
+    suite.fold.addOlder(outcomes);
     suite.runs++;
   };
-  for (const run of newest) add(run);
+  for (const run of newest) if (wanted(run.inputs.key)) add(run);
   for (const runDir of listRuns(outputDir).filter((dir) => dir !== skip).reverse()) {
     let records: RolloutRecord[] | undefined;
     const journal = () => (records ??= [...readJournal(runDir).rollouts.values()]);
     for (const inputs of readRunInputs(runDir)) {
-      const suite = suites.get(inputs.key);
-      if (suite && (!suite.open || suite.runs >= last)) continue;
-      add({ inputs, outcomes: storedOutcomes(inputs, journal) });
+      if (wanted(inputs.key)) add({ inputs, outcomes: storedOutcomes(inputs, journal) });
     }
   }
   return new Map([...suites].map(([key, { inputs, fold }]) => [key, { inputs, histories: fold.histories }]));

@@ -75,16 +75,16 @@ export function readRunInputs(runDir: string): SuiteInputs[] {
   }
 }
 
-/** A suite whose stored outcomes are not each a string of `P`s and `F`s (a damaged file) without them: its journal counts instead. */
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null;
+
+/** A suite whose stored outcomes are not an object of strings of `P`s and `F`s (a damaged file) without them: its journal counts instead. */
 function withValidOutcomes(suite: SuiteInputs): SuiteInputs {
-  if (suite.outcomes === undefined || Object.values(suite.outcomes).every((text) => typeof text === 'string' && /^[PF]*$/.test(text))) return suite;
+  const { outcomes } = suite as { outcomes?: unknown };
+  if (outcomes === undefined || (isRecord(outcomes) && Object.values(outcomes).every((text) => typeof text === 'string' && /^[PF]*$/.test(text)))) return suite;
   const { outcomes: _damaged, ...rest } = suite;
   return rest;
 }
 
 function isSuiteInputs(value: unknown): value is SuiteInputs {
-  if (typeof value !== 'object' || value === null) return false;
-  const v = value as Record<string, unknown>;
-  const isRecord = (field: unknown) => typeof field === 'object' && field !== null;
-  return ['key', 'name', 'file', 'code', 'config'].every((k) => typeof v[k] === 'string') && isRecord(v.rows) && (v.outcomes === undefined || isRecord(v.outcomes));
+  return isRecord(value) && ['key', 'name', 'file', 'code', 'config'].every((k) => typeof value[k] === 'string') && isRecord(value.rows);
 }

@@ -45,6 +45,11 @@ export class RowHistoryFold {
     readonly config: string,
   ) {}
 
+  /** Whether an older run may still add to the histories: no run's code or config differed yet. */
+  get open(): boolean {
+    return this.#open;
+  }
+
   /** Adds the next older run; false once the suite's history ended (this run's code or config differ), when it adds nothing. */
   addOlder(run: SuiteRunOutcomes): boolean {
     if (!this.#open || run.code !== this.code || run.config !== this.config) return (this.#open = false);

@@ -1,4 +1,5 @@
-import { type Job, Queue, QueueEvents } from 'bullmq';
+import type { Job, Queue, QueueEvents } from 'bullmq';
+import { bullmq } from './redis-clients.ts';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type ExecutionResult, ExecutionResultSchema } from '../../model/result.ts';
 import { isPlainValidResult } from '../../model/result-check.ts';
@@ -102,13 +103,13 @@ export class CoordinatorQueues {
     private readonly resumed: boolean,
   ) {
     const base = { connection, prefix: PREFIX };
-    this.rollouts = new Queue(rolloutQueueName(runId), {
+    this.rollouts = new bullmq.Queue(rolloutQueueName(runId), {
       ...base,
       streams: { events: { maxLen: MAX_EVENTS } },
       // Finished jobs stay until their results are in the journal; failed ones until the run ends.
       defaultJobOptions: { removeOnComplete: false, removeOnFail: false, attempts: 1 },
     });
-    this.#events = new QueueEvents(rolloutQueueName(runId), base);
+    this.#events = new bullmq.QueueEvents(rolloutQueueName(runId), base);
     this.#finished = new FinishedRollouts(this.rollouts.client, runId);
     this.#lateFaults = new LateFaultLog(this.rollouts.client, runId);
     this.#events.on('completed', ({ jobId, returnvalue }) => this.#take(jobId, returnvalue as unknown));

@@ -1,4 +1,5 @@
-import { type Job, type Processor, Worker, type WorkerOptions } from 'bullmq';
+import type { Job, Processor, WorkerOptions } from 'bullmq';
+import { bullmq } from './redis-clients.ts';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ExecutionResult } from '../../model/result.ts';
 import type { RolloutJob } from './queue-names.ts';
@@ -17,7 +18,7 @@ const TEARDOWN_MS = 5_000;
  * worker could use), and has BullMQ process it: lock renewal, stall detection, completion and cancellation stay
  * BullMQ's own.
  */
-export class JobTaker extends Worker<RolloutJob, ExecutionResult[]> {
+export class JobTaker extends bullmq.Worker<RolloutJob, ExecutionResult[]> {
   readonly #serving = new Set<Promise<unknown>>();
   /** Aborted by close(): a pause after an error ends with it. */
   readonly #closed = new AbortController();

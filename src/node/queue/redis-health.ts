@@ -1,4 +1,5 @@
-import { Redis, ReplyError } from 'ioredis';
+import type { Redis } from 'ioredis';
+import { ioredis } from './redis-clients.ts';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { RedisConnection } from './redis-url.ts';
 
@@ -31,7 +32,7 @@ export class RedisHealth {
     private readonly onSilence: (silent: boolean) => void = () => {},
   ) {
     // Fails fast, unlike the queue's connections: a PING must not wait for a reconnect to count as unanswered.
-    this.#client = new Redis({ ...connection, maxRetriesPerRequest: 0, enableOfflineQueue: false, commandTimeout: PING_EVERY_MS, retryStrategy: () => RECONNECT_MS });
+    this.#client = new ioredis.Redis({ ...connection, maxRetriesPerRequest: 0, enableOfflineQueue: false, commandTimeout: PING_EVERY_MS, retryStrategy: () => RECONNECT_MS });
     this.#client.on('error', () => undefined);
     this.#timer = setInterval(() => void this.#ping(), PING_EVERY_MS);
     this.#timer.unref();
@@ -87,7 +88,7 @@ export class RedisHealth {
     try {
       // An error reply is an answer: a Redis whose ACL refuses PING, or that is loading its data, is there.
       await this.#client.ping().catch((error: Error) => {
-        if (!(error instanceof ReplyError)) throw error;
+        if (!(error instanceof ioredis.ReplyError)) throw error;
       });
       this.#lastAnswer = Date.now();
       if (this.#noticed) this.onSilence((this.#noticed = false));

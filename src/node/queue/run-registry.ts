@@ -1,5 +1,6 @@
 import { redactUrlCredentials } from '../../runtime/redact.ts';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
+import { ioredis } from './redis-clients.ts';
 import { type RunAnnouncement, RUNS_CHANNEL, RUNS_KEY } from './queue-names.ts';
 import { UsageError } from '../errors.ts';
 import { parseRedisUrl, type RedisConnection, redactCredentials } from './redis-url.ts';
@@ -22,7 +23,7 @@ export class RunRegistry {
   #subscriber: Redis | undefined;
 
   private constructor(connection: RedisConnection) {
-    this.#redis = new Redis({ ...connection, lazyConnect: true });
+    this.#redis = new ioredis.Redis({ ...connection, lazyConnect: true });
   }
 
   /** Connects now, so that an unreachable Redis is a clear error at start, not a hang. */

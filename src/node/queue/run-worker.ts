@@ -1,4 +1,5 @@
-import { type Job, Queue, WaitingError } from 'bullmq';
+import type { Job } from 'bullmq';
+import { bullmq } from './redis-clients.ts';
 import { setMaxListeners } from 'node:events';
 import type { ExecutionResult } from '../../model/result.ts';
 import { formatDuration } from '../reporters/format.ts';
@@ -160,12 +161,12 @@ export class RunWorker {
       if (ids.length > 1) this.options.log(`run ${this.options.runId} job ${job.id}: ${ids.length} rollouts of ${job.data.suite}`);
       const results = await this.#runAll(job, signal ?? new AbortController().signal, held);
       // Neither completed nor handed back from here: the job is another worker's now.
-      if (this.#lost.has(jobId)) throw new WaitingError();
+      if (this.#lost.has(jobId)) throw new bullmq.WaitingError();
       if ((this.#handingBack || this.#handedBack.has(jobId)) && results.some((r) => r.status === 'cancelled')) {
         // Shutting down: the job goes back to the queue for another worker, which runs what did not finish here.
         await this.#finished.written();
         await job.moveToWait(token);
-        throw new WaitingError();
+        throw new bullmq.WaitingError();
       }
       // Its return value carries every result. Records sent before went on this connection ahead of the job's
       // completion, so Redis has them before the coordinator can take the results and forget the records.
@@ -207,7 +208,7 @@ export class RunWorker {
   async #handBackUnstarted(job: Job<RolloutJob>, token: string | undefined, why: string): Promise<never> {
     this.options.log(`run ${this.options.runId} ↩ job ${job.id} handed back: ${why}`);
     await job.moveToWait(token);
-    throw new WaitingError();
+    throw new bullmq.WaitingError();
   }
 
   async #run(job: Job<RolloutJob>, rollout: QueuedRollout, signal: AbortSignal): Promise<ExecutionResult> {
@@ -297,7 +298,7 @@ export class RunWorker {
    * stalled-job check that ran in between writes its keys again; once closed, the worker takes them away.
    */
   async forget(): Promise<void> {
-    const queue = new Queue(rolloutQueueName(this.options.runId), { connection: this.options.connection, prefix: PREFIX });
+    const queue = new bullmq.Queue(rolloutQueueName(this.options.runId), { connection: this.options.connection, prefix: PREFIX });
     await queue.obliterate({ force: true }).catch(() => undefined);
     await new LateFaultLog(queue.client, this.options.runId).clear().catch(() => undefined);
     await queue.close();

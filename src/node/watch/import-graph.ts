@@ -1,5 +1,6 @@
 import path from 'node:path';
-import { build, type BuildFailure, type Metafile, type Plugin, transform } from 'esbuild';
+import type { BuildFailure, Metafile, Plugin } from 'esbuild';
+import { esbuild } from '../../runtime/esbuild.ts';
 import { computedImports } from './computed-imports.ts';
 import { externalPackages, type PackageImports, type PackageRef, packageImports } from './package-imports.ts';
 
@@ -85,7 +86,7 @@ const failureText = (error: unknown): string => {
 
 /** esbuild's bundle of `entries`: packages external, unless `plugins` decide what each bare import is. */
 function bundle(entries: string[], cwd: string, plugins?: Plugin[]) {
-  return build({
+  return esbuild().build({
     entryPoints: entries,
     absWorkingDir: cwd,
     bundle: true,
@@ -134,7 +135,7 @@ export async function importGraph(entries: string[], cwd: string, packages: Pack
  * graph is coming (a queued run, while it connects its queues) takes that off the graph's path.
  */
 export function startImportGraphs(): void {
-  transform('').catch(() => undefined);
+  esbuild().transform('').catch(() => undefined);
 }
 
 /** Every module reachable from `roots`, the roots included. */

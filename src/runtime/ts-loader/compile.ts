@@ -4,17 +4,13 @@
  * options of the project's tsconfig.json.
  */
 import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import type { TransformOptions, TsconfigRaw } from 'esbuild';
+import { esbuild, esbuildVersion } from '../esbuild.ts';
 import { cacheKey, defaultCacheDir, readCached, writeCached } from './transform-cache.ts';
 import { compilerOptions } from './tsconfig.ts';
 
 export type OutputFormat = 'esm' | 'cjs';
-type Esbuild = typeof import('esbuild');
-
-const require = createRequire(import.meta.url);
-const esbuild = () => require('esbuild') as Esbuild;
-let esbuildVersion: string | undefined;
+let version: string | undefined;
 let cacheDir: string | undefined | null = null;
 
 type Lookup = { code: string } | { source: string; options: TransformOptions; store: (code: string) => string };
@@ -32,11 +28,11 @@ function lookup(file: string, format: OutputFormat): Lookup {
   const tsconfig = compilerOptions();
   if (tsconfig) options.tsconfigRaw = { compilerOptions: tsconfig as NonNullable<TsconfigRaw['compilerOptions']> };
   // The version from package.json, not the module: a cache hit loads no esbuild.
-  esbuildVersion ??= (require('esbuild/package.json') as { version: string }).version;
+  version ??= esbuildVersion();
   if (cacheDir === null) cacheDir = defaultCacheDir(process.cwd());
   const dir = cacheDir;
   if (!dir) return { source, options, store: (code) => code };
-  const key = cacheKey(source, JSON.stringify([esbuildVersion, options]));
+  const key = cacheKey(source, JSON.stringify([version, options]));
   const code = readCached(dir, key);
   if (code !== undefined) return { code };
   return { source, options, store: (made) => (writeCached(dir, key, made), made) };

@@ -2,8 +2,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { buildSync } from 'esbuild';
 import { ownFileUrl } from '../../../package-files.ts';
+import { esbuild } from '../../../runtime/esbuild.ts';
 import type { RolloutRecord } from '../../types/rollout-record.ts';
 import type { RunReport } from '../../types/run-report.ts';
 import { statisticsText } from '../statistics-text.ts';
@@ -28,7 +28,7 @@ let script: string | undefined;
 
 /** The page script with uPlot, bundled once per process. */
 function pageScript(): string {
-  script ??= buildSync({ entryPoints: [APP], bundle: true, format: 'iife', minify: true, write: false, platform: 'browser' }).outputFiles[0]!.text;
+  script ??= esbuild().buildSync({ entryPoints: [APP], bundle: true, format: 'iife', minify: true, write: false, platform: 'browser' }).outputFiles[0]!.text;
   return script;
 }
 

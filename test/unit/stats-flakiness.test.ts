@@ -1,6 +1,8 @@
 /** Flakiness of a row over the run history, as pure functions (the CLI's use of them: flakiness.test.ts). */
 import { describe, expect, it } from 'vitest';
 import { flakinessOf, flakyRows, rowHistories, rowOutcomes, type SuiteRunOutcomes } from '../../src/node/stats/flakiness.ts';
+import { outcomesOf } from '../../src/node/stats/outcomes.ts';
+import { SuiteRecords } from '../../src/node/output/suite-records.ts';
 import type { RolloutRecord } from '../../src/node/types/rollout-record.ts';
 
 describe('flakiness of a row', () => {
@@ -65,7 +67,7 @@ describe('rowOutcomes', () => {
     ({ row, run, status, reward: status === 'passed' ? 1 : 0, error }) as RolloutRecord;
 
   it('gives each row its pass/fail outcomes by run, leaving out what says nothing about the agent', () => {
-    const outcomes = rowOutcomes([
+    const outcomes = rowOutcomes(outcomesOf([
       record(1, 2, 'failed'),
       record(1, 1, 'passed'),
       record(2, 1, 'skipped'),
@@ -73,7 +75,21 @@ describe('rowOutcomes', () => {
       record(2, 3, 'errored', { category: 'AGENT_ERROR', phase: 'workflow', message: 'm' }),
       record(3, 1, 'completed'),
       record(1, 3, 'passed'),
-    ]);
+    ]));
     expect(outcomes).toEqual(new Map([[1, [true, false, true]], [2, [false]]]));
+  });
+
+  it("reads the same from a suite's records as the run holds them (the statistics' columns) as from the records", () => {
+    const timed = (r: RolloutRecord) => ({ ...r, id: `s.${r.row}.${r.run}`, timings: { queuedMs: 0, workflowMs: 1, graderMs: 1 } }) as RolloutRecord;
+    const records = [
+      record(2, 1, 'passed'),
+      record(1, 1, 'errored', { category: 'TIMEOUT', phase: 'workflow', message: 'm' }),
+      record(1, 2, 'errored', { category: 'AGENT_ERROR', phase: 'setup', message: 'm' }),
+      record(1, 3, 'errored', { category: 'HTTP_ERROR', phase: 'workflow', message: 'm' }),
+      record(2, 2, 'failed'),
+      record(3, 1, 'skipped'),
+    ].map(timed);
+    expect(rowOutcomes(SuiteRecords.of(records).outcomes())).toEqual(rowOutcomes(outcomesOf(records)));
+    expect(rowOutcomes(SuiteRecords.of(records).outcomes())).toEqual(new Map([[1, [false]], [2, [true, false]]]));
   });
 });

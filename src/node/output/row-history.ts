@@ -1,4 +1,5 @@
 import type { RolloutRecord } from '../types/rollout-record.ts';
+import { outcomesOf, type RolloutOutcome } from '../stats/outcomes.ts';
 import { outcomesOfText, RowHistoryFold, rowOutcomes, type SuiteRunOutcomes } from '../stats/flakiness.ts';
 import { readJournal } from './journal-reader.ts';
 import { listRuns } from './run-history.ts';
@@ -10,9 +11,13 @@ export interface SuiteRun {
   outcomes: SuiteRunOutcomes;
 }
 
-/** A suite's run for the history: each row's hash beside its outcomes (rows without a hash never became a request). */
-export function suiteRunOutcomes(inputs: SuiteInputs, records: Iterable<RolloutRecord>): SuiteRunOutcomes {
-  return withHashes(inputs, rowOutcomes(records));
+/**
+ * A suite's run for the history: each row's hash beside its outcomes (rows without a hash never became a request).
+ * `outcomes`: what the statistics see of its records (`SuiteRecords.outcomes()`, held in memory, where iterating the
+ * records would read them back from the journal).
+ */
+export function suiteRunOutcomes(inputs: SuiteInputs, outcomes: Iterable<RolloutOutcome>): SuiteRunOutcomes {
+  return withHashes(inputs, rowOutcomes(outcomes));
 }
 
 function withHashes(inputs: SuiteInputs, byRow: Iterable<[number, boolean[]]>): SuiteRunOutcomes {
@@ -30,10 +35,7 @@ function withHashes(inputs: SuiteInputs, byRow: Iterable<[number, boolean[]]>): 
  */
 function storedOutcomes(inputs: SuiteInputs, records: () => RolloutRecord[]): SuiteRunOutcomes {
   if (inputs.outcomes) return withHashes(inputs, Object.entries(inputs.outcomes).map(([row, text]) => [Number(row), outcomesOfText(text)]));
-  return suiteRunOutcomes(
-    inputs,
-    records().filter((r) => r.id.startsWith(`${inputs.key}.`)),
-  );
+  return suiteRunOutcomes(inputs, outcomesOf(records().filter((r) => r.id.startsWith(`${inputs.key}.`))));
 }
 
 /** A suite's row histories over its runs, and its inputs as its newest run had them. */

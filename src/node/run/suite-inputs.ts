@@ -39,7 +39,7 @@ export function withFlakiness(suites: SuiteReport[], inputs: RunInputs, config: 
   for (const suite of suites) {
     const suiteInputs = inputs.get(suite.key);
     if (!suiteInputs) continue;
-    const outcomes = suiteRunOutcomes(suiteInputs, suite.records);
+    const outcomes = suiteRunOutcomes(suiteInputs, suite.records.outcomes());
     inputs.outcomes(suite.key, outcomes.rows);
     if (!suite.error) own.set(suite.key, { inputs: suiteInputs, outcomes });
   }

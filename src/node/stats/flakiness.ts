@@ -1,5 +1,4 @@
-import type { RolloutRecord } from '../types/rollout-record.ts';
-import { outcomesOf, scoredReward } from './outcomes.ts';
+import { type RolloutOutcome, scoredReward } from './outcomes.ts';
 
 /** Stored runs of a suite the history of its rows covers, unless `--last` says otherwise. */
 export const DEFAULT_HISTORY_RUNS = 10;
@@ -109,16 +108,18 @@ export function flakyRowsOf(histories: ReadonlyMap<number, readonly boolean[]>):
 }
 
 /**
- * Each row's pass (true) or fail (false) outcomes in run-index order, from a suite's records. Rollouts that say
- * nothing about the agent are left out: skipped, ungraded, and infrastructure failures (see `scoredReward`).
+ * Each row's pass (true) or fail (false) outcomes in run-index order, from what the statistics see of a suite's
+ * records (row keys unprefixed: the rows' indexes). Rollouts that say nothing about the agent are left out: skipped,
+ * ungraded, and infrastructure failures (see `scoredReward`).
  */
-export function rowOutcomes(records: Iterable<RolloutRecord>): Map<number, boolean[]> {
+export function rowOutcomes(outcomes: Iterable<RolloutOutcome>): Map<number, boolean[]> {
   const byRow = new Map<number, { run: number; passed: boolean }[]>();
-  for (const record of records) {
-    if (scoredReward(outcomesOf([record])[0]!) === null) continue;
-    const runs = byRow.get(record.row) ?? [];
-    runs.push({ run: record.run, passed: record.status === 'passed' });
-    byRow.set(record.row, runs);
+  for (const outcome of outcomes) {
+    if (scoredReward(outcome) === null) continue;
+    const row = Number(outcome.rowKey);
+    const runs = byRow.get(row) ?? [];
+    runs.push({ run: outcome.run, passed: outcome.status === 'passed' });
+    byRow.set(row, runs);
   }
   return new Map([...byRow].map(([row, runs]) => [row, runs.sort((a, b) => a.run - b.run).map((r) => r.passed)]));
 }

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { parse } from 'acorn';
-import { onEsbuildService } from './import-graph.ts';
+import { esbuild } from '../../runtime/esbuild.ts';
 
 /** An ESTree node as acorn gives it: what the walk reads of one. */
 interface Node {
@@ -60,8 +60,7 @@ function otherLoads(program: Node): Set<string> {
 export async function graderOnlyImports(file: string): Promise<Set<string>> {
   let program: Node;
   try {
-    const source = await readFile(file, 'utf8');
-    const { code } = await onEsbuildService((api) => api.transform(source, { loader: file.endsWith('x') ? 'tsx' : 'ts', format: 'esm', sourcefile: file }));
+    const { code } = await esbuild().transform(await readFile(file, 'utf8'), { loader: file.endsWith('x') ? 'tsx' : 'ts', format: 'esm', sourcefile: file });
     program = parse(code, { ecmaVersion: 'latest', sourceType: 'module' }) as unknown as Node;
   } catch {
     return new Set();

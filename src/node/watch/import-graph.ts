@@ -27,7 +27,7 @@ interface GraphNotes {
 }
 
 const notes = new WeakMap<ImportGraph, GraphNotes>();
-let callsOnService = 0;
+let graphsBuilding = 0;
 let serviceKept = false;
 const notesOf = (graph: ImportGraph): GraphNotes => notes.get(graph) ?? { packages: new Map(), computed: new Set(), specifiers: new Map() };
 
@@ -109,20 +109,12 @@ function bundle(entries: string[], cwd: string, plugins?: Plugin[]) {
  * A module that does not parse (mid-edit) leaves just the entries, without edges; its next save builds the
  * graph again.
  */
-export function importGraph(entries: string[], cwd: string, packages: PackageMode = 'identify'): Promise<ImportGraph> {
-  return onEsbuildService(() => buildGraph(entries, cwd, packages));
-}
-
-/**
- * Runs `call`, which uses esbuild's service process (its asynchronous API). The service stops once no call runs,
- * unless it is kept (see keepImportGraphService): a stop fails the calls in flight, so every use goes through here.
- */
-export async function onEsbuildService<T>(call: (api: ReturnType<typeof esbuild>) => Promise<T>): Promise<T> {
-  callsOnService++;
+export async function importGraph(entries: string[], cwd: string, packages: PackageMode = 'identify'): Promise<ImportGraph> {
+  graphsBuilding++;
   try {
-    return await call(esbuild());
+    return await buildGraph(entries, cwd, packages);
   } finally {
-    if (--callsOnService === 0 && !serviceKept) void esbuild().stop();
+    if (--graphsBuilding === 0 && !serviceKept) void esbuild().stop();
   }
 }
 
@@ -160,8 +152,7 @@ export function keepImportGraphService(): void {
 
 /**
  * Starts esbuild's service process, which the first importGraph would otherwise start: a caller that knows a
- * graph is coming (a queued run, while it connects its queues) takes that off the graph's path. Not counted as a
- * call (see onEsbuildService): it would stop the service it started; a stop before it ends only fails it, unheard.
+ * graph is coming (a queued run, while it connects its queues) takes that off the graph's path.
  */
 export function startImportGraphs(): void {
   esbuild().transform('').catch(() => undefined);

@@ -27,8 +27,6 @@ interface GraphNotes {
 }
 
 const notes = new WeakMap<ImportGraph, GraphNotes>();
-let graphsBuilding = 0;
-let serviceKept = false;
 const notesOf = (graph: ImportGraph): GraphNotes => notes.get(graph) ?? { packages: new Map(), computed: new Set(), specifiers: new Map() };
 
 /** Whether esbuild could not build `graph`, which then holds its entries without their imports. */
@@ -110,15 +108,6 @@ function bundle(entries: string[], cwd: string, plugins?: Plugin[]) {
  * graph again.
  */
 export async function importGraph(entries: string[], cwd: string, packages: PackageMode = 'identify'): Promise<ImportGraph> {
-  graphsBuilding++;
-  try {
-    return await buildGraph(entries, cwd, packages);
-  } finally {
-    if (--graphsBuilding === 0 && !serviceKept) void esbuild().stop();
-  }
-}
-
-async function buildGraph(entries: string[], cwd: string, packages: PackageMode): Promise<ImportGraph> {
   const found: GraphNotes = { packages: new Map(), computed: new Set(), specifiers: new Map() };
   let graph: ImportGraph = new Map(entries.map((entry) => [entry, []]));
   try {
@@ -139,15 +128,6 @@ async function buildGraph(entries: string[], cwd: string, packages: PackageMode)
   }
   notes.set(graph, found);
   return graph;
-}
-
-/**
- * Keeps esbuild's service process between graphs, for a process that builds one per save (watch mode): a restart
- * costs ~12 ms. Otherwise it stops once no graph is being built, rather than hold its ~12 MB until the process ends
- * (a run needs graphs only as its suites start; the next graph starts it again).
- */
-export function keepImportGraphService(): void {
-  serviceKept = true;
 }
 
 /**

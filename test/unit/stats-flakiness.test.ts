@@ -91,5 +91,7 @@ describe('rowOutcomes', () => {
     ].map(timed);
     expect(rowOutcomes(SuiteRecords.of(records).outcomes())).toEqual(rowOutcomes(outcomesOf(records)));
     expect(rowOutcomes(SuiteRecords.of(records).outcomes())).toEqual(new Map([[1, [false]], [2, [true, false]]]));
+    // Row keys qualified by the suite would all read as NaN: loud, not one merged row.
+    expect(() => rowOutcomes(SuiteRecords.of(records).outcomes('s.'))).toThrow(/unprefixed row keys/);
   });
 });

@@ -117,6 +117,7 @@ export function rowOutcomes(outcomes: Iterable<RolloutOutcome>): Map<number, boo
   for (const outcome of outcomes) {
     if (scoredReward(outcome) === null) continue;
     const row = Number(outcome.rowKey);
+    if (!Number.isInteger(row)) throw new RangeError(`rowOutcomes needs unprefixed row keys (row indexes), not "${outcome.rowKey}"`);
     const runs = byRow.get(row) ?? [];
     runs.push({ run: outcome.run, passed: outcome.status === 'passed' });
     byRow.set(row, runs);

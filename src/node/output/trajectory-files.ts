@@ -1,5 +1,4 @@
-import { mkdirSync } from 'node:fs';
-import { writeFile } from 'node:fs/promises';
+import { mkdirSync, writeFile } from 'node:fs';
 import path from 'node:path';
 import type { RolloutSample } from '../../model/sample.ts';
 import { type CallTokens, type Trajectory, trajectoryJson, trajectoryOfSamples } from '../../model/atif/index.ts';
@@ -47,9 +46,15 @@ export function rolloutTrajectory(record: RolloutRecord, samples: RolloutSample[
  * Writes `trajectories/<rollout-id>.json` for every rollout whose samples hold a conversation, off the main
  * thread; {@link flushed} resolves once all are written (before the reports, which read them). A failed write
  * goes to `onError` and loses only that file.
+ *
+ * The callback `writeFile`, not the promise one: a run writes a file per rollout, and `fs/promises` makes a
+ * FileHandle and a promise per step (open, write, close). Measured on 2,000 files of 600 bytes, the main thread
+ * spent 90–170 ms with it and 30–60 ms with callbacks, and the process 250–350 ms against 110–180 ms.
  */
 export class TrajectoryFiles {
-  readonly #pending = new Set<Promise<void>>();
+  #pending = 0;
+  /** Resolves the callers of {@link flushed} waiting for the writes in flight. */
+  #onDrained: Array<() => void> = [];
   #made = false;
 
   constructor(
@@ -63,12 +68,17 @@ export class TrajectoryFiles {
     if (!trajectory) return;
     if (!this.#made) (mkdirSync(this.dir, { recursive: true }), (this.#made = true));
     const file = path.join(this.dir, trajectoryFileName(record.id));
-    const writing = writeFile(file, trajectoryJson(trajectory)).catch((error: NodeJS.ErrnoException) => this.onError(error, file));
-    this.#pending.add(writing);
-    void writing.finally(() => this.#pending.delete(writing));
+    this.#pending++;
+    writeFile(file, trajectoryJson(trajectory), (error) => {
+      try {
+        if (error) this.onError(error, file);
+      } finally {
+        if (--this.#pending === 0) for (const resolve of this.#onDrained.splice(0)) resolve();
+      }
+    });
   }
 
-  async flushed(): Promise<void> {
-    while (this.#pending.size) await Promise.all(this.#pending);
+  flushed(): Promise<void> {
+    return this.#pending === 0 ? Promise.resolve() : new Promise((resolve) => this.#onDrained.push(resolve));
   }
 }

@@ -1,30 +1,48 @@
 #!/usr/bin/env node
-// B2's floor: the bare model call, with no harness and no SDK. `count` chat-completion requests at `concurrency`
-// through undici (the HTTP client under Node's fetch and under rollout-test's recording client) on kept-alive
-// connections, each body the one B2's rollouts send and each answer parsed as JSON. B2 reports its CPU per call as
-// a multiple of this process's, both measured the same way (a run of 2,000 calls minus a run of 10, over 1,990).
+// B2's floors: the model call without rollout-test. `count` chat-completion requests at `concurrency`, each body
+// the one B2's rollouts send, on the same server; B2 reports its CPU per call as a multiple of each floor's, all
+// measured the same way (a run of 2,000 calls minus a run of 10, over 1,990).
+// - `bare`: no SDK and no harness: undici (the HTTP client under Node's fetch and under rollout-test's recording
+//   client) on kept-alive connections, each answer parsed as JSON.
+// - `sdk`: the openai SDK as a script of a user's own calls it, one client, its default transport (Node's fetch),
+//   no retries: what a call costs before any harness records it.
 //
-//   node bench/b2-floor.mjs <chat completions URL> <count> <concurrency>
+//   node bench/b2-floor.mjs <chat completions URL> <count> <concurrency> [bare|sdk]
 import { Agent, request } from 'undici';
 
-const [url, count, concurrency] = [process.argv[2], Number(process.argv[3]), Number(process.argv[4])];
-const dispatcher = new Agent({ connections: concurrency, keepAliveTimeout: 60_000 });
-const headers = { 'content-type': 'application/json', authorization: 'Bearer bench' };
+const [url, count, concurrency, kind = 'bare'] = [process.argv[2], Number(process.argv[3]), Number(process.argv[4]), process.argv[5]];
+const body = (i) => ({ model: 'scripted', messages: [{ role: 'user', content: `row ${i}` }] });
 let next = 0;
 let failed = 0;
 
-async function caller() {
-  while (next < count) {
-    const i = next++;
-    const body = JSON.stringify({ model: 'scripted', messages: [{ role: 'user', content: `row ${i}` }] });
-    const answer = await request(url, { method: 'POST', headers, body, dispatcher });
-    const json = await answer.body.json();
-    if (answer.statusCode !== 200 || !json.choices?.length) failed++;
-  }
+async function bareCalls() {
+  const dispatcher = new Agent({ connections: concurrency, keepAliveTimeout: 60_000 });
+  const headers = { 'content-type': 'application/json', authorization: 'Bearer bench' };
+  const caller = async () => {
+    while (next < count) {
+      const answer = await request(url, { method: 'POST', headers, body: JSON.stringify(body(next++)), dispatcher });
+      const json = await answer.body.json();
+      if (answer.statusCode !== 200 || !json.choices?.length) failed++;
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, caller));
+  await dispatcher.close();
 }
 
-await Promise.all(Array.from({ length: concurrency }, caller));
-await dispatcher.close();
+async function sdkCalls() {
+  const { default: OpenAI } = await import('openai');
+  const client = new OpenAI({ baseURL: url.replace(/\/chat\/completions$/, ''), apiKey: 'bench', maxRetries: 0 });
+  const caller = async () => {
+    while (next < count) {
+      const completion = await client.chat.completions.create(body(next++));
+      if (!completion.choices?.length) failed++;
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, caller));
+}
+
+if (kind === 'sdk') await sdkCalls();
+else await bareCalls();
 if (failed) {
   console.error(`b2-floor: ${failed} of ${count} calls failed`);
   process.exit(1);

@@ -11,5 +11,23 @@ const require = createRequire(import.meta.url);
  */
 export const esbuild = (): Esbuild => require('esbuild') as Esbuild;
 
+/**
+ * A copy of esbuild's API of its own, with a service process of its own: one that its caller may stop. esbuild's
+ * `stop()` leaves every call in flight on its copy unsettled forever, so stopping the copy that `esbuild()` shares
+ * (with a user's config or reporter that requires esbuild, say) could hang whoever awaits one of them. The module is
+ * loaded anew past `require`'s cache, which is then left as it was.
+ */
+export function ownEsbuild(): Esbuild {
+  const id = require.resolve('esbuild');
+  const shared = require.cache[id];
+  delete require.cache[id];
+  try {
+    return require('esbuild') as Esbuild;
+  } finally {
+    if (shared) require.cache[id] = shared;
+    else delete require.cache[id];
+  }
+}
+
 /** esbuild's version, from its package.json: read without loading esbuild. */
 export const esbuildVersion = (): string => (require('esbuild/package.json') as { version: string }).version;

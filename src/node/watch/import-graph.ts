@@ -1,6 +1,6 @@
 import path from 'node:path';
 import type { BuildFailure, Metafile, Plugin } from 'esbuild';
-import { esbuild } from '../../runtime/esbuild.ts';
+import { ownEsbuild } from '../../runtime/esbuild.ts';
 import { computedImports } from './computed-imports.ts';
 import { externalPackages, type PackageImports, type PackageRef, packageImports } from './package-imports.ts';
 
@@ -27,6 +27,11 @@ interface GraphNotes {
 }
 
 const notes = new WeakMap<ImportGraph, GraphNotes>();
+/** The graphs' own copy of esbuild (see ownEsbuild): its service is stopped between graphs, which no one else awaits. */
+let graphEsbuild: typeof import('esbuild') | undefined;
+const graphs = () => (graphEsbuild ??= ownEsbuild());
+let graphsBuilding = 0;
+let serviceKept = false;
 const notesOf = (graph: ImportGraph): GraphNotes => notes.get(graph) ?? { packages: new Map(), computed: new Set(), specifiers: new Map() };
 
 /** Whether esbuild could not build `graph`, which then holds its entries without their imports. */
@@ -86,7 +91,7 @@ const failureText = (error: unknown): string => {
 
 /** esbuild's bundle of `entries`: packages external, unless `plugins` decide what each bare import is. */
 function bundle(entries: string[], cwd: string, plugins?: Plugin[]) {
-  return esbuild().build({
+  return graphs().build({
     entryPoints: entries,
     absWorkingDir: cwd,
     bundle: true,
@@ -108,6 +113,15 @@ function bundle(entries: string[], cwd: string, plugins?: Plugin[]) {
  * graph again.
  */
 export async function importGraph(entries: string[], cwd: string, packages: PackageMode = 'identify'): Promise<ImportGraph> {
+  graphsBuilding++;
+  try {
+    return await buildGraph(entries, cwd, packages);
+  } finally {
+    if (--graphsBuilding === 0 && !serviceKept) void graphs().stop();
+  }
+}
+
+async function buildGraph(entries: string[], cwd: string, packages: PackageMode): Promise<ImportGraph> {
   const found: GraphNotes = { packages: new Map(), computed: new Set(), specifiers: new Map() };
   let graph: ImportGraph = new Map(entries.map((entry) => [entry, []]));
   try {
@@ -135,7 +149,16 @@ export async function importGraph(entries: string[], cwd: string, packages: Pack
  * graph is coming (a queued run, while it connects its queues) takes that off the graph's path.
  */
 export function startImportGraphs(): void {
-  esbuild().transform('').catch(() => undefined);
+  graphs().transform('').catch(() => undefined);
+}
+
+/**
+ * Keeps esbuild's service process between graphs, for a process that builds one per save (watch mode): a restart
+ * costs ~12 ms. Otherwise it stops once no graph is being built, rather than hold its ~12 MB until the process ends
+ * (a run needs graphs only as its suites start; the next graph starts it again).
+ */
+export function keepImportGraphService(): void {
+  serviceKept = true;
 }
 
 /** Every module reachable from `roots`, the roots included. */

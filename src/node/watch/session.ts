@@ -9,7 +9,7 @@ import { IdleCollector } from './idle-gc.ts';
 import { helpText, relativeTo, waitingLine } from './messages.ts';
 import { addToPlan, mergePlans, modeIn, type RerunPlan } from './plan.ts';
 import { ProjectState } from './project-state.ts';
-import { importGraph, reachable } from './import-graph.ts';
+import { importGraph, keepImportGraphService, reachable } from './import-graph.ts';
 import { rerun } from './rerun.ts';
 import { WatchPool } from './watch-pool.ts';
 import { watchedDirs } from './watched-dirs.ts';
@@ -64,6 +64,8 @@ export class WatchSession {
 
   /** Starts watching; resolves with the exit code once the user quits. */
   async start(): Promise<number> {
+    // Each save builds import graphs: the service that builds them stays up between saves.
+    keepImportGraphService();
     await this.#loadConfig();
     // Before the first load, so that every import of the project's modules is seen.
     await trackModuleVersions(this.#config.root);

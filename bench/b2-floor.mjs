@@ -6,8 +6,10 @@
 //   client) on kept-alive connections, each answer parsed as JSON.
 // - `sdk`: the openai SDK as a script of a user's own calls it, one client, its default transport (Node's fetch),
 //   no retries: what a call costs before any harness records it.
+// - `sdk-undici`: the same SDK calls over a minimal `fetch` on an undici Agent, the transport of rollout-test's
+//   recording client: the SDK's own cost, without Node's fetch (WHATWG streams) in it.
 //
-//   node bench/b2-floor.mjs <chat completions URL> <count> <concurrency> [bare|sdk]
+//   node bench/b2-floor.mjs <chat completions URL> <count> <concurrency> [bare|sdk|sdk-undici]
 import { Agent, request } from 'undici';
 
 const [url, count, concurrency, kind = 'bare'] = [process.argv[2], Number(process.argv[3]), Number(process.argv[4]), process.argv[5]];
@@ -29,9 +31,18 @@ async function bareCalls() {
   await dispatcher.close();
 }
 
-async function sdkCalls() {
+/** A `fetch` on an undici Agent that reads the whole answer, as the recording client's transport does. */
+function undiciFetch() {
+  const dispatcher = new Agent({ connections: concurrency, keepAliveTimeout: 60_000 });
+  return async (target, init) => {
+    const answer = await request(String(target), { method: init.method, headers: init.headers, body: init.body, dispatcher });
+    return new Response(await answer.body.text(), { status: answer.statusCode, headers: { 'content-type': 'application/json' } });
+  };
+}
+
+async function sdkCalls(fetch) {
   const { default: OpenAI } = await import('openai');
-  const client = new OpenAI({ baseURL: url.replace(/\/chat\/completions$/, ''), apiKey: 'bench', maxRetries: 0 });
+  const client = new OpenAI({ baseURL: url.replace(/\/chat\/completions$/, ''), apiKey: 'bench', maxRetries: 0, ...(fetch ? { fetch } : {}) });
   const caller = async () => {
     while (next < count) {
       const completion = await client.chat.completions.create(body(next++));
@@ -42,6 +53,7 @@ async function sdkCalls() {
 }
 
 if (kind === 'sdk') await sdkCalls();
+else if (kind === 'sdk-undici') await sdkCalls(undiciFetch());
 else await bareCalls();
 if (failed) {
   console.error(`b2-floor: ${failed} of ${count} calls failed`);

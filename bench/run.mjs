@@ -46,7 +46,7 @@ const mb = (v) => `${v.toFixed(0)} MB`;
 
 /**
  * The machine's state just before the current workload: a bare `node -e 0` (median of 5), the load average, and
- * what creating a file costs in the workloads' folder (kernel CPU, µs a file). Runs and `serve` write a file per
+ * what creating a file costs in the workloads' folder (the kernel's CPU, µs a file). Runs and `serve` write a file per
  * rollout (its trajectory); on one machine of ours that cost 20 µs in one folder and 700-1,000 µs in another of the
  * same ext4 file system, enough to move B2 and S1 by a millisecond of CPU per rollout.
  */
@@ -58,7 +58,7 @@ async function measureMachineState(dir = os.tmpdir()) {
   return { nodeMs: Math.round(median(bare)), loadAverage: os.loadavg().map((v) => Number(v.toFixed(2))), fileCreateUs: fileCreateUs(dir) };
 }
 
-/** The kernel CPU of creating a file (open, 600 bytes written, close) in `dir`, µs each over 200 files. */
+/** The kernel's CPU for creating a file (open, 600 bytes written, close) in `dir`, µs each over 200 files. */
 function fileCreateUs(dir) {
   const probe = mkdtempSync(path.join(dir, 'file-create-'));
   const data = 'x'.repeat(600);
@@ -66,7 +66,7 @@ function fileCreateUs(dir) {
   for (let i = 0; i < 200; i++) writeFileSync(path.join(probe, `${i}.json`), data);
   const used = process.cpuUsage(before);
   rmSync(probe, { recursive: true, force: true });
-  return Math.round((used.user + used.system) / 200);
+  return Math.round(used.system / 200);
 }
 
 const describeState = ({ nodeMs, loadAverage, fileCreateUs }) => `node -e 0 ${nodeMs} ms · load ${loadAverage.join(' ')} · file create ${fileCreateUs} µs`;
@@ -159,9 +159,10 @@ const B2_FEW = 10;
 
 /**
  * B2's CPU per model call against its floors (`bench/b2-floor.mjs`) at the same concurrency on the same server: the
- * bare call (undici, JSON parse, no SDK, no harness) and the openai SDK's own call (one client, Node's fetch, no
- * harness), each as (CPU of 2,000 calls − CPU of 10) / 1,990 over the whole process tree, medians of alternating
- * runs. Vitest's figure, measured the same way, is beside them.
+ * bare call (undici, JSON parse, no SDK, no harness), and the openai SDK's own call (one client, no harness) over its
+ * default transport (Node's fetch) and over the recording client's (an undici Agent), each as (CPU of 2,000 calls −
+ * CPU of 10) / 1,990 over the whole process tree, medians of alternating runs. Vitest's figure, measured the same
+ * way, is beside them.
  */
 async function benchB2Floor(root, server, env, full) {
   const few = b2(path.join(root, 'b2-few'), B2_FEW, B2_CONCURRENCY, B2_DELAY_MS);
@@ -172,14 +173,15 @@ async function benchB2Floor(root, server, env, full) {
     const runs = await sideBySide(() => floor(kind)(B2_COUNT), () => floor(kind)(B2_FEW));
     return perCall(runs.ours, runs.peer);
   };
-  const [bareUs, sdkUs] = [await floorUs('bare'), await floorUs('sdk')];
+  const [bareUs, sdkUs, sdkUndiciUs] = [await floorUs('bare'), await floorUs('sdk'), await floorUs('sdk-undici')];
   const [ours, vitestUs] = [perCall(full.ours, small.ours), perCall(full.peer, small.peer)];
   row(`B2 CPU per model call (µs, whole process tree) vs the bare call`, `${ours.toFixed(0)} µs`, `${bareUs.toFixed(0)} µs`, (ours / bareUs).toFixed(2), '≤ 2×', ours / bareUs <= 2);
-  row(`B2 CPU per model call vs the openai SDK's own call (no harness)`, `${ours.toFixed(0)} µs`, `${sdkUs.toFixed(0)} µs`, (ours / sdkUs).toFixed(2), 'reported', undefined);
+  row(`B2 CPU per model call vs the SDK's own call, on the same transport`, `${ours.toFixed(0)} µs`, `${sdkUndiciUs.toFixed(0)} µs`, (ours / sdkUndiciUs).toFixed(2), 'reported', undefined);
   notes.push(
-    `B2 CPU per model call: rollout-test ${ours.toFixed(0)} µs, the bare undici call ${bareUs.toFixed(0)} µs, the openai SDK's call ${sdkUs.toFixed(0)} µs, ` +
+    `B2 CPU per model call: rollout-test ${ours.toFixed(0)} µs; the bare undici call ${bareUs.toFixed(0)} µs; the openai SDK's call without a harness ` +
+      `${sdkUndiciUs.toFixed(0)} µs over an undici Agent (the recording client's transport), ${sdkUs.toFixed(0)} µs over Node's fetch (its default); ` +
       `Vitest ${vitestUs.toFixed(0)} µs (each (CPU at ${B2_COUNT} calls − at ${B2_FEW}) / ${B2_COUNT - B2_FEW}, medians of ${REPS}). ` +
-      `The SDK alone costs ${(sdkUs / bareUs).toFixed(1)}× the bare call: the ≤ 2× goal is below what any harness of SDK calls can reach.`,
+      `The SDK alone costs ${(sdkUndiciUs / bareUs).toFixed(1)}× the bare call on the same transport: the ≤ 2× goal is below what a harness of SDK calls can reach.`,
   );
 }
 

@@ -8,12 +8,16 @@ import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { importGraph, reachable } from '../src/node/watch/import-graph.ts';
 
 const require = createRequire(import.meta.url);
 
-/** The esbuild service processes whose parent is this process (from /proc: a process exited is gone from it). */
+/**
+ * The esbuild service processes whose parent is this process (from /proc). esbuild's `stop()` sends the signal and
+ * returns: a stopped service is gone a moment later, so the checks wait for the count (a hung or leaked one never
+ * goes, and fails them).
+ */
 function esbuildServices(): number {
   return readdirSync('/proc').filter((pid) => {
     try {
@@ -38,11 +42,11 @@ describe('the import graphs\' esbuild service', () => {
     const root = project();
     const first = await importGraph([path.join(root, 'a.ts')], root);
     expect([...reachable(first, [path.join(root, 'a.ts')])].map((file) => path.basename(file)).sort()).toEqual(['a.ts', 'b.ts']);
-    expect(esbuildServices()).toBe(0);
+    await vi.waitFor(() => expect(esbuildServices()).toBe(0), { timeout: 10_000 });
     const [second, third] = await Promise.all([importGraph([path.join(root, 'a.ts')], root), importGraph([path.join(root, 'b.ts')], root)]);
     expect(second.get(path.join(root, 'a.ts'))).toEqual([path.join(root, 'b.ts')]);
     expect(third.get(path.join(root, 'b.ts'))).toEqual([]);
-    expect(esbuildServices()).toBe(0);
+    await vi.waitFor(() => expect(esbuildServices()).toBe(0), { timeout: 10_000 });
   });
 
   it('never stops the esbuild that others require: their calls in flight settle', async () => {
@@ -70,7 +74,7 @@ describe('the import graphs\' esbuild service', () => {
     const settled = await Promise.race([held.then(() => 'settled'), new Promise((resolve) => setTimeout(resolve, 10_000, 'hung'))]);
     expect(settled).toBe('settled');
     // The shared copy keeps its service; the graphs' own is gone.
-    expect(esbuildServices()).toBe(1);
+    await vi.waitFor(() => expect(esbuildServices()).toBe(1), { timeout: 10_000 });
     await shared.stop();
   });
 });

@@ -68,8 +68,11 @@ export class TrajectoryFiles {
     if (!trajectory) return;
     if (!this.#made) (mkdirSync(this.dir, { recursive: true }), (this.#made = true));
     const file = path.join(this.dir, trajectoryFileName(record.id));
+    // Made before the write counts as pending: a text that cannot be made (too long for a string) must not leave
+    // `flushed` waiting for a write that never started.
+    const json = trajectoryJson(trajectory);
     this.#pending++;
-    writeFile(file, trajectoryJson(trajectory), (error) => {
+    writeFile(file, json, (error) => {
       try {
         if (error) this.onError(error, file);
       } finally {

@@ -163,8 +163,13 @@ async function listener(expected, { bearer, cpuMs = 0 } = {}) {
 /** What uvicorn answers with: its date and server headers, then FastAPI's. */
 const UVICORN_HEADERS = () => ({ date: new Date().toUTCString(), server: 'uvicorn', 'content-length': '11', 'content-type': 'application/json' });
 
-/** Keeps this thread busy for `ms`, as the Python controller's own work does. */
+/**
+ * Keeps this thread busy for `ms`, as the Python controller's own work does. With BENCH_IDLE_CONTROLLER set, it
+ * blocks for that long without using the CPU: the same pace, without the controller competing with serve for the
+ * cores (a diagnostic: serve's CPU per rollout came out about the same either way).
+ */
 function spend(ms) {
+  if (process.env.BENCH_IDLE_CONTROLLER) return void Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
   const until = performance.now() + ms;
   while (performance.now() < until);
 }

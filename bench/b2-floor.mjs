@@ -14,47 +14,41 @@ import { Agent, request } from 'undici';
 
 const [url, count, concurrency, kind = 'bare'] = [process.argv[2], Number(process.argv[3]), Number(process.argv[4]), process.argv[5]];
 const body = (i) => ({ model: 'scripted', messages: [{ role: 'user', content: `row ${i}` }] });
+const dispatcher = new Agent({ connections: concurrency, keepAliveTimeout: 60_000 });
 let next = 0;
 let failed = 0;
 
-async function bareCalls() {
-  const dispatcher = new Agent({ connections: concurrency, keepAliveTimeout: 60_000 });
-  const headers = { 'content-type': 'application/json', authorization: 'Bearer bench' };
+/** Makes the `count` calls, `concurrency` at a time; `call` answers whether its call got a choice back. */
+async function calls(call) {
   const caller = async () => {
-    while (next < count) {
-      const answer = await request(url, { method: 'POST', headers, body: JSON.stringify(body(next++)), dispatcher });
-      const json = await answer.body.json();
-      if (answer.statusCode !== 200 || !json.choices?.length) failed++;
-    }
+    while (next < count) if (!(await call(body(next++)))) failed++;
   };
   await Promise.all(Array.from({ length: concurrency }, caller));
-  await dispatcher.close();
 }
 
-/** A `fetch` on an undici Agent that reads the whole answer, as the recording client's transport does. */
-function undiciFetch() {
-  const dispatcher = new Agent({ connections: concurrency, keepAliveTimeout: 60_000 });
-  return async (target, init) => {
-    const answer = await request(String(target), { method: init.method, headers: init.headers, body: init.body, dispatcher });
-    return new Response(await answer.body.text(), { status: answer.statusCode, headers: { 'content-type': 'application/json' } });
-  };
+async function bareCall(payload) {
+  const headers = { 'content-type': 'application/json', authorization: 'Bearer bench' };
+  const answer = await request(url, { method: 'POST', headers, body: JSON.stringify(payload), dispatcher });
+  const json = await answer.body.json();
+  return answer.statusCode === 200 && json.choices?.length > 0;
 }
 
-async function sdkCalls(fetch) {
+/** A `fetch` on the undici Agent that reads the whole answer, as the recording client's transport does. */
+async function undiciFetch(target, init) {
+  const answer = await request(String(target), { method: init.method, headers: init.headers, body: init.body, dispatcher });
+  return new Response(await answer.body.text(), { status: answer.statusCode, headers: { 'content-type': 'application/json' } });
+}
+
+async function sdkCall(fetch) {
   const { default: OpenAI } = await import('openai');
   const client = new OpenAI({ baseURL: url.replace(/\/chat\/completions$/, ''), apiKey: 'bench', maxRetries: 0, ...(fetch ? { fetch } : {}) });
-  const caller = async () => {
-    while (next < count) {
-      const completion = await client.chat.completions.create(body(next++));
-      if (!completion.choices?.length) failed++;
-    }
-  };
-  await Promise.all(Array.from({ length: concurrency }, caller));
+  return async (payload) => (await client.chat.completions.create(payload)).choices?.length > 0;
 }
 
-if (kind === 'sdk') await sdkCalls();
-else if (kind === 'sdk-undici') await sdkCalls(undiciFetch());
-else await bareCalls();
+if (kind === 'sdk') await calls(await sdkCall());
+else if (kind === 'sdk-undici') await calls(await sdkCall(undiciFetch));
+else await calls(bareCall);
+await dispatcher.close();
 if (failed) {
   console.error(`b2-floor: ${failed} of ${count} calls failed`);
   process.exit(1);

@@ -10,7 +10,6 @@ import { cacheKey, defaultCacheDir, readCached, writeCached } from './transform-
 import { compilerOptions } from './tsconfig.ts';
 
 export type OutputFormat = 'esm' | 'cjs';
-let version: string | undefined;
 let cacheDir: string | undefined | null = null;
 
 type Lookup = { code: string } | { source: string; options: TransformOptions; store: (code: string) => string };
@@ -27,12 +26,11 @@ function lookup(file: string, format: OutputFormat): Lookup {
   };
   const tsconfig = compilerOptions();
   if (tsconfig) options.tsconfigRaw = { compilerOptions: tsconfig as NonNullable<TsconfigRaw['compilerOptions']> };
-  // The version from package.json, not the module: a cache hit loads no esbuild.
-  version ??= esbuildVersion();
   if (cacheDir === null) cacheDir = defaultCacheDir(process.cwd());
   const dir = cacheDir;
   if (!dir) return { source, options, store: (code) => code };
-  const key = cacheKey(source, JSON.stringify([version, options]));
+  // The version from package.json, not the module: a cache hit loads no esbuild.
+  const key = cacheKey(source, JSON.stringify([esbuildVersion(), options]));
   const code = readCached(dir, key);
   if (code !== undefined) return { code };
   return { source, options, store: (made) => (writeCached(dir, key, made), made) };

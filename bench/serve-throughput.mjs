@@ -17,7 +17,8 @@
 // bearer and answers `{"ok":true}` as uvicorn does, and the controller's own pace: Python spent 5.7-8.5 ms of
 // CPU per rollout (driver and listener, load 10-22), so S2's listener spends OSMOSIS_CALLBACK_CPU_MS per callback
 // on its one thread. At that pace rollouts reach serve one at a time instead of in bursts, and serve's per-turn
-// work (a journal write, a worker wake-up, a thread-pool trip) is no longer shared by several rollouts.
+// work (a journal write, a worker wake-up, a thread-pool trip) is no longer shared by several rollouts. The HTTP
+// floor runs under that controller too: what the pace costs a server that does nothing else.
 //
 // Each run also reports its CPU time per rollout (user + system, every thread), per process: the direct run,
 // the server, the floor, and the controller beside each. Wall times on a shared machine swing with its load;
@@ -284,7 +285,7 @@ async function served(dir, count, serveArgs, controller = CONTROLLERS.bench) {
 const percentile = (values, p) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor((p / 100) * values.length))];
 
 /**
- * Runs direct, served, floor and (with `osmosisCount`) served under osmosis's controller `reps` times,
+ * Runs direct, served, floor and (with `osmosisCount`) served and floor under osmosis's controller `reps` times,
  * alternately; returns medians and the served run's admission latencies.
  */
 export async function measureServeThroughput({ root, count = 10_000, osmosisCount = 0, reps = 3, serveArgs = [] }) {
@@ -293,11 +294,15 @@ export async function measureServeThroughput({ root, count = 10_000, osmosisCoun
   const servedRuns = [];
   const floorRuns = [];
   const osmosisRuns = [];
+  const osmosisFloorRuns = [];
   for (let i = 0; i < reps; i++) {
     directRuns.push(await direct(dir, count));
     servedRuns.push(await served(dir, count, serveArgs));
     floorRuns.push(await served(dir, count, undefined));
-    if (osmosisCount) osmosisRuns.push(await served(dir, osmosisCount, serveArgs, CONTROLLERS.osmosis));
+    if (osmosisCount) {
+      osmosisRuns.push(await served(dir, osmosisCount, serveArgs, CONTROLLERS.osmosis));
+      osmosisFloorRuns.push(await served(dir, osmosisCount, undefined, CONTROLLERS.osmosis));
+    }
   }
   const admissions = servedRuns.flatMap((r) => r.admissions);
   // CPU per rollout in µs, the median over the reps: what each process costs, whatever the machine's load.
@@ -316,6 +321,7 @@ export async function measureServeThroughput({ root, count = 10_000, osmosisCoun
       ...(osmosisCount && {
         serverUnderOsmosis: perRollout(osmosisRuns, (r) => r.cpuSec.server, osmosisCount),
         osmosisController: perRollout(osmosisRuns, (r) => r.cpuSec.controller, osmosisCount),
+        floorUnderOsmosis: perRollout(osmosisFloorRuns, (r) => r.cpuSec.server, osmosisCount),
       }),
     },
     osmosisCount,

@@ -132,12 +132,17 @@ function shareWithEveryone(dir: string): void {
   }
 }
 
-/** The CLI run as an unprivileged user (`nobody`, when the tests run as root), who cannot make a cgroup. */
+/**
+ * The CLI run as an unprivileged user (`nobody`, when the tests run as root), who cannot make a cgroup. It keeps one
+ * capability, to read and search any folder: the checkout, wherever CI cloned it, may be unreadable to anyone but
+ * its owner (a clone below `mktemp -d` is), and `nobody` must still load the CLI from it. Reading gives no cgroup.
+ */
 function runUnprivileged(dir: string, args: string[]) {
   if (process.getuid?.() !== 0) return runCli(dir, args);
   shareWithEveryone(dir);
   const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: dir, CI: 'true', NO_COLOR: '1' };
-  return execa('runuser', ['-u', 'nobody', '--', process.execPath, BIN, ...args], { cwd: dir, reject: false, all: true, env, extendEnv: false });
+  const asNobody = ['--reuid=65534', '--regid=65534', '--clear-groups', '--inh-caps=+dac_read_search', '--ambient-caps=+dac_read_search'];
+  return execa('setpriv', [...asNobody, '--', process.execPath, BIN, ...args], { cwd: dir, reject: false, all: true, env, extendEnv: false });
 }
 
 /** The suite of the JSON report, after checking that `summary.json` says the same of its limits. */

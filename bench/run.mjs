@@ -127,6 +127,12 @@ async function benchB1(root) {
   const concurrent = [];
   for (let i = 0; i < REPS; i++) concurrent.push(await rolloutTest(dirs.rollout, ['--max-concurrency', '64']));
   notes.push(`B1 with --max-concurrency 64 (the default is 4): ${ms(pick(concurrent, 'wallMs'))}, peak RSS ${mb(Math.max(...concurrent.map((r) => r.treeRssMb)))}`);
+  // A user's suite is graded: each rollout then takes a second trip to a worker thread and back, for its grader.
+  const graded = b1(root, B1_COUNT, { graded: true });
+  const g = await sideBySide(() => rolloutTest(graded.rollout), () => vitest(graded.vitest));
+  const gradedWall = pick(g.ours, 'wallMs');
+  const gradedPeer = pick(g.peer, 'wallMs');
+  row(`B1 ${B1_COUNT} no-op, graded, wall`, ms(gradedWall), `${ms(gradedPeer)} (an expect each)`, (gradedWall / gradedPeer).toFixed(2), 'reported', undefined);
 }
 
 async function benchB2(root) {

@@ -31,21 +31,27 @@ export function benchRoot() {
 
 const VITEST_CONFIG = (extra = '') => `export default { test: { include: ['**/*.test.js'], ${extra} } };\n`;
 
-/** B1: `count` no-op rollouts in one file, and `count` trivial Vitest tests in one file. */
-export function b1(root, count) {
-  const rollout = makeProject(root, 'b1-rollout', {
+/**
+ * B1: `count` no-op rollouts in one file, and `count` trivial Vitest tests in one file. `graded`: each rollout is
+ * graded (a row with a label, a grader returning reward 1), each test asserts once, as a user's suite would.
+ */
+export function b1(root, count, { graded = false } = {}) {
+  const name = graded ? 'b1-graded' : 'b1';
+  const rows = graded ? `({ prompt: 'row ' + i, label: 'row ' + i })` : `({ prompt: 'row ' + i })`;
+  const rollout = makeProject(root, `${name}-rollout`, {
     'noop.rollout.js': `import { AgentWorkflow, defineRollout } from 'rollout-test';
 export class Noop extends AgentWorkflow {
   async run() {}
 }
-defineRollout({ name: 'noop', dataset: Array.from({ length: ${count} }, (_, i) => ({ prompt: 'row ' + i })), workflow: Noop });
+defineRollout({ name: 'noop', dataset: Array.from({ length: ${count} }, (_, i) => ${rows}), workflow: Noop${graded ? ', grader: () => ({ reward: 1 })' : ''} });
 `,
   });
+  const body = graded ? `() => expect(1).toBe(1)` : '() => {}';
   const vitest = makeProject(
     root,
-    'b1-vitest',
+    `${name}-vitest`,
     {
-      'noop.test.js': `import { test } from 'vitest';\nfor (let i = 0; i < ${count}; i++) test('test ' + i, () => {});\n`,
+      'noop.test.js': `import { expect, test } from 'vitest';\nfor (let i = 0; i < ${count}; i++) test('test ' + i, ${body});\n`,
       'vitest.config.js': VITEST_CONFIG(),
     },
     ['vitest'],

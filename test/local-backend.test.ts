@@ -5,6 +5,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { AgentWorkflow, type AgentWorkflowContext } from '../src/public/index.ts';
 import { LocalBackend, type ExecutionBackend, type LocalBackendOptions } from '../src/public/node.ts';
+import type { ExecutionResult } from '../src/model/result.ts';
 import { ConfigurableGrader, ContainsGrader, EchoWorkflow, FaultyWorkflow, SourceWorkflow } from './fixtures/workflows.ts';
 import { WorkerPool } from '../src/backends/local/worker-pool.ts';
 import { ref, request, runOne } from './helpers/backend.ts';
@@ -281,6 +282,54 @@ describe('concurrency in the worker pool (threads hold rollouts back to the limi
     }
     expect(busyDone).toBe(false);
     expect((await busy).workflow[0]!.status).toBe('success');
+  });
+});
+
+describe("grading on the workflow's thread", () => {
+  it('starts the grader as soon as the workflow succeeds, without waiting for the main thread', async () => {
+    const stamp = new Float64Array(new SharedArrayBuffer(8));
+    const b = backend({ workflow: ref('EchoWorkflow'), grader: ref('StampGrader'), graderConfig: { stamp }, threads: 1 });
+    await runOne(b, request('warm', { label: 'x' }));
+    stamp[0] = 0;
+    let mainFreeAt = 0;
+    const graded: ExecutionResult[] = [];
+    const holdMainThread = () => {
+      // The main thread is busy for 300 ms from the workflow's result on: a grader sent from here would start after.
+      const until = Date.now() + 300;
+      while (Date.now() < until);
+      mainFreeAt = Date.now();
+    };
+    await b.execute(request('stamped', { label: 'x' }), holdMainThread, (r) => void graded.push(r));
+    expect(graded.map((r) => r.rewards)).toEqual([{ reward: 1 }]);
+    expect(stamp[0]).toBeGreaterThan(0);
+    expect(stamp[0]).toBeLessThan(mainFreeAt);
+  });
+
+  it('times out a grader that blocks its thread, and reruns alone what else that thread held', async () => {
+    const b = backend({ workflow: ref('EchoWorkflow'), grader: ref('ConfigurableGrader'), workflowConfig: { concurrency: { maxConcurrent: 2 } }, threads: 1 });
+    await runOne(b, request('warm', { label: 'x' }));
+    const [blocked, beside] = await Promise.all([
+      runOne(b, request('blocks', { label: 'x', metadata: { grade: 'block', blockMs: 4_000 }, graderTimeoutSec: 0.2 })),
+      runOne(b, request('beside', { label: 'x', metadata: { delayMs: 100 } })),
+    ]);
+    expect(blocked.workflow[0]!.status).toBe('success');
+    expect(blocked.grader[0]!.error).toMatchObject({ category: 'TIMEOUT', phase: 'grader' });
+    expect(blocked.grader[0]!.error!.message).toMatch(/grader deadline of 0.2s exceeded.*thread was terminated/);
+    expect(beside.grader.map((r) => r.rewards)).toEqual([{ reward: 1 }]);
+  });
+
+  it('grades no workflow that failed, and cancels a grader running in place with its rollout', async () => {
+    const b = backend({ workflow: ref('FaultyWorkflow'), grader: ref('ConfigurableGrader'), threads: 1 });
+    const failed = await runOne(b, request('fails', { label: 'x', metadata: { fault: 'type' } }));
+    expect(failed.grader[0]!.error!.message).toMatch(/^not graded: the workflow failed: .*bad type/);
+    const cancel = new AbortController();
+    const graded: ExecutionResult[] = [];
+    // The grader never ends by itself (no deadline): only the cancel, sent once its workflow has succeeded, ends it.
+    const stalls = request('stalls', { label: 'x', metadata: { grade: 'slow' } });
+    await b.execute(stalls, () => void setTimeout(() => cancel.abort(), 50), (r) => void graded.push(r), { signal: cancel.signal });
+    expect(graded.map((r) => [r.status, r.error?.phase])).toEqual([['cancelled', 'grader']]);
+    // The thread is free again: its slot was given back.
+    expect((await runOne(b, request('after', { label: 'x' }))).grader.map((r) => r.rewards)).toEqual([{ reward: 1 }]);
   });
 });
 

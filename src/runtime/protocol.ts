@@ -22,10 +22,19 @@ interface TaskBase {
   /** The backend's share of a thread, when the thread (not the main thread) holds the backend's tasks back. */
   lane?: Lane | undefined;
   /**
-   * A workflow whose rollout is graded next if it succeeds: its slot of the lane is then kept for the grader (sent
-   * to the same thread), as a rollout holds one slot from its workflow to its grade.
+   * A workflow's grader, run on the same thread as soon as the workflow succeeds, in the slot the workflow held:
+   * no trip to the main thread and back between the two phases (threads only: see `WorkerPool`). Its outcome
+   * comes back as its own task's, under `taskId`. The deadline's budget starts with the grader
+   * (`budgetFromStartMs`); the samples are the workflow's.
    */
-  gradedNext?: boolean | undefined;
+  grader?: GraderInPlace | undefined;
+}
+
+/** What a thread needs to run a workflow's grader right after it (see {@link TaskBase.grader}). */
+export interface GraderInPlace {
+  taskId: number;
+  implementation: ImplementationRef;
+  input: Omit<GraderPhaseInput, 'samples'>;
 }
 
 /**

@@ -1,7 +1,8 @@
 import type { MessagePort } from 'node:worker_threads';
 import type { CancelSignal } from './guard.ts';
 import type { GraderPhaseOutcome, WorkflowPhaseOutcome } from './phases.ts';
-import type { Lane, SessionOutcomes, SessionRequest, TaskOutcome, WorkerTask } from './protocol.ts';
+import type { RolloutSample } from '../model/sample.ts';
+import type { GraderInPlace, Lane, SessionOutcomes, SessionRequest, TaskOutcome, WorkerTask } from './protocol.ts';
 
 type Outcome = WorkflowPhaseOutcome | GraderPhaseOutcome;
 
@@ -19,15 +20,13 @@ interface Waiting {
 /** A backend's tasks on this thread: how many run, and those waiting for one of its `limit` slots. */
 class LaneState {
   running = 0;
-  /** Rollouts whose workflow succeeded and whose grader is on its way: each keeps its slot (see `gradedNext`). */
-  readonly kept = new Set<string>();
   readonly graders: Waiting[] = [];
   readonly workflows: Waiting[] = [];
 
   constructor(public limit: number) {}
 
   get idle(): boolean {
-    return this.running === 0 && this.kept.size === 0 && this.graders.length === 0 && this.workflows.length === 0;
+    return this.running === 0 && this.graders.length === 0 && this.workflows.length === 0;
   }
 
   /** A grader finishes a rollout that already holds the user's attention: it goes before any new workflow. */
@@ -75,16 +74,21 @@ export function serveSession(port: MessagePort, runner: TaskRunner): Promise<voi
     }
   };
 
-  /** Runs a task; `holding` when it already holds a slot of its lane (kept for it, as a grader's). */
+  /** Runs a task; `holding` when it already holds a slot of its lane (its workflow's, for a grader in place). */
   const start = (task: WorkerTask, lane: LaneState | undefined, waitedMs: number, holding = false) => {
     if (lane && !holding) lane.running++;
     void runner.run(waitedMs > 0 ? rebaseGrader(task, waitedMs) : task).then((outcome) => {
       settle(task.taskId, waitedMs > 0 ? { ...outcome, waitedMs } : outcome);
-      if (!lane) return;
-      if (task.gradedNext && outcome.ok) {
-        lane.kept.add(task.input.request.id);
+      // Graded here, in the workflow's slot, once the workflow's outcome has left (its flush is an earlier
+      // immediate): a grader that keeps the thread busy must not hold that outcome back, nor hide from the main
+      // thread's watch for a blocked thread, which starts with it.
+      if (task.grader && outcome.ok) {
+        const grader = graderOf(task, task.grader, outcome.samples);
+        runner.accept(grader);
+        setImmediate(() => start(grader, lane, 0, true));
         return;
       }
+      if (!lane) return;
       lane.running--;
       // When a run is cancelled, its tasks' cancels arrive in one message (see the pool's CancelForwarder): the
       // waiting ones have left the lane before this reaction runs, so none of them starts user code.
@@ -97,7 +101,6 @@ export function serveSession(port: MessagePort, runner: TaskRunner): Promise<voi
   const arrive = (task: WorkerTask) => {
     const signal = runner.accept(task);
     const lane = task.lane && laneState(lanes, task.lane);
-    if (lane && task.kind === 'grader' && lane.kept.delete(task.input.request.id)) return start(task, lane, 0, true);
     if (!lane || lane.running < lane.limit) return start(task, lane, 0);
     const waiting = { task, arrivedAt: Date.now() };
     (task.kind === 'grader' ? lane.graders : lane.workflows).push(waiting);
@@ -123,6 +126,12 @@ function laneState(lanes: Map<string, LaneState>, { id, limit }: Lane): LaneStat
   // The main thread re-splits a backend's limit when a thread is replaced.
   lane.limit = limit;
   return lane;
+}
+
+/** The grader task of a workflow that succeeded, to run on this thread (see `WorkerTask.grader`). */
+function graderOf(workflow: WorkerTask, { taskId, implementation, input }: GraderInPlace, samples: RolloutSample[]): WorkerTask {
+  const { cwd, controlChannel, lane } = workflow;
+  return { taskId, kind: 'grader', cwd, implementation, controlChannel, lane, input: { request: input.request, config: input.config, artifactsDir: input.artifactsDir, deadline: input.deadline, samples } };
 }
 
 /**

@@ -6,6 +6,7 @@ import type { RolloutSample } from '../../model/sample.ts';
 import { type AppliedLimits, limitsJson } from '../../model/limits.ts';
 import type { FiniteJson } from '../../model/json.ts';
 import { isRolloutId } from '../../model/request-check.ts';
+import type { GraderPhaseOutcome } from '../../runtime/phases.ts';
 import type { ImplementationRef } from '../../runtime/protocol.ts';
 import type { ModelCacheSettings } from '../../runtime/rollout-context.ts';
 import type { AgentWorkflowConfig, GraderConfig, GraderSpec, WorkflowSpec } from '../../runtime/workflow.ts';
@@ -235,8 +236,10 @@ export class LocalBackend<TW = AgentWorkflowConfig, TG = GraderConfig> implement
         modelCache: this.#options.modelCache,
       },
       signal,
-      // A successful workflow is graded then (see reasonNotGraded).
-      onGraderComplete !== undefined && this.#options.grader !== undefined && hasLabelOrMetadata(request),
+      // A successful workflow is graded then (see reasonNotGraded): where it ran, if the executor can.
+      onGraderComplete !== undefined && this.#options.grader !== undefined && hasLabelOrMetadata(request)
+        ? { config: this.#options.graderConfig, seconds: request.graderTimeoutSec }
+        : undefined,
     );
     const timings: Timings = { queuedMs: queuedMs + (workflowOutcome.waitedMs ?? 0), workflowMs: workflowOutcome.durationMs, graderMs: 0 };
     // Fields named, not spread from the outcome: a spread of objects of several shapes is V8's slow object clone.
@@ -251,7 +254,7 @@ export class LocalBackend<TW = AgentWorkflowConfig, TG = GraderConfig> implement
     // Awaited only when a callback returned a promise: most return none, and `await undefined` costs a turn.
     const delivered = deliver(onWorkflowComplete, workflowResult, 'onWorkflowComplete');
     if (delivered) await delivered;
-    const graded = onGraderComplete && this.#gradeOrExplain(request, workflowResult, onGraderComplete, signal);
+    const graded = onGraderComplete && this.#gradeOrExplain(request, workflowResult, onGraderComplete, signal, workflowOutcome.ok ? workflowOutcome.graded : undefined);
     if (graded) await graded;
   }
 
@@ -264,6 +267,7 @@ export class LocalBackend<TW = AgentWorkflowConfig, TG = GraderConfig> implement
     workflowResult: ExecutionResult,
     onGraderComplete: ResultCallback,
     signal: AbortSignal | undefined,
+    gradedInPlace?: Promise<GraderPhaseOutcome>,
   ): Promise<void> | undefined {
     const notGraded = reasonNotGraded(this.#options.grader !== undefined, request, workflowResult);
     if (notGraded) {
@@ -277,27 +281,28 @@ export class LocalBackend<TW = AgentWorkflowConfig, TG = GraderConfig> implement
       });
       return deliver(onGraderComplete, result, 'onGraderComplete');
     }
-    return this.#grade(request, workflowResult, onGraderComplete, signal);
+    return this.#grade(request, workflowResult, onGraderComplete, signal, gradedInPlace);
   }
 
+  /** Grades a workflow's result, or takes the grade of the grader that ran where the workflow did (`gradedInPlace`). */
   async #grade(
     request: ExecutionRequest,
     workflowResult: ExecutionResult,
     onGraderComplete: ResultCallback,
     signal: AbortSignal | undefined,
+    gradedInPlace: Promise<GraderPhaseOutcome> | undefined,
   ): Promise<void> {
-    const artifactsDir = this.artifactsDir(request.id);
-    const seconds = request.graderTimeoutSec;
-    const outcome = await this.#executor.grader(
-      {
-        request,
-        config: this.#options.graderConfig,
-        samples: workflowResult.samples,
-        artifactsDir,
-        deadline: deadlineOf(Date.now(), seconds, 'grader'),
-      },
-      signal,
-    );
+    const outcome = await (gradedInPlace ??
+      this.#executor.grader(
+        {
+          request,
+          config: this.#options.graderConfig,
+          samples: workflowResult.samples,
+          artifactsDir: this.artifactsDir(request.id),
+          deadline: deadlineOf(Date.now(), request.graderTimeoutSec, 'grader'),
+        },
+        signal,
+      ));
     const timings = { ...workflowResult.timings, graderMs: outcome.durationMs };
     const result = buildResult({
       requestId: request.id,

@@ -1,6 +1,6 @@
 import type { GraderPhaseInput, WorkflowPhaseInput } from '../../runtime/phase-inputs.ts';
 import type { ImplementationRef, Lane } from '../../runtime/protocol.ts';
-import type { PhaseExecutor } from './phase-executor.ts';
+import type { GradeAfter, PhaseExecutor } from './phase-executor.ts';
 import type { WorkerPool } from './worker-pool.ts';
 
 export interface PoolExecutorOptions {
@@ -22,9 +22,10 @@ export class PoolExecutor implements PhaseExecutor {
     return this.options.lane;
   }
 
-  workflow(input: WorkflowPhaseInput, signal?: AbortSignal, gradedNext = false) {
-    const { workflow, cwd, pool, lane } = this.options;
-    return pool.run({ kind: 'workflow', input, cwd, implementation: workflow, lane, gradedNext }, signal);
+  workflow(input: WorkflowPhaseInput, signal?: AbortSignal, gradeAfter?: GradeAfter) {
+    const { workflow, grader, cwd, pool, lane } = this.options;
+    const graderPlan = gradeAfter && grader !== undefined ? { implementation: grader, input: { request: input.request, config: gradeAfter.config, artifactsDir: input.artifactsDir }, seconds: gradeAfter.seconds } : undefined;
+    return pool.run({ kind: 'workflow', input, cwd, implementation: workflow, lane, grader: graderPlan }, signal);
   }
 
   grader(input: GraderPhaseInput, signal?: AbortSignal) {

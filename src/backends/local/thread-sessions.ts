@@ -1,14 +1,26 @@
 import { MessageChannel, type MessagePort } from 'node:worker_threads';
-import type { GraderPhaseOutcome, WorkflowPhaseOutcome } from '../../runtime/phases.ts';
+import { cancelledOutcome, type GraderPhaseOutcome, type WorkflowPhaseOutcome } from '../../runtime/phases.ts';
 import type { SessionOutcomes, SessionRequest, WorkerTask } from '../../runtime/protocol.ts';
 import { IdTable } from '../../runtime/id-table.ts';
 
 type Outcome = WorkflowPhaseOutcome | GraderPhaseOutcome;
 
-interface Waiting {
-  task: WorkerTask;
+/** What settles a task's outcome. */
+export interface Settle {
   resolve(outcome: Outcome): void;
   reject(error: unknown): void;
+}
+
+/** A task submitted, and its grader's settle when the thread runs that grader right after it (`task.grader`). */
+interface Waiting extends Settle {
+  task: WorkerTask;
+  grader: Settle | undefined;
+}
+
+/** A task sent whose outcome is due: the lane it counts in, and its grader in place, if any. */
+interface Due extends Settle {
+  laneId: string | undefined;
+  graderTaskId: number | undefined;
 }
 
 /**
@@ -26,11 +38,9 @@ const SESSION_IDLE_MS = 200;
 /** One thread's session: the main thread's end of its port, and the tasks sent on it whose outcomes are due. */
 class Session {
   /** By task id; an {@link IdTable}, not a map, that fills and empties with every batch. */
-  readonly pending = new IdTable<Waiting>();
+  readonly pending = new IdTable<Due>();
   /** Tasks due per lane, to spread a backend's tasks by each thread's share of its limit. */
   readonly lanes = new Map<string, number>();
-  /** Rollouts whose thread keeps a slot for their grader (see `WorkerTask.gradedNext`): the grader goes there. */
-  readonly keptFor = new Set<string>();
   /** Settles once the session's pool task did: closed, or its thread lost. */
   readonly ended: Promise<void>;
   readonly #port: MessagePort;
@@ -48,8 +58,9 @@ class Session {
         const entry = this.pending.get(taskId);
         if (!entry) continue;
         this.pending.delete(taskId);
-        this.#leaveLane(entry.task);
-        if (entry.task.gradedNext && outcome.ok) this.keptFor.add(entry.task.input.request.id);
+        this.#leaveLane(entry.laneId);
+        // A workflow that did not succeed is not graded: the thread never runs the grader that was to follow it.
+        if (entry.graderTaskId !== undefined && !outcome.ok) this.#notGraded(entry.graderTaskId);
         entry.resolve(outcome);
       }
       if (this.pending.size === 0) this.#closeWhenIdle();
@@ -62,17 +73,26 @@ class Session {
     );
   }
 
-  add(entry: Waiting): void {
-    this.pending.set(entry.task.taskId, entry);
-    const lane = entry.task.lane;
-    if (lane) this.lanes.set(lane.id, (this.lanes.get(lane.id) ?? 0) + 1);
+  add({ task, resolve, reject, grader }: Waiting): void {
+    const laneId = task.lane?.id;
+    this.pending.set(task.taskId, { laneId, graderTaskId: task.grader?.taskId, resolve, reject });
+    if (grader && task.grader) this.pending.set(task.grader.taskId, { laneId: undefined, graderTaskId: undefined, ...grader });
+    if (laneId !== undefined) this.lanes.set(laneId, (this.lanes.get(laneId) ?? 0) + 1);
   }
 
-  #leaveLane({ lane }: WorkerTask): void {
-    if (!lane) return;
-    const due = this.lanes.get(lane.id)! - 1;
-    if (due === 0) this.lanes.delete(lane.id);
-    else this.lanes.set(lane.id, due);
+  #leaveLane(laneId: string | undefined): void {
+    if (laneId === undefined) return;
+    const due = this.lanes.get(laneId)! - 1;
+    if (due === 0) this.lanes.delete(laneId);
+    else this.lanes.set(laneId, due);
+  }
+
+  /** Settles the grader of a workflow that failed as never run: nobody reads it, as nothing is graded. */
+  #notGraded(taskId: number): void {
+    const grader = this.pending.get(taskId);
+    if (!grader) return;
+    this.pending.delete(taskId);
+    grader.resolve(cancelledOutcome('grader'));
   }
 
   send(batch: Waiting[]): void {
@@ -125,10 +145,13 @@ export class ThreadSessions {
     this.#sessions = Array.from({ length: threads }, () => undefined);
   }
 
-  /** Runs a task; one with a lane waits on its thread for a slot of the thread's share of the lane's limit. */
-  submit(task: WorkerTask): Promise<Outcome> {
+  /**
+   * Runs a task; one with a lane waits on its thread for a slot of the thread's share of the lane's limit. A
+   * workflow with a grader in place (`task.grader`) has `grader` settled with that grader's outcome.
+   */
+  submit(task: WorkerTask, grader?: Settle): Promise<Outcome> {
     return new Promise<Outcome>((resolve, reject) => {
-      this.#waiting.push({ task, resolve, reject });
+      this.#waiting.push({ task, resolve, reject, grader });
       if (this.#scheduled) return;
       this.#scheduled = true;
       setImmediate(() => this.#flush());
@@ -157,10 +180,6 @@ export class ThreadSessions {
    * due per slot (the fewest tasks due, for a task without a lane).
    */
   #place(task: WorkerTask): { session: Session; share: number } {
-    if (task.kind === 'grader' && task.lane) {
-      const keeper = this.#sessions.find((session) => session?.keptFor.delete(task.input.request.id));
-      if (keeper) return { session: keeper, share: shareOf(task.lane.limit, this.threads, keeper.index) };
-    }
     let best: { session: Session; share: number; load: number } | undefined;
     for (let index = 0; index < this.threads; index++) {
       const share = task.lane ? shareOf(task.lane.limit, this.threads, index) : Infinity;

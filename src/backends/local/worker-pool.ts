@@ -6,11 +6,14 @@ import type { LateFault } from '../../runtime/faults.ts';
 import type { Deadline } from '../../runtime/guard.ts';
 import { cancelledOutcome, type GraderPhaseOutcome, type WorkflowPhaseOutcome } from '../../runtime/phases.ts';
 import type { Phase } from '../../model/result.ts';
-import type { ControlMessage, ImplementationRef, WorkerSession, WorkerTask } from '../../runtime/protocol.ts';
+import type { ControlMessage, GraderInPlace, ImplementationRef, WorkerSession, WorkerTask } from '../../runtime/protocol.ts';
+import type { GraderPhaseInput } from '../../runtime/phase-inputs.ts';
+import type { RolloutSample } from '../../model/sample.ts';
 import { type ControlHub, processControlHub, threadControlHub } from './control-hub.ts';
 import { Slots } from '../slots.ts';
 import { CancelForwarder } from './cancel-forwarder.ts';
-import { ThreadSessions } from './thread-sessions.ts';
+import { type Settle, ThreadSessions } from './thread-sessions.ts';
+import { deadlineOf } from './limits.ts';
 import { cgroupOomKills, type DeathContext, type PoolWorkerHandle, watchWorker } from './worker-death.ts';
 
 /** How long past its deadline a task may stay unsettled before its thread is suspected of being blocked. */
@@ -47,8 +50,24 @@ export interface WorkerPoolOptions {
 
 type Outcome = WorkflowPhaseOutcome | GraderPhaseOutcome;
 type Attempt = { outcome: Outcome } | { lost: unknown; durationMs: number };
-/** One phase to run: what, with which implementation, resolved from which directory. */
-export type PoolTask = Pick<WorkerTask, 'kind' | 'input' | 'cwd' | 'lane' | 'gradedNext'> & { implementation: ImplementationRef };
+
+/**
+ * The grader of a workflow's rollout, for the pool to run on the workflow's thread as soon as it succeeds (threads
+ * only): no trip to the main thread and back between the two phases, which cost a no-op graded rollout as much
+ * as the rest of it.
+ */
+export interface GraderPlan {
+  implementation: ImplementationRef;
+  input: Omit<GraderPhaseInput, 'samples' | 'deadline'>;
+  /** The grader's budget, from its start. */
+  seconds: number | null | undefined;
+}
+
+/** One phase to run: what, with which implementation, resolved from which directory; a workflow's grader to follow it. */
+export type PoolTask = Pick<WorkerTask, 'kind' | 'input' | 'cwd' | 'lane'> & { implementation: ImplementationRef; grader?: GraderPlan | undefined };
+
+/** A workflow's outcome; `graded` settles with its grader's outcome when the grader ran in place (see {@link GraderPlan}). */
+export type GradedWorkflowOutcome = WorkflowPhaseOutcome & { graded?: Promise<GraderPhaseOutcome> };
 
 let poolCount = 0;
 
@@ -80,8 +99,11 @@ export class WorkerPool {
   /** Bounds the rollouts re-run alone at once to the number of isolation workers. */
   readonly #isolationSlots: Slots;
   #blockedCheck: Promise<void> | undefined;
-  /** Sends a task to a pooled worker; resolves with its outcome, rejects if the worker is lost. */
-  readonly #send: (task: WorkerTask) => Promise<Outcome>;
+  /**
+   * Sends a task to a pooled worker; resolves with its outcome, rejects if the worker is lost. On threads, `grader`
+   * hears the outcome of the grader the task carries (see {@link GraderPlan}).
+   */
+  readonly #send: (task: WorkerTask, grader?: Settle) => Promise<Outcome>;
   /** The threads' sessions (threads only): forgotten when the threads end. */
   readonly #sessions: ThreadSessions | undefined;
   #closed = false;
@@ -99,7 +121,7 @@ export class WorkerPool {
         options.threads,
       );
       this.#sessions = sessions;
-      this.#send = (task) => sessions.submit(task);
+      this.#send = (task, grader) => sessions.submit(task, grader);
     } else {
       this.#send = (task) => this.#openPool().then((pool) => this.#afterStarting(pool, pool.run(task) as Promise<Outcome>));
     }
@@ -147,8 +169,11 @@ export class WorkerPool {
     for (let i = 0; i < this.#options.threads; i++) this.#afterStarting(pool, pool.run(files, { name: 'preload' })).catch(() => undefined);
   }
 
-  /** Runs one phase; resolves with its outcome, also when the thread under it was lost or it was cancelled. */
-  run<T extends PoolTask>(task: T, signal?: AbortSignal): Promise<T['kind'] extends 'workflow' ? WorkflowPhaseOutcome : GraderPhaseOutcome> {
+  /**
+   * Runs one phase; resolves with its outcome, also when the thread under it was lost or it was cancelled. A
+   * workflow with a `grader` on threads is graded on its thread right after it, when it succeeds: see `graded`.
+   */
+  run<T extends PoolTask>(task: T, signal?: AbortSignal): Promise<T['kind'] extends 'workflow' ? GradedWorkflowOutcome : GraderPhaseOutcome> {
     return this.#run(task, signal) as Promise<any>;
   }
 
@@ -287,9 +312,29 @@ export class WorkerPool {
 
   /** Runs a task among others on a pooled worker; when that worker is lost, runs it again alone. */
   async #run(body: PoolTask, signal?: AbortSignal): Promise<Outcome> {
-    const budgetMs = body.input.deadline ? body.input.deadline.atEpochMs - Date.now() : undefined;
-    const pooled = await this.#attempt(body, signal, this.#send);
-    if ('outcome' in pooled) return pooled.outcome;
+    const budgetMs = budgetOf(body);
+    const inPlace = this.#sessions && body.grader ? { taskId: this.#nextTaskId++, ...settlement<Outcome>() } : undefined;
+    const pooled = await this.#attempt(body, signal, (task) => this.#send(task, inPlace), inPlace?.taskId);
+    if (!('outcome' in pooled)) return this.#alone(body, signal, budgetMs);
+    if (inPlace && pooled.outcome.ok) {
+      const graded = this.#gradedInPlace(body, inPlace.taskId, inPlace.settled, pooled.outcome.samples, signal);
+      (pooled.outcome as GradedWorkflowOutcome).graded = graded as Promise<GraderPhaseOutcome>;
+    }
+    return pooled.outcome;
+  }
+
+  /** The grader that ran on the thread of its workflow (`due`, under `taskId`); lost with its thread, it runs again alone. */
+  async #gradedInPlace(workflow: PoolTask, taskId: number, due: Promise<Outcome>, samples: RolloutSample[], signal: AbortSignal | undefined): Promise<Outcome> {
+    const { implementation, input, seconds } = workflow.grader!;
+    const deadline = deadlineOf(Date.now(), seconds, 'grader');
+    const body: PoolTask = { kind: 'grader', input: { ...input, samples, deadline }, cwd: workflow.cwd, implementation, lane: workflow.lane };
+    const budgetMs = budgetOf(body);
+    const pooled = await this.#awaitOutcome(taskId, body, signal, () => due);
+    return 'outcome' in pooled ? pooled.outcome : this.#alone(body, signal, budgetMs);
+  }
+
+  /** A task whose pooled worker was lost, run again alone in a worker of the isolation pool. */
+  async #alone(body: PoolTask, signal: AbortSignal | undefined, budgetMs: number | undefined): Promise<Outcome> {
     try {
       await this.#isolationSlots.acquire(signal);
     } catch {
@@ -298,7 +343,7 @@ export class WorkerPool {
     try {
       if (signal?.aborted || this.#closed) return cancelledOutcome(body.kind);
       const deadline = body.input.deadline && aloneDeadline(body.input.deadline, budgetMs!);
-      const alone = { ...body, lane: undefined, gradedNext: undefined, input: { ...body.input, deadline } } as PoolTask;
+      const alone = { ...body, lane: undefined, grader: undefined, input: { ...body.input, deadline } } as PoolTask;
       let isolated = await this.#attempt(alone, signal, (task) => this.#runIsolated(task));
       // A worker still loading its modules can miss a ping sent for another rollout's deadline: terminated as
       // blocked before this rollout's own deadline, it blocked nothing, and the rollout runs once more.
@@ -312,20 +357,29 @@ export class WorkerPool {
     }
   }
 
-  /** One attempt at a task: its outcome (a cancel included), or the error its worker was lost with. */
-  async #attempt(body: PoolTask, signal: AbortSignal | undefined, send: (task: WorkerTask) => Promise<Outcome>): Promise<Attempt> {
+  /**
+   * One attempt at a task: its outcome (a cancel included), or the error its worker was lost with. With
+   * `graderTaskId`, the task carries its grader (see {@link GraderPlan}), whose outcome comes under that id.
+   */
+  #attempt(body: PoolTask, signal: AbortSignal | undefined, send: (task: WorkerTask) => Promise<Outcome>, graderTaskId?: number): Promise<Attempt> {
     this.#start();
     const taskId = this.#nextTaskId++;
     // Fields named, not spread: the tasks V8's spread clone makes cost the main thread ~10 µs more per rollout to
     // build and post (bench/main-thread-cpu.mjs), a quarter of its work on a no-op rollout.
-    const { kind, input, cwd, implementation, lane, gradedNext } = body;
-    const task = { taskId, kind, input, cwd, implementation, controlChannel: this.#channelName, lane, gradedNext } as WorkerTask;
+    const { kind, input, cwd, implementation, lane } = body;
+    const grader = graderTaskId === undefined ? undefined : graderInPlace(graderTaskId, body.grader!);
+    const task = { taskId, kind, input, cwd, implementation, controlChannel: this.#channelName, lane, grader } as WorkerTask;
+    return this.#awaitOutcome(taskId, body, signal, () => send(task));
+  }
+
+  /** Waits for a task's outcome while its cancels are forwarded and its deadline watched for a blocked thread. */
+  async #awaitOutcome(taskId: number, body: PoolTask, signal: AbortSignal | undefined, outcome: () => Promise<Outcome>): Promise<Attempt> {
     const deadline = body.input.deadline;
     const started = performance.now();
     const stopCancelling = this.#cancels.watch(taskId, signal);
     const stopWatching = deadline ? this.#watchDeadline(deadline.atEpochMs) : () => undefined;
     try {
-      return { outcome: await send(task) };
+      return { outcome: await outcome() };
     } catch (error) {
       const durationMs = performance.now() - started;
       return signal?.aborted || !this.#pool ? { outcome: cancelledOutcome(body.kind, durationMs) } : { lost: error, durationMs };
@@ -435,6 +489,29 @@ function patchRemoveListener(worker: PoolWorkerHandle): void {
 function aloneDeadline(deadline: Deadline, budgetMs: number): Deadline {
   const whole = deadline.queuedSinceEpochMs === undefined ? budgetMs : deadline.atEpochMs - deadline.queuedSinceEpochMs;
   return { ...deadline, atEpochMs: Date.now() + whole, queuedSinceEpochMs: undefined, budgetFromStartMs: whole };
+}
+
+function budgetOf(task: PoolTask): number | undefined {
+  return task.input.deadline ? task.input.deadline.atEpochMs - Date.now() : undefined;
+}
+
+/** The grader a workflow's thread runs right after it: its budget starts when it does (see `Deadline.budgetFromStartMs`). */
+function graderInPlace(taskId: number, { implementation, input, seconds }: GraderPlan): GraderInPlace {
+  const deadline = deadlineOf(0, seconds, 'grader');
+  return { taskId, implementation, input: { ...input, deadline: deadline && { ...deadline, budgetFromStartMs: deadline.atEpochMs } } };
+}
+
+/** A promise and what settles it. */
+function settlement<T>(): { settled: Promise<T>; resolve(value: T): void; reject(error: unknown): void } {
+  let resolve!: (value: T) => void;
+  let reject!: (error: unknown) => void;
+  const settled = new Promise<T>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  // Rejected when the thread is lost: read only if the workflow succeeded first, so never left unhandled.
+  settled.catch(() => undefined);
+  return { settled, resolve, reject };
 }
 
 function pastDeadline(task: PoolTask): boolean {

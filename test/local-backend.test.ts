@@ -318,6 +318,25 @@ describe("grading on the workflow's thread", () => {
     expect(beside.grader.map((r) => r.rewards)).toEqual([{ reward: 1 }]);
   });
 
+  it("counts a grader in its workflow's slot: the next rollout goes to a thread with a free slot, not behind it", async () => {
+    const b = backend({ workflow: ref('EchoWorkflow'), grader: ref('ConfigurableGrader'), workflowConfig: { concurrency: { maxConcurrent: 2 } }, threads: 2 });
+    await Promise.all([runOne(b, request('warm-1', { label: 'x' })), runOne(b, request('warm-2', { label: 'x' }))]);
+    let next: Promise<Awaited<ReturnType<typeof runOne>>> | undefined;
+    // Sent once the first rollout's grader holds its thread's one slot: the other thread's slot is free.
+    const grading = b.execute(request('grading', { label: 'x', metadata: { grade: 'wait', waitMs: 3_000 } }), () => void setTimeout(() => (next = runOne(b, request('next', { label: 'x' }))), 200), () => undefined);
+    await waitUntil(() => next !== undefined, 10_000, 'the next rollout sent');
+    const { workflow } = await next!;
+    expect(workflow[0]!.status).toBe('success');
+    expect(workflow[0]!.timings.queuedMs).toBeLessThan(1_500);
+    await grading;
+  });
+
+  it("gives the grader the request as it came, whatever the workflow changed in its own", async () => {
+    const b = backend({ workflow: ref('FaultyWorkflow'), grader: ref('ConfigurableGrader'), threads: 1 });
+    const { grader } = await runOne(b, request('mutates', { label: 'x', metadata: { fault: 'mutate', grade: 'untouched' } }));
+    expect(grader.map((r) => r.rewards)).toEqual([{ reward: 1 }]);
+  });
+
   it('grades no workflow that failed, and cancels a grader running in place with its rollout', async () => {
     const b = backend({ workflow: ref('FaultyWorkflow'), grader: ref('ConfigurableGrader'), threads: 1 });
     const failed = await runOne(b, request('fails', { label: 'x', metadata: { fault: 'type' } }));

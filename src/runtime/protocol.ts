@@ -24,8 +24,7 @@ interface TaskBase {
   /**
    * A workflow's grader, run on the same thread as soon as the workflow succeeds, in the slot the workflow held:
    * no trip to the main thread and back between the two phases (threads only: see `WorkerPool`). Its outcome
-   * comes back as its own task's, under `taskId`. The deadline's budget starts with the grader
-   * (`budgetFromStartMs`); the samples are the workflow's.
+   * comes back as its own task's, under `taskId`; its samples are the workflow's.
    */
   grader?: GraderInPlace | undefined;
 }
@@ -34,7 +33,9 @@ interface TaskBase {
 export interface GraderInPlace {
   taskId: number;
   implementation: ImplementationRef;
-  input: Omit<GraderPhaseInput, 'samples'>;
+  input: Omit<GraderPhaseInput, 'samples' | 'deadline'>;
+  /** The grader's budget, counted from when the thread starts it, and what it says when it runs out. */
+  budget: { ms: number; message: string } | null;
 }
 
 /**

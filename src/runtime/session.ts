@@ -1,6 +1,6 @@
 import type { MessagePort } from 'node:worker_threads';
 import type { CancelSignal } from './guard.ts';
-import type { GraderPhaseOutcome, WorkflowPhaseOutcome } from './phases.ts';
+import { cancelledOutcome, type GraderPhaseOutcome, type WorkflowPhaseOutcome } from './phases.ts';
 import type { RolloutSample } from '../model/sample.ts';
 import type { GraderInPlace, Lane, SessionOutcomes, SessionRequest, TaskOutcome, WorkerTask } from './protocol.ts';
 
@@ -15,6 +15,7 @@ export interface TaskRunner {
 interface Waiting {
   task: WorkerTask;
   arrivedAt: number;
+  cancel: CancelSignal;
 }
 
 /** A backend's tasks on this thread: how many run, and those waiting for one of its `limit` slots. */
@@ -74,38 +75,56 @@ export function serveSession(port: MessagePort, runner: TaskRunner): Promise<voi
     }
   };
 
-  /** Runs a task; `holding` when it already holds a slot of its lane (its workflow's, for a grader in place). */
-  const start = (task: WorkerTask, lane: LaneState | undefined, waitedMs: number, holding = false) => {
+  /**
+   * Runs a task; `holding` when it already holds a slot of its lane (its workflow's, for a grader in place).
+   * `cancel`: the task's, as accepted.
+   */
+  const start = (task: WorkerTask, lane: LaneState | undefined, waitedMs: number, cancel: CancelSignal, holding = false) => {
     if (lane && !holding) lane.running++;
     void runner.run(waitedMs > 0 ? rebaseGrader(task, waitedMs) : task).then((outcome) => {
       settle(task.taskId, waitedMs > 0 ? { ...outcome, waitedMs } : outcome);
-      // Graded here, in the workflow's slot, once the workflow's outcome has left (its flush is an earlier
-      // immediate): a grader that keeps the thread busy must not hold that outcome back, nor hide from the main
-      // thread's watch for a blocked thread, which starts with it.
-      if (task.grader && outcome.ok) {
-        const grader = graderOf(task, task.grader, outcome.samples);
-        runner.accept(grader);
-        setImmediate(() => start(grader, lane, 0, true));
-        return;
-      }
-      if (!lane) return;
-      lane.running--;
-      // When a run is cancelled, its tasks' cancels arrive in one message (see the pool's CancelForwarder): the
-      // waiting ones have left the lane before this reaction runs, so none of them starts user code.
-      const next = lane.next();
-      if (next) start(next.task, lane, Date.now() - next.arrivedAt);
-      else if (lane.idle) lanes.delete(task.lane!.id);
+      if (task.grader && outcome.ok) return gradeInPlace(task, task.grader, outcome.samples, lane, cancel);
+      release(task, lane);
     });
   };
 
+  /**
+   * Grades a workflow that succeeded here, in its slot, once its outcome has left (its flush is an earlier
+   * immediate): a grader that keeps the thread busy must not hold that outcome back, nor hide from the main
+   * thread's watch for a blocked thread, which starts with it. A rollout cancelled meanwhile is not graded.
+   */
+  const gradeInPlace = (workflow: WorkerTask, inPlace: GraderInPlace, samples: RolloutSample[], lane: LaneState | undefined, cancel: CancelSignal) => {
+    setImmediate(() => {
+      if (cancel.aborted) {
+        settle(inPlace.taskId, cancelledOutcome('grader'));
+        return release(workflow, lane);
+      }
+      const grader = graderOf(workflow, inPlace, samples);
+      start(grader, lane, 0, runner.accept(grader), true);
+    });
+  };
+
+  /** Gives a finished task's slot to the next task waiting for one on its lane. */
+  const release = (task: WorkerTask, lane: LaneState | undefined) => {
+    if (!lane) return;
+    lane.running--;
+    // When a run is cancelled, its tasks' cancels arrive in one message (see the pool's CancelForwarder): the
+    // waiting ones have left the lane before this reaction runs, so none of them starts user code.
+    const next = lane.next();
+    if (next) start(next.task, lane, Date.now() - next.arrivedAt, next.cancel);
+    else if (lane.idle) lanes.delete(task.lane!.id);
+  };
+
   const arrive = (task: WorkerTask) => {
-    const signal = runner.accept(task);
+    const cancel = runner.accept(task);
+    // The grader's own request: what the workflow changes in its request, the grader never sees (as on forks).
+    if (task.grader) task.grader.input.request = structuredClone(task.grader.input.request);
     const lane = task.lane && laneState(lanes, task.lane);
-    if (!lane || lane.running < lane.limit) return start(task, lane, 0);
-    const waiting = { task, arrivedAt: Date.now() };
+    if (!lane || lane.running < lane.limit) return start(task, lane, 0, cancel);
+    const waiting = { task, arrivedAt: Date.now(), cancel };
     (task.kind === 'grader' ? lane.graders : lane.workflows).push(waiting);
     // Cancelled while waiting: it runs at once outside the lane, and settles as cancelled without calling user code.
-    signal.addEventListener('abort', () => lane.remove(waiting) && start(task, undefined, 0), { once: true });
+    cancel.addEventListener('abort', () => lane.remove(waiting) && start(task, undefined, 0, cancel), { once: true });
   };
 
   return new Promise((resolve) => {
@@ -128,10 +147,12 @@ function laneState(lanes: Map<string, LaneState>, { id, limit }: Lane): LaneStat
   return lane;
 }
 
-/** The grader task of a workflow that succeeded, to run on this thread (see `WorkerTask.grader`). */
-function graderOf(workflow: WorkerTask, { taskId, implementation, input }: GraderInPlace, samples: RolloutSample[]): WorkerTask {
+/** The grader task of a workflow that succeeded, to run on this thread now (see `WorkerTask.grader`). */
+function graderOf(workflow: WorkerTask, { taskId, implementation, input, budget }: GraderInPlace, samples: RolloutSample[]): WorkerTask {
   const { cwd, controlChannel, lane } = workflow;
-  return { taskId, kind: 'grader', cwd, implementation, controlChannel, lane, input: { request: input.request, config: input.config, artifactsDir: input.artifactsDir, deadline: input.deadline, samples } };
+  // Counted from now, as the main thread counts it from the workflow's outcome, which left just before.
+  const deadline = budget && { atEpochMs: Date.now() + budget.ms, message: budget.message };
+  return { taskId, kind: 'grader', cwd, implementation, controlChannel, lane, input: { request: input.request, config: input.config, artifactsDir: input.artifactsDir, deadline, samples } };
 }
 
 /**

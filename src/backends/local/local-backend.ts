@@ -254,7 +254,7 @@ export class LocalBackend<TW = AgentWorkflowConfig, TG = GraderConfig> implement
     // Awaited only when a callback returned a promise: most return none, and `await undefined` costs a turn.
     const delivered = deliver(onWorkflowComplete, workflowResult, 'onWorkflowComplete');
     if (delivered) await delivered;
-    const graded = onGraderComplete && this.#gradeOrExplain(request, workflowResult, onGraderComplete, signal, workflowOutcome.ok ? workflowOutcome.graded : undefined);
+    const graded = onGraderComplete && this.#gradeOrExplain(request, workflowResult, onGraderComplete, signal, workflowOutcome.ok ? workflowOutcome.gradeInPlace : undefined);
     if (graded) await graded;
   }
 

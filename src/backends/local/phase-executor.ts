@@ -12,9 +12,9 @@ export interface GradeAfter {
 export interface PhaseExecutor {
   /**
    * `gradeAfter`: the rollout is graded if this succeeds. An executor that can run the grader right where the
-   * workflow ran does, and the outcome's `graded` settles with the grader's; else `grader` is called for it.
+   * workflow ran does, and the outcome's `gradeInPlace` settles with the grader's; else `grader` is called for it.
    */
-  workflow(input: WorkflowPhaseInput, signal?: AbortSignal, gradeAfter?: GradeAfter): Promise<WorkflowPhaseOutcome & { graded?: Promise<GraderPhaseOutcome> }>;
+  workflow(input: WorkflowPhaseInput, signal?: AbortSignal, gradeAfter?: GradeAfter): Promise<WorkflowPhaseOutcome & { gradeInPlace?: Promise<GraderPhaseOutcome> }>;
   grader(input: GraderPhaseInput, signal?: AbortSignal): Promise<GraderPhaseOutcome>;
   close(): Promise<void>;
   /** Set when the executor's worker threads hold rollouts back to the backend's limit, so more may be handed out. */

@@ -24,8 +24,11 @@ export class PoolExecutor implements PhaseExecutor {
 
   workflow(input: WorkflowPhaseInput, signal?: AbortSignal, gradeAfter?: GradeAfter) {
     const { workflow, grader, cwd, pool, lane } = this.options;
-    const graderPlan = gradeAfter && grader !== undefined ? { implementation: grader, input: { request: input.request, config: gradeAfter.config, artifactsDir: input.artifactsDir }, seconds: gradeAfter.seconds } : undefined;
-    return pool.run({ kind: 'workflow', input, cwd, implementation: workflow, lane, grader: graderPlan }, signal);
+    const graderPlan =
+      gradeAfter && grader !== undefined && pool.gradesInPlace
+        ? { implementation: grader, input: { request: input.request, config: gradeAfter.config, artifactsDir: input.artifactsDir }, seconds: gradeAfter.seconds }
+        : undefined;
+    return pool.run({ kind: 'workflow', input, cwd, implementation: workflow, lane, graderPlan }, signal);
   }
 
   grader(input: GraderPhaseInput, signal?: AbortSignal) {

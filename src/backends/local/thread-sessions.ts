@@ -11,14 +11,15 @@ export interface Settle {
   reject(error: unknown): void;
 }
 
-/** A task submitted, and its grader's settle when the thread runs that grader right after it (`task.grader`). */
+/** A task submitted, and what settles its grader's outcome when the thread runs that grader right after it (`task.grader`). */
 interface Waiting extends Settle {
   task: WorkerTask;
-  grader: Settle | undefined;
+  graderSettle: Settle | undefined;
 }
 
 /** A task sent whose outcome is due: the lane it counts in, and its grader in place, if any. */
 interface Due extends Settle {
+  /** A grader in place counts in its workflow's lane once the workflow succeeded: it holds the workflow's slot. */
   laneId: string | undefined;
   graderTaskId: number | undefined;
 }
@@ -39,7 +40,10 @@ const SESSION_IDLE_MS = 200;
 class Session {
   /** By task id; an {@link IdTable}, not a map, that fills and empties with every batch. */
   readonly pending = new IdTable<Due>();
-  /** Tasks due per lane, to spread a backend's tasks by each thread's share of its limit. */
+  /**
+   * Tasks due per lane, to spread a backend's tasks by each thread's share of its limit; a grader in place counts
+   * as its workflow did, in the slot it holds.
+   */
   readonly lanes = new Map<string, number>();
   /** Settles once the session's pool task did: closed, or its thread lost. */
   readonly ended: Promise<void>;
@@ -58,9 +62,11 @@ class Session {
         const entry = this.pending.get(taskId);
         if (!entry) continue;
         this.pending.delete(taskId);
-        this.#leaveLane(entry.laneId);
+        const grader = entry.graderTaskId === undefined ? undefined : this.pending.get(entry.graderTaskId);
+        if (grader && outcome.ok) grader.laneId = entry.laneId;
+        else this.#leaveLane(entry.laneId);
         // A workflow that did not succeed is not graded: the thread never runs the grader that was to follow it.
-        if (entry.graderTaskId !== undefined && !outcome.ok) this.#notGraded(entry.graderTaskId);
+        if (grader && !outcome.ok) this.#notGraded(entry.graderTaskId!, grader);
         entry.resolve(outcome);
       }
       if (this.pending.size === 0) this.#closeWhenIdle();
@@ -73,10 +79,10 @@ class Session {
     );
   }
 
-  add({ task, resolve, reject, grader }: Waiting): void {
+  add({ task, resolve, reject, graderSettle }: Waiting): void {
     const laneId = task.lane?.id;
     this.pending.set(task.taskId, { laneId, graderTaskId: task.grader?.taskId, resolve, reject });
-    if (grader && task.grader) this.pending.set(task.grader.taskId, { laneId: undefined, graderTaskId: undefined, ...grader });
+    if (graderSettle && task.grader) this.pending.set(task.grader.taskId, { laneId: undefined, graderTaskId: undefined, ...graderSettle });
     if (laneId !== undefined) this.lanes.set(laneId, (this.lanes.get(laneId) ?? 0) + 1);
   }
 
@@ -88,9 +94,7 @@ class Session {
   }
 
   /** Settles the grader of a workflow that failed as never run: nobody reads it, as nothing is graded. */
-  #notGraded(taskId: number): void {
-    const grader = this.pending.get(taskId);
-    if (!grader) return;
+  #notGraded(taskId: number, grader: Due): void {
     this.pending.delete(taskId);
     grader.resolve(cancelledOutcome('grader'));
   }
@@ -147,11 +151,11 @@ export class ThreadSessions {
 
   /**
    * Runs a task; one with a lane waits on its thread for a slot of the thread's share of the lane's limit. A
-   * workflow with a grader in place (`task.grader`) has `grader` settled with that grader's outcome.
+   * workflow with a grader in place (`task.grader`) has `graderSettle` settled with that grader's outcome.
    */
-  submit(task: WorkerTask, grader?: Settle): Promise<Outcome> {
+  submit(task: WorkerTask, graderSettle?: Settle): Promise<Outcome> {
     return new Promise<Outcome>((resolve, reject) => {
-      this.#waiting.push({ task, resolve, reject, grader });
+      this.#waiting.push({ task, resolve, reject, graderSettle });
       if (this.#scheduled) return;
       this.#scheduled = true;
       setImmediate(() => this.#flush());

@@ -64,10 +64,10 @@ export interface GraderPlan {
 }
 
 /** One phase to run: what, with which implementation, resolved from which directory; a workflow's grader to follow it. */
-export type PoolTask = Pick<WorkerTask, 'kind' | 'input' | 'cwd' | 'lane'> & { implementation: ImplementationRef; grader?: GraderPlan | undefined };
+export type PoolTask = Pick<WorkerTask, 'kind' | 'input' | 'cwd' | 'lane'> & { implementation: ImplementationRef; graderPlan?: GraderPlan | undefined };
 
-/** A workflow's outcome; `graded` settles with its grader's outcome when the grader ran in place (see {@link GraderPlan}). */
-export type GradedWorkflowOutcome = WorkflowPhaseOutcome & { graded?: Promise<GraderPhaseOutcome> };
+/** A workflow's outcome; `gradeInPlace` settles with its grader's outcome when the grader ran in place (see {@link GraderPlan}). */
+export type GradedWorkflowOutcome = WorkflowPhaseOutcome & { gradeInPlace?: Promise<GraderPhaseOutcome> };
 
 let poolCount = 0;
 
@@ -100,10 +100,10 @@ export class WorkerPool {
   readonly #isolationSlots: Slots;
   #blockedCheck: Promise<void> | undefined;
   /**
-   * Sends a task to a pooled worker; resolves with its outcome, rejects if the worker is lost. On threads, `grader`
-   * hears the outcome of the grader the task carries (see {@link GraderPlan}).
+   * Sends a task to a pooled worker; resolves with its outcome, rejects if the worker is lost. On threads,
+   * `graderSettle` hears the outcome of the grader the task carries (see {@link GraderPlan}).
    */
-  readonly #send: (task: WorkerTask, grader?: Settle) => Promise<Outcome>;
+  readonly #send: (task: WorkerTask, graderSettle?: Settle) => Promise<Outcome>;
   /** The threads' sessions (threads only): forgotten when the threads end. */
   readonly #sessions: ThreadSessions | undefined;
   #closed = false;
@@ -121,7 +121,7 @@ export class WorkerPool {
         options.threads,
       );
       this.#sessions = sessions;
-      this.#send = (task, grader) => sessions.submit(task, grader);
+      this.#send = (task, graderSettle) => sessions.submit(task, graderSettle);
     } else {
       this.#send = (task) => this.#openPool().then((pool) => this.#afterStarting(pool, pool.run(task) as Promise<Outcome>));
     }
@@ -138,6 +138,11 @@ export class WorkerPool {
    * tasks out ahead of its free slots; forks run each task as soon as it arrives.
    */
   get holdsBackLanes(): boolean {
+    return this.kind === 'threads';
+  }
+
+  /** Whether a workflow's grader can run on its thread right after it (see {@link GraderPlan}): threads only. */
+  get gradesInPlace(): boolean {
     return this.kind === 'threads';
   }
 
@@ -171,7 +176,8 @@ export class WorkerPool {
 
   /**
    * Runs one phase; resolves with its outcome, also when the thread under it was lost or it was cancelled. A
-   * workflow with a `grader` on threads is graded on its thread right after it, when it succeeds: see `graded`.
+   * workflow with a `graderPlan` on threads is graded on its thread right after it, when it succeeds: see
+   * `gradeInPlace`.
    */
   run<T extends PoolTask>(task: T, signal?: AbortSignal): Promise<T['kind'] extends 'workflow' ? GradedWorkflowOutcome : GraderPhaseOutcome> {
     return this.#run(task, signal) as Promise<any>;
@@ -313,19 +319,19 @@ export class WorkerPool {
   /** Runs a task among others on a pooled worker; when that worker is lost, runs it again alone. */
   async #run(body: PoolTask, signal?: AbortSignal): Promise<Outcome> {
     const budgetMs = budgetOf(body);
-    const inPlace = this.#sessions && body.grader ? { taskId: this.#nextTaskId++, ...settlement<Outcome>() } : undefined;
+    const inPlace = this.#sessions && body.graderPlan ? { taskId: this.#nextTaskId++, ...settlement<Outcome>() } : undefined;
     const pooled = await this.#attempt(body, signal, (task) => this.#send(task, inPlace), inPlace?.taskId);
     if (!('outcome' in pooled)) return this.#alone(body, signal, budgetMs);
     if (inPlace && pooled.outcome.ok) {
       const graded = this.#gradedInPlace(body, inPlace.taskId, inPlace.settled, pooled.outcome.samples, signal);
-      (pooled.outcome as GradedWorkflowOutcome).graded = graded as Promise<GraderPhaseOutcome>;
+      (pooled.outcome as GradedWorkflowOutcome).gradeInPlace = graded as Promise<GraderPhaseOutcome>;
     }
     return pooled.outcome;
   }
 
   /** The grader that ran on the thread of its workflow (`due`, under `taskId`); lost with its thread, it runs again alone. */
   async #gradedInPlace(workflow: PoolTask, taskId: number, due: Promise<Outcome>, samples: RolloutSample[], signal: AbortSignal | undefined): Promise<Outcome> {
-    const { implementation, input, seconds } = workflow.grader!;
+    const { implementation, input, seconds } = workflow.graderPlan!;
     const deadline = deadlineOf(Date.now(), seconds, 'grader');
     const body: PoolTask = { kind: 'grader', input: { ...input, samples, deadline }, cwd: workflow.cwd, implementation, lane: workflow.lane };
     const budgetMs = budgetOf(body);
@@ -343,7 +349,7 @@ export class WorkerPool {
     try {
       if (signal?.aborted || this.#closed) return cancelledOutcome(body.kind);
       const deadline = body.input.deadline && aloneDeadline(body.input.deadline, budgetMs!);
-      const alone = { ...body, lane: undefined, grader: undefined, input: { ...body.input, deadline } } as PoolTask;
+      const alone = { ...body, lane: undefined, graderPlan: undefined, input: { ...body.input, deadline } } as PoolTask;
       let isolated = await this.#attempt(alone, signal, (task) => this.#runIsolated(task));
       // A worker still loading its modules can miss a ping sent for another rollout's deadline: terminated as
       // blocked before this rollout's own deadline, it blocked nothing, and the rollout runs once more.
@@ -367,7 +373,7 @@ export class WorkerPool {
     // Fields named, not spread: the tasks V8's spread clone makes cost the main thread ~10 µs more per rollout to
     // build and post (bench/main-thread-cpu.mjs), a quarter of its work on a no-op rollout.
     const { kind, input, cwd, implementation, lane } = body;
-    const grader = graderTaskId === undefined ? undefined : graderInPlace(graderTaskId, body.grader!);
+    const grader = graderTaskId === undefined ? undefined : graderInPlace(graderTaskId, body.graderPlan!);
     const task = { taskId, kind, input, cwd, implementation, controlChannel: this.#channelName, lane, grader } as WorkerTask;
     return this.#awaitOutcome(taskId, body, signal, () => send(task));
   }
@@ -495,10 +501,11 @@ function budgetOf(task: PoolTask): number | undefined {
   return task.input.deadline ? task.input.deadline.atEpochMs - Date.now() : undefined;
 }
 
-/** The grader a workflow's thread runs right after it: its budget starts when it does (see `Deadline.budgetFromStartMs`). */
+/** The grader a workflow's thread runs right after it: its budget starts when it does. */
 function graderInPlace(taskId: number, { implementation, input, seconds }: GraderPlan): GraderInPlace {
+  // Counted from time 0, the deadline's time is the budget.
   const deadline = deadlineOf(0, seconds, 'grader');
-  return { taskId, implementation, input: { ...input, deadline: deadline && { ...deadline, budgetFromStartMs: deadline.atEpochMs } } };
+  return { taskId, implementation, input, budget: deadline && { ms: deadline.atEpochMs, message: deadline.message } };
 }
 
 /** A promise and what settles it. */

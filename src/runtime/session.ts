@@ -88,20 +88,32 @@ export function serveSession(port: MessagePort, runner: TaskRunner): Promise<voi
     });
   };
 
-  /**
-   * Grades a workflow that succeeded here, in its slot, once its outcome has left (its flush is an earlier
-   * immediate): a grader that keeps the thread busy must not hold that outcome back, nor hide from the main
-   * thread's watch for a blocked thread, which starts with it. A rollout cancelled meanwhile is not graded.
-   */
-  const gradeInPlace = (workflow: WorkerTask, inPlace: GraderInPlace, samples: RolloutSample[], lane: LaneState | undefined, cancel: CancelSignal) => {
-    setImmediate(() => {
+  /** Graders of workflows that succeeded this turn, started together at its end (see {@link gradeInPlace}). */
+  let gradersDue: Array<{ workflow: WorkerTask; inPlace: GraderInPlace; samples: RolloutSample[]; lane: LaneState | undefined; cancel: CancelSignal }> = [];
+  const startGraders = () => {
+    // The workflows' outcomes leave first: a grader that keeps the thread busy must not hold them back, nor hide
+    // from the main thread's watch for a blocked thread, which starts with each outcome.
+    flush();
+    const due = gradersDue;
+    gradersDue = [];
+    for (const { workflow, inPlace, samples, lane, cancel } of due) {
       if (cancel.aborted) {
         settle(inPlace.taskId, cancelledOutcome('grader'));
-        return release(workflow, lane);
+        release(workflow, lane);
+        continue;
       }
       const grader = graderOf(workflow, inPlace, samples);
       start(grader, lane, 0, runner.accept(grader), true);
-    });
+    }
+  };
+
+  /**
+   * Grades a workflow that succeeded here, in its slot, once its outcome has left: at the end of this turn, with
+   * the others of the turn (one immediate, not one each). A rollout cancelled meanwhile is not graded.
+   */
+  const gradeInPlace = (workflow: WorkerTask, inPlace: GraderInPlace, samples: RolloutSample[], lane: LaneState | undefined, cancel: CancelSignal) => {
+    if (gradersDue.length === 0) setImmediate(startGraders);
+    gradersDue.push({ workflow, inPlace, samples, lane, cancel });
   };
 
   /** Gives a finished task's slot to the next task waiting for one on its lane. */

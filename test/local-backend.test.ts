@@ -331,8 +331,10 @@ describe("grading on the workflow's thread", () => {
     await grading;
   });
 
-  it("gives the grader the request as it came, whatever the workflow changed in its own", async () => {
-    const b = backend({ workflow: ref('FaultyWorkflow'), grader: ref('ConfigurableGrader'), threads: 1 });
+  it('gives the grader the request and config as they came, whatever the workflow changed in its own', async () => {
+    // One object for both configs: the workflow's changes to it must not reach the grader either.
+    const shared = { concurrency: { maxConcurrent: 2 } };
+    const b = backend({ workflow: ref('FaultyWorkflow'), grader: ref('ConfigurableGrader'), workflowConfig: shared, graderConfig: shared, threads: 1 });
     const { grader } = await runOne(b, request('mutates', { label: 'x', metadata: { fault: 'mutate', grade: 'untouched' } }));
     expect(grader.map((r) => r.rewards)).toEqual([{ reward: 1 }]);
   });

@@ -1,6 +1,7 @@
 import type { MessagePort } from 'node:worker_threads';
 import type { CancelSignal } from './guard.ts';
-import { cancelledOutcome, type GraderPhaseOutcome, type WorkflowPhaseOutcome } from './phases.ts';
+import type { TaskCancel } from './task-cancel.ts';
+import type { GraderPhaseOutcome, WorkflowPhaseOutcome } from './phases.ts';
 import type { RolloutSample } from '../model/sample.ts';
 import type { GraderInPlace, Lane, SessionOutcomes, SessionRequest, TaskOutcome, WorkerTask } from './protocol.ts';
 
@@ -8,7 +9,7 @@ type Outcome = WorkflowPhaseOutcome | GraderPhaseOutcome;
 
 /** How a session's thread runs tasks: `accept` when a task arrives (it can be cancelled from then on), `run` when it starts. */
 export interface TaskRunner {
-  accept(task: WorkerTask): CancelSignal;
+  accept(task: WorkerTask): TaskCancel;
   run(task: WorkerTask): Promise<Outcome>;
 }
 
@@ -89,31 +90,29 @@ export function serveSession(port: MessagePort, runner: TaskRunner): Promise<voi
   };
 
   /** Graders of workflows that succeeded this turn, started together at its end (see {@link gradeInPlace}). */
-  let gradersDue: Array<{ workflow: WorkerTask; inPlace: GraderInPlace; samples: RolloutSample[]; lane: LaneState | undefined; cancel: CancelSignal }> = [];
+  let gradersDue: Array<{ grader: WorkerTask; graderCancel: TaskCancel; workflowCancel: CancelSignal; lane: LaneState | undefined }> = [];
   const startGraders = () => {
     // The workflows' outcomes leave first: a grader that keeps the thread busy must not hold them back, nor hide
     // from the main thread's watch for a blocked thread, which starts with each outcome.
     flush();
     const due = gradersDue;
     gradersDue = [];
-    for (const { workflow, inPlace, samples, lane, cancel } of due) {
-      if (cancel.aborted) {
-        settle(inPlace.taskId, cancelledOutcome('grader'));
-        release(workflow, lane);
-        continue;
-      }
-      const grader = graderOf(workflow, inPlace, samples);
-      start(grader, lane, 0, runner.accept(grader), true);
+    for (const { grader, graderCancel, workflowCancel, lane } of due) {
+      // Cancelled after its workflow decided to succeed: the guard ends it as cancelled without calling the grader.
+      if (workflowCancel.aborted) graderCancel.abort();
+      start(grader, lane, 0, graderCancel, true);
     }
   };
 
   /**
    * Grades a workflow that succeeded here, in its slot, once its outcome has left: at the end of this turn, with
-   * the others of the turn (one immediate, not one each). A rollout cancelled meanwhile is not graded.
+   * the others of the turn (one immediate, not one each). The grader is accepted now, before that outcome can
+   * reach the main thread, so that a cancel the main thread sends for it finds it.
    */
-  const gradeInPlace = (workflow: WorkerTask, inPlace: GraderInPlace, samples: RolloutSample[], lane: LaneState | undefined, cancel: CancelSignal) => {
+  const gradeInPlace = (workflow: WorkerTask, inPlace: GraderInPlace, samples: RolloutSample[], lane: LaneState | undefined, workflowCancel: CancelSignal) => {
+    const grader = graderOf(workflow, inPlace, samples);
     if (gradersDue.length === 0) setImmediate(startGraders);
-    gradersDue.push({ workflow, inPlace, samples, lane, cancel });
+    gradersDue.push({ grader, graderCancel: runner.accept(grader), workflowCancel, lane });
   };
 
   /** Gives a finished task's slot to the next task waiting for one on its lane. */
@@ -129,14 +128,15 @@ export function serveSession(port: MessagePort, runner: TaskRunner): Promise<voi
 
   const arrive = (task: WorkerTask) => {
     const cancel = runner.accept(task);
-    // The grader's own request: what the workflow changes in its request, the grader never sees (as on forks).
-    if (task.grader) task.grader.input.request = structuredClone(task.grader.input.request);
+    // The grader's own request and config: what the workflow changes in its own, the grader never sees (as on
+    // forks). One message carried both phases, and a structured clone keeps the objects they share shared.
+    if (task.grader) task.grader.input = structuredClone(task.grader.input);
     const lane = task.lane && laneState(lanes, task.lane);
     if (!lane || lane.running < lane.limit) return start(task, lane, 0, cancel);
     const waiting = { task, arrivedAt: Date.now(), cancel };
     (task.kind === 'grader' ? lane.graders : lane.workflows).push(waiting);
     // Cancelled while waiting: it runs at once outside the lane, and settles as cancelled without calling user code.
-    cancel.addEventListener('abort', () => lane.remove(waiting) && start(task, undefined, 0, cancel), { once: true });
+    cancel.addEventListener('abort', () => lane.remove(waiting) && start(task, undefined, 0, cancel));
   };
 
   return new Promise((resolve) => {
@@ -162,7 +162,7 @@ function laneState(lanes: Map<string, LaneState>, { id, limit }: Lane): LaneStat
 /** The grader task of a workflow that succeeded, to run on this thread now (see `WorkerTask.grader`). */
 function graderOf(workflow: WorkerTask, { taskId, implementation, input, budget }: GraderInPlace, samples: RolloutSample[]): WorkerTask {
   const { cwd, controlChannel, lane } = workflow;
-  // Counted from now, as the main thread counts it from the workflow's outcome, which left just before.
+  // Counted from now, as the main thread counts it from the workflow's outcome, which leaves by the grader's start.
   const deadline = budget && { atEpochMs: Date.now() + budget.ms, message: budget.message };
   return { taskId, kind: 'grader', cwd, implementation, controlChannel, lane, input: { request: input.request, config: input.config, artifactsDir: input.artifactsDir, deadline, samples } };
 }

@@ -25,7 +25,7 @@ export class PoolExecutor implements PhaseExecutor {
   workflow(input: WorkflowPhaseInput, signal?: AbortSignal, gradeAfter?: GradeAfter) {
     const { workflow, grader, cwd, pool, lane } = this.options;
     const graderPlan =
-      gradeAfter && grader !== undefined && pool.gradesInPlace
+      gradeAfter && grader !== undefined
         ? { implementation: grader, input: { request: input.request, config: gradeAfter.config, artifactsDir: input.artifactsDir }, seconds: gradeAfter.seconds }
         : undefined;
     return pool.run({ kind: 'workflow', input, cwd, implementation: workflow, lane, graderPlan }, signal);

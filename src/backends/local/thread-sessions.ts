@@ -64,9 +64,11 @@ class Session {
         this.pending.delete(taskId);
         const grader = entry.graderTaskId === undefined ? undefined : this.pending.get(entry.graderTaskId);
         if (grader && outcome.ok) grader.laneId = entry.laneId;
-        else this.#leaveLane(entry.laneId);
-        // A workflow that did not succeed is not graded: the thread never runs the grader that was to follow it.
-        if (grader && !outcome.ok) this.#notGraded(entry.graderTaskId!, grader);
+        else {
+          this.#leaveLane(entry.laneId);
+          // A workflow that did not succeed is not graded: the thread never runs the grader that was to follow it.
+          if (grader) this.#notGraded(entry.graderTaskId!, grader);
+        }
         entry.resolve(outcome);
       }
       if (this.pending.size === 0) this.#closeWhenIdle();

@@ -141,11 +141,6 @@ export class WorkerPool {
     return this.kind === 'threads';
   }
 
-  /** Whether a workflow's grader can run on its thread right after it (see {@link GraderPlan}): threads only. */
-  get gradesInPlace(): boolean {
-    return this.kind === 'threads';
-  }
-
   /** The heap limit of each worker, in MB. */
   get memoryLimitMb(): number {
     return this.#options.memoryLimitMb ?? DEFAULT_WORKER_MEMORY_LIMIT_MB;
@@ -319,6 +314,7 @@ export class WorkerPool {
   /** Runs a task among others on a pooled worker; when that worker is lost, runs it again alone. */
   async #run(body: PoolTask, signal?: AbortSignal): Promise<Outcome> {
     const budgetMs = budgetOf(body);
+    // Threads only: a fork gets one task at a time, and its workflow's grader is sent after it.
     const inPlace = this.#sessions && body.graderPlan ? { taskId: this.#nextTaskId++, ...settlement<Outcome>() } : undefined;
     const pooled = await this.#attempt(body, signal, (task) => this.#send(task, inPlace), inPlace?.taskId);
     if (!('outcome' in pooled)) return this.#alone(body, signal, budgetMs);

@@ -339,6 +339,15 @@ describe("grading on the workflow's thread", () => {
     expect(grader.map((r) => r.rewards)).toEqual([{ reward: 1 }]);
   });
 
+  it('names the grader as the caller of process.exit, and the thread serves on', async () => {
+    const b = backend({ workflow: ref('EchoWorkflow'), grader: ref('ConfigurableGrader'), threads: 1 });
+    const { workflow, grader } = await runOne(b, request('grader-exits', { label: 'x', metadata: { grade: 'exit' } }));
+    expect(workflow[0]!.status).toBe('success');
+    expect(grader[0]!.error).toMatchObject({ category: 'AGENT_ERROR', phase: 'grader' });
+    expect(grader[0]!.error!.message).toContain('process.exit(7) was called by the grader');
+    expect((await runOne(b, request('after', { label: 'x' }))).grader.map((r) => r.rewards)).toEqual([{ reward: 1 }]);
+  });
+
   it('grades no workflow that failed, and cancels a grader running in place with its rollout', async () => {
     const b = backend({ workflow: ref('FaultyWorkflow'), grader: ref('ConfigurableGrader'), threads: 1 });
     const failed = await runOne(b, request('fails', { label: 'x', metadata: { fault: 'type' } }));
@@ -398,7 +407,7 @@ describe('faults in pooled workflows', () => {
     );
     const [faultResults, healthyResults] = await Promise.all([Promise.all(faulty), Promise.all(healthy)]);
     expect(faultResults.map((r) => r.workflow[0]!.error?.category)).toEqual(['AGENT_ERROR', 'AGENT_ERROR', 'AGENT_ERROR', 'TIMEOUT']);
-    expect(faultResults[0]!.workflow[0]!.error!.message).toContain('process.exit(3)');
+    expect(faultResults[0]!.workflow[0]!.error!.message).toContain('process.exit(3) was called by the workflow');
     expect(faultResults[1]!.workflow[0]!.error!.message).toMatch(/uncaught exception.*boom from a timer/);
     expect(faultResults[2]!.workflow[0]!.error!.message).toMatch(/unhandled promise rejection: nobody awaited me/);
     expect(faultResults[3]!.workflow[0]!.error!.message).toMatch(/agent deadline of 2s exceeded.*thread was terminated/);

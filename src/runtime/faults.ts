@@ -86,9 +86,11 @@ let installed = 0;
 export function interceptProcessExit(): void {
   process.exit = ((code?: number | string | null) => {
     const scope = currentRolloutScope();
-    const error = new ProcessExitCalled(`process.exit(${code ?? ''}) was called by the workflow`);
+    const call = `process.exit(${code ?? ''})`;
+    // The phase names who called it: a grader's exit must not read as the agent's fault.
+    const error = new ProcessExitCalled(scope ? `${call} was called by the ${scope.phase}` : call);
     if (scope) scope.fault(error);
-    else console.error(`rollout-test: ignored ${error.message.replace(' by the workflow', '')} outside any rollout`);
+    else console.error(`rollout-test: ignored ${call} outside any rollout`);
     throw error;
   }) as typeof process.exit;
 }

@@ -14,4 +14,19 @@ describe('the cancels the pool sends its threads', () => {
     expect(sent).toEqual([{ type: 'cancel', taskIds: [1, 2, 3] }]);
     for (const done of settled) done();
   });
+
+  it('cancels a task watched after its signal aborted at once, not at the next resend', async () => {
+    const sent: ControlMessage[] = [];
+    const forwarder = new CancelForwarder((message) => sent.push(message));
+    const run = new AbortController();
+    const workflowSettled = forwarder.watch(1, run.signal);
+    run.abort();
+    await Promise.resolve();
+    // Its grader is watched while the workflow's cancel is still being resent.
+    const graderSettled = forwarder.watch(2, run.signal);
+    await Promise.resolve();
+    expect(sent.map((message) => message.type === 'cancel' && message.taskIds.includes(2))).toEqual([false, true]);
+    workflowSettled();
+    graderSettled();
+  });
 });

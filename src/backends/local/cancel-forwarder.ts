@@ -34,8 +34,9 @@ export class CancelForwarder {
       this.#watched.set(signal, (watched = fresh));
     }
     watched.tasks.add(taskId);
-    // A task sent after the abort (the listener has fired) is cancelled too.
-    if (signal.aborted && !watched.resend) this.#cancel(watched);
+    // A task sent after the abort (the listener has fired) is cancelled too, at once: a grader watched from its
+    // workflow's outcome on must not wait for the next resend.
+    if (signal.aborted) this.#cancel(watched);
     const { tasks } = watched;
     return () => void tasks.delete(taskId);
   }

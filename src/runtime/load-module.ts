@@ -14,12 +14,7 @@ let tsLoaderRegistered: Promise<void> | undefined;
  */
 export function registerTypeScriptLoader(): Promise<void> {
   tsLoaderRegistered ??= (async () => {
-    // Once hooks are registered, every import of this thread is resolved and loaded on the hooks thread, a round
-    // trip each. A rollout file imports rollout-test first: loaded now, its modules are already in this thread's
-    // module map then, which halves the trips (158 to 86 in a one-file run on two threads). From the sources, a
-    // rollout file's rollout-test is still the built one: nothing to gain.
     if (FROM_SOURCES) (await import('tsx/esm/api')).register();
-    else await import(ownModuleUrl('public/index'));
     register(ownModuleUrl('runtime/ts-loader/hooks'));
     registerRequireHook();
     // Stack traces name the TypeScript lines, through the inline source maps of the transforms.

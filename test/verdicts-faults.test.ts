@@ -85,14 +85,19 @@ defineRollout({ name: 'weird', dataset: [{ prompt: 'a', label: 'a', metadata: { 
   });
 });
 
-describe('a throw from a rollout\'s own timer after its workflow returned', () => {
+describe('a throw or process.exit from a rollout\'s own timer after its workflow returned', () => {
   it('fails that rollout while it is not yet reported, else is a late fault of it in the reports: never dropped', async () => {
-    const rows = Array.from({ length: 100 }, (_, i) => ({ prompt: `p${i}`, label: `p${i}` }));
+    // Every 4th row's timer calls process.exit instead, where the thread refuses it (not inline, which runs on the CLI's own thread).
+    const rows = Array.from({ length: 100 }, (_, i) => ({ prompt: `p${i}`, label: `p${i}`, metadata: { exit: i % 4 === 0 } }));
     const dir = makeProject({
       't.rollout.ts': `${COMMON}
+import { isMainThread } from 'node:worker_threads';
 export class LateThrow extends Echo {
   async run(ctx) {
-    setTimeout(() => { throw new Error('late boom of ' + ctx.rolloutId); }, 1);
+    setTimeout(() => {
+      if (ctx.metadata.exit && !isMainThread) process.exit(5);
+      throw new Error('late boom of ' + ctx.rolloutId);
+    }, 1);
     return super.run(ctx);
   }
 }
@@ -102,14 +107,16 @@ defineRollout({ name: 'late', dataset: ${JSON.stringify(rows)}, workflow: LateTh
       const { code, report } = await json(dir, args);
       expect(code).toBe(1);
       const late = new Map((report.lateFaults ?? []).map((f: { rolloutId: string; message: string }) => [f.rolloutId, f.message]));
-      const records = report.suites[0].records as Array<{ id: string; status: string; error?: { category: string; phase: string; message: string } }>;
+      const records = report.suites[0].records as Array<{ id: string; row: number; status: string; error?: { category: string; phase: string; message: string } }>;
       expect(records).toHaveLength(100);
+      const exits = new Set(rows.flatMap((row, i) => (row.metadata.exit && args.length === 0 ? [i + 1] : [])));
       for (const record of records) {
+        const fault = exits.has(record.row) ? 'process.exit(5) was called by the workflow' : `late boom of ${record.id}`;
         if (record.status === 'errored') {
           expect(record.error).toMatchObject({ category: 'AGENT_ERROR', phase: 'workflow' });
-          expect(record.error!.message).toContain(`late boom of ${record.id}`);
+          expect(record.error!.message).toContain(fault);
         } else {
-          expect({ id: record.id, late: late.get(record.id) }).toEqual({ id: record.id, late: expect.stringContaining(`late boom of ${record.id}`) });
+          expect({ id: record.id, late: late.get(record.id) }).toEqual({ id: record.id, late: expect.stringContaining(fault) });
         }
       }
     }

@@ -1,5 +1,5 @@
 import type { Phase } from '../model/result.ts';
-import { currentRolloutScope } from './rollout-context.ts';
+import { currentRolloutScope, type RolloutScope } from './rollout-context.ts';
 
 /** Thrown into the workflow to unwind it after it called `process.exit()`; the rollout already failed. */
 export class ProcessExitCalled extends Error {
@@ -40,7 +40,11 @@ function toScope(prefix: string, value: unknown, outside: string): void {
     console.error(`rollout-test: ${outside} outside any rollout:`, value);
     return;
   }
-  const fault = faultOf(prefix, value);
+  failScope(scope, faultOf(prefix, value));
+}
+
+/** Fails the scope's phase with `fault`, or, once that phase ended, reports it as a late fault of its rollout. */
+function failScope(scope: RolloutScope, fault: Error): void {
   if (scope.fault(fault)) return;
   const late = { rolloutId: scope.context.rolloutId, phase: scope.phase, message: `${fault.message} (after its phase ended)`, stack: fault.stack };
   if (lateFaultListeners.size === 0) console.error(`rollout-test: late fault of rollout ${late.rolloutId}: ${late.message}`);
@@ -88,9 +92,10 @@ export function interceptProcessExit(): void {
     const scope = currentRolloutScope();
     const call = `process.exit(${code ?? ''})`;
     // The phase names who called it: a grader's exit must not read as the agent's fault.
-    const error = new ProcessExitCalled(scope ? `${call} was called by the ${scope.phase}` : call);
-    if (scope) scope.fault(error);
-    else console.error(`rollout-test: ignored ${call} outside any rollout`);
+    const error = new ProcessExitCalled(`${call} was called ${scope ? `by the ${scope.phase}` : 'outside any rollout'}`);
+    // A call from a timer that outlived its phase is a late fault of its rollout, as a throw from it would be.
+    if (scope) failScope(scope, error);
+    else console.error(`rollout-test: refused ${call} outside any rollout`);
     throw error;
   }) as typeof process.exit;
 }

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -64,6 +64,15 @@ defineRollout({ name: 'echo', dataset: [{ prompt: 'q', label: 'a' }], workflow: 
 
 const SAVES = 4;
 
+/** A process's `/proc/<pid>/stat`, or '' when it ended meanwhile. */
+function statOf(pid: string): string {
+  try {
+    return readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return '';
+  }
+}
+
 describe('watch mode gives memory back between reruns', () => {
   let dir: string;
   let logDir: string;
@@ -117,6 +126,16 @@ describe('watch mode gives memory back between reruns', () => {
     // The main thread and a new worker evaluate the rollout file on each run.
     expect(seen.length).toBeGreaterThanOrEqual(2 * (SAVES + 1));
     expect(new Set(seen)).toEqual(new Set(['gc global: undefined']));
+  });
+
+  it("keeps two esbuild services, the TypeScript loader's and the import graphs': the grader-only check uses the graphs'", () => {
+    const esbuildChildren = readdirSync('/proc').filter((entry) => {
+      const stat = /^\d+$/.test(entry) ? statOf(entry) : '';
+      const [state, parent] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      return stat.includes('(esbuild)') && state !== 'Z' && Number(parent) === watch.child.pid;
+    });
+    expect(esbuildChildren.length).toBeGreaterThan(0);
+    expect(esbuildChildren.length).toBeLessThanOrEqual(2);
   });
 
   it('does not collect in a plain run', async () => {

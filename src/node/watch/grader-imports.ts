@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { parse } from 'acorn';
-import { esbuild } from '../../runtime/esbuild.ts';
+import { transformOnGraphService } from './import-graph.ts';
 
 /** An ESTree node as acorn gives it: what the walk reads of one. */
 interface Node {
@@ -60,7 +60,7 @@ function otherLoads(program: Node): Set<string> {
 export async function graderOnlyImports(file: string): Promise<Set<string>> {
   let program: Node;
   try {
-    const { code } = await esbuild().transform(await readFile(file, 'utf8'), { loader: file.endsWith('x') ? 'tsx' : 'ts', format: 'esm', sourcefile: file });
+    const { code } = await transformOnGraphService(await readFile(file, 'utf8'), { loader: file.endsWith('x') ? 'tsx' : 'ts', format: 'esm', sourcefile: file });
     program = parse(code, { ecmaVersion: 'latest', sourceType: 'module' }) as unknown as Node;
   } catch {
     return new Set();

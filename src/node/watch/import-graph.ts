@@ -1,5 +1,5 @@
 import path from 'node:path';
-import type { BuildFailure, Metafile, Plugin } from 'esbuild';
+import type { BuildFailure, Metafile, Plugin, TransformOptions, TransformResult } from 'esbuild';
 import { ownEsbuild } from '../../runtime/esbuild.ts';
 import { computedImports } from './computed-imports.ts';
 import { externalPackages, type PackageImports, type PackageRef, packageImports } from './package-imports.ts';
@@ -27,10 +27,10 @@ interface GraphNotes {
 }
 
 const notes = new WeakMap<ImportGraph, GraphNotes>();
-/** The graphs' own copy of esbuild (see ownEsbuild): its service is stopped between graphs, which no one else awaits. */
+/** The graphs' own copy of esbuild (see ownEsbuild): its service is stopped between graphs, when nothing of this module awaits it. */
 let graphEsbuild: typeof import('esbuild') | undefined;
 const graphs = () => (graphEsbuild ??= ownEsbuild());
-let graphsBuilding = 0;
+let workOnService = 0;
 let serviceKept = false;
 const notesOf = (graph: ImportGraph): GraphNotes => notes.get(graph) ?? { packages: new Map(), computed: new Set(), specifiers: new Map() };
 
@@ -112,12 +112,25 @@ function bundle(entries: string[], cwd: string, plugins?: Plugin[]) {
  * A module that does not parse (mid-edit) leaves just the entries, without edges; its next save builds the
  * graph again.
  */
-export async function importGraph(entries: string[], cwd: string, packages: PackageMode = 'identify'): Promise<ImportGraph> {
-  graphsBuilding++;
+export function importGraph(entries: string[], cwd: string, packages: PackageMode = 'identify'): Promise<ImportGraph> {
+  return onGraphService(() => buildGraph(entries, cwd, packages));
+}
+
+/**
+ * esbuild's transform of TypeScript to JavaScript on the graphs' service, which watch mode keeps: a service of its
+ * own would be one more esbuild process (12-17 MB) for the watching process's whole life.
+ */
+export function transformOnGraphService(source: string, options: TransformOptions): Promise<TransformResult> {
+  return onGraphService(() => graphs().transform(source, options));
+}
+
+/** Runs `work` on the graphs' service, which stops once no work is left on it, unless it is kept. */
+async function onGraphService<T>(work: () => Promise<T>): Promise<T> {
+  workOnService++;
   try {
-    return await buildGraph(entries, cwd, packages);
+    return await work();
   } finally {
-    if (--graphsBuilding === 0 && !serviceKept) void graphs().stop();
+    if (--workOnService === 0 && !serviceKept) void graphs().stop();
   }
 }
 

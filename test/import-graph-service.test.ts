@@ -4,31 +4,15 @@
  * `stop()` leaves every call in flight on its copy unsettled forever, so the copy that others share (a user's config
  * or reporter requiring esbuild) must never be the one stopped: its calls settle whatever the graphs do.
  */
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
-import { importGraph, reachable } from '../src/node/watch/import-graph.ts';
+import { importGraph, reachable, transformOnGraphService } from '../src/node/watch/import-graph.ts';
+import { esbuildServices } from './helpers/esbuild-services.ts';
 
 const require = createRequire(import.meta.url);
-
-/**
- * The esbuild service processes whose parent is this process (from /proc). esbuild's `stop()` sends the signal and
- * returns: a stopped service is gone a moment later, so the checks wait for the count (a hung or leaked one never
- * goes, and fails them).
- */
-function esbuildServices(): number {
-  return readdirSync('/proc').filter((pid) => {
-    try {
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      return parent === process.pid && readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('--service=');
-    } catch {
-      return false;
-    }
-  }).length;
-}
 
 function project(): string {
   const root = mkdtempSync(path.join(os.tmpdir(), 'import-graph-'));
@@ -42,11 +26,19 @@ describe('the import graphs\' esbuild service', () => {
     const root = project();
     const first = await importGraph([path.join(root, 'a.ts')], root);
     expect([...reachable(first, [path.join(root, 'a.ts')])].map((file) => path.basename(file)).sort()).toEqual(['a.ts', 'b.ts']);
-    await vi.waitFor(() => expect(esbuildServices()).toBe(0), { timeout: 10_000 });
+    await vi.waitFor(() => expect(esbuildServices(process.pid)).toBe(0), { timeout: 10_000 });
     const [second, third] = await Promise.all([importGraph([path.join(root, 'a.ts')], root), importGraph([path.join(root, 'b.ts')], root)]);
     expect(second.get(path.join(root, 'a.ts'))).toEqual([path.join(root, 'b.ts')]);
     expect(third.get(path.join(root, 'b.ts'))).toEqual([]);
-    await vi.waitFor(() => expect(esbuildServices()).toBe(0), { timeout: 10_000 });
+    await vi.waitFor(() => expect(esbuildServices(process.pid)).toBe(0), { timeout: 10_000 });
+  });
+
+  it("strips TypeScript on the graphs' service beside a graph, and stops it once both ended", async () => {
+    const root = project();
+    const [graph, { code }] = await Promise.all([importGraph([path.join(root, 'a.ts')], root), transformOnGraphService('export const n: number = 1;', { loader: 'ts' })]);
+    expect(graph.get(path.join(root, 'a.ts'))).toEqual([path.join(root, 'b.ts')]);
+    expect(code).toBe('export const n = 1;\n');
+    await vi.waitFor(() => expect(esbuildServices(process.pid)).toBe(0), { timeout: 10_000 });
   });
 
   it('never stops the esbuild that others require: their calls in flight settle', async () => {
@@ -74,7 +66,7 @@ describe('the import graphs\' esbuild service', () => {
     const settled = await Promise.race([held.then(() => 'settled'), new Promise((resolve) => setTimeout(resolve, 10_000, 'hung'))]);
     expect(settled).toBe('settled');
     // The shared copy keeps its service; the graphs' own is gone.
-    await vi.waitFor(() => expect(esbuildServices()).toBe(1), { timeout: 10_000 });
+    await vi.waitFor(() => expect(esbuildServices(process.pid)).toBe(1), { timeout: 10_000 });
     await shared.stop();
   });
 });

@@ -1,7 +1,8 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { esbuildServices } from './helpers/esbuild-services.ts';
 import { makeProject, runCli } from './helpers/project.ts';
 import { startWatch, type WatchProcess } from './helpers/watch-process.ts';
 
@@ -64,15 +65,6 @@ defineRollout({ name: 'echo', dataset: [{ prompt: 'q', label: 'a' }], workflow: 
 
 const SAVES = 4;
 
-/** A process's `/proc/<pid>/stat`, or '' when it ended meanwhile. */
-function statOf(pid: string): string {
-  try {
-    return readFileSync(`/proc/${pid}/stat`, 'utf8');
-  } catch {
-    return '';
-  }
-}
-
 describe('watch mode gives memory back between reruns', () => {
   let dir: string;
   let logDir: string;
@@ -129,13 +121,9 @@ describe('watch mode gives memory back between reruns', () => {
   });
 
   it("keeps two esbuild services, the TypeScript loader's and the import graphs': the grader-only check uses the graphs'", () => {
-    const esbuildChildren = readdirSync('/proc').filter((entry) => {
-      const stat = /^\d+$/.test(entry) ? statOf(entry) : '';
-      const [state, parent] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      return stat.includes('(esbuild)') && state !== 'Z' && Number(parent) === watch.child.pid;
-    });
-    expect(esbuildChildren.length).toBeGreaterThan(0);
-    expect(esbuildChildren.length).toBeLessThanOrEqual(2);
+    const services = esbuildServices(watch.child.pid!);
+    expect(services).toBeGreaterThan(0);
+    expect(services).toBeLessThanOrEqual(2);
   });
 
   it('does not collect in a plain run', async () => {

@@ -160,7 +160,7 @@ async function buildGraph(entries: string[], cwd: string, packages: PackageMode)
 /**
  * Starts esbuild's service process, which the first importGraph would otherwise start: a caller that knows a
  * graph is coming (a queued run, while it connects its queues) takes that off the graph's path. Only for one: the
- * service stops when a graph ends, and one started with no graph after it stays until the process ends.
+ * service stops when a graph or transform ends, and one started with neither after it stays until the process ends.
  */
 export function startImportGraphs(): void {
   graphs().transform('').catch(() => undefined);

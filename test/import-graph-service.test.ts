@@ -9,7 +9,7 @@ import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
-import { importGraph, reachable, transformOnGraphService } from '../src/node/watch/import-graph.ts';
+import { importGraph, isIncomplete, keepImportGraphService, reachable, transformOnGraphService } from '../src/node/watch/import-graph.ts';
 import { esbuildServices } from './helpers/esbuild-services.ts';
 
 const require = createRequire(import.meta.url);
@@ -26,11 +26,11 @@ describe('the import graphs\' esbuild service', () => {
     const root = project();
     const first = await importGraph([path.join(root, 'a.ts')], root);
     expect([...reachable(first, [path.join(root, 'a.ts')])].map((file) => path.basename(file)).sort()).toEqual(['a.ts', 'b.ts']);
-    await vi.waitFor(() => expect(esbuildServices(process.pid)).toBe(0), { timeout: 10_000 });
+    await vi.waitFor(() => expect(esbuildServices(process.pid).length).toBe(0), { timeout: 10_000 });
     const [second, third] = await Promise.all([importGraph([path.join(root, 'a.ts')], root), importGraph([path.join(root, 'b.ts')], root)]);
     expect(second.get(path.join(root, 'a.ts'))).toEqual([path.join(root, 'b.ts')]);
     expect(third.get(path.join(root, 'b.ts'))).toEqual([]);
-    await vi.waitFor(() => expect(esbuildServices(process.pid)).toBe(0), { timeout: 10_000 });
+    await vi.waitFor(() => expect(esbuildServices(process.pid).length).toBe(0), { timeout: 10_000 });
   });
 
   it("strips TypeScript on the graphs' service beside a graph, and stops it once both ended", async () => {
@@ -38,7 +38,7 @@ describe('the import graphs\' esbuild service', () => {
     const [graph, { code }] = await Promise.all([importGraph([path.join(root, 'a.ts')], root), transformOnGraphService('export const n: number = 1;', { loader: 'ts' })]);
     expect(graph.get(path.join(root, 'a.ts'))).toEqual([path.join(root, 'b.ts')]);
     expect(code).toBe('export const n = 1;\n');
-    await vi.waitFor(() => expect(esbuildServices(process.pid)).toBe(0), { timeout: 10_000 });
+    await vi.waitFor(() => expect(esbuildServices(process.pid).length).toBe(0), { timeout: 10_000 });
   });
 
   it('never stops the esbuild that others require: their calls in flight settle', async () => {
@@ -66,7 +66,23 @@ describe('the import graphs\' esbuild service', () => {
     const settled = await Promise.race([held.then(() => 'settled'), new Promise((resolve) => setTimeout(resolve, 10_000, 'hung'))]);
     expect(settled).toBe('settled');
     // The shared copy keeps its service; the graphs' own is gone.
-    await vi.waitFor(() => expect(esbuildServices(process.pid)).toBe(1), { timeout: 10_000 });
+    await vi.waitFor(() => expect(esbuildServices(process.pid).length).toBe(1), { timeout: 10_000 });
     await shared.stop();
+  });
+
+  // Last: the service is kept from here on, as in watch mode.
+  it('starts a new service when its process died, which a kept one would otherwise fail every later graph and transform with', async () => {
+    keepImportGraphService();
+    const root = project();
+    const entry = path.join(root, 'a.ts');
+    await importGraph([entry], root);
+    const [service] = esbuildServices(process.pid);
+    process.kill(service!, 'SIGKILL');
+    await vi.waitFor(() => expect(esbuildServices(process.pid)).toEqual([]), { timeout: 10_000 });
+    const graph = await importGraph([entry], root);
+    expect(isIncomplete(graph)).toBe(false);
+    expect(graph.get(entry)).toEqual([path.join(root, 'b.ts')]);
+    expect((await transformOnGraphService('export const n: number = 1;', { loader: 'ts' })).code).toBe('export const n = 1;\n');
+    expect(esbuildServices(process.pid)).toHaveLength(1);
   });
 });

@@ -27,8 +27,9 @@ interface GraphNotes {
 }
 
 const notes = new WeakMap<ImportGraph, GraphNotes>();
+type Esbuild = typeof import('esbuild');
 /** The graphs' own copy of esbuild (see ownEsbuild): its service is stopped between graphs, when nothing of this module awaits it. */
-let graphEsbuild: typeof import('esbuild') | undefined;
+let graphEsbuild: Esbuild | undefined;
 const graphs = () => (graphEsbuild ??= ownEsbuild());
 let workOnService = 0;
 let serviceKept = false;
@@ -91,7 +92,7 @@ const failureText = (error: unknown): string => {
 
 /** esbuild's bundle of `entries`: packages external, unless `plugins` decide what each bare import is. */
 function bundle(entries: string[], cwd: string, plugins?: Plugin[]) {
-  return graphs().build({
+  return onLiveService((esbuild) => esbuild.build({
     entryPoints: entries,
     absWorkingDir: cwd,
     bundle: true,
@@ -102,7 +103,7 @@ function bundle(entries: string[], cwd: string, plugins?: Plugin[]) {
     ...(plugins ? { plugins } : { packages: 'external' as const }),
     logLevel: 'silent',
     outdir: 'out',
-  });
+  }));
 }
 
 /**
@@ -121,7 +122,27 @@ export function importGraph(entries: string[], cwd: string, packages: PackageMod
  * own would be one more esbuild process (12-17 MB) for the watching process's whole life.
  */
 export function transformOnGraphService(source: string, options: TransformOptions): Promise<TransformResult> {
-  return onGraphService(() => graphs().transform(source, options));
+  return onGraphService(() => onLiveService((esbuild) => esbuild.transform(source, options)));
+}
+
+/** What esbuild says of a call on a service whose process ended under it (a signal, the out-of-memory killer). */
+const DEAD_SERVICE = /^The service (is no longer running|was stopped)/;
+
+/**
+ * Makes `call` on the graphs' copy of esbuild, or, when that copy's service process has died, on a new copy, once:
+ * a dead service fails every later call, and watch mode, which keeps it, would never build a graph again. (A stop of
+ * our own never fails a call: a stopped service's calls in flight never settle, which is why nothing stops it then.)
+ */
+async function onLiveService<T>(call: (esbuild: Esbuild) => Promise<T>): Promise<T> {
+  const copy = graphs();
+  try {
+    return await call(copy);
+  } catch (error) {
+    if (!DEAD_SERVICE.test((error as Error | undefined)?.message ?? '')) throw error;
+    // Calls that failed together replace the dead copy once: a second new one would keep a service no one stops.
+    if (graphEsbuild === copy) graphEsbuild = ownEsbuild();
+    return call(graphs());
+  }
 }
 
 /** Runs `work` on the graphs' service, which stops once no work is left on it, unless it is kept. */

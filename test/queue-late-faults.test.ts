@@ -129,12 +129,16 @@ async function run(project: string, name: string, extra: string[]) {
 
 /**
  * A late fault whose trip to the coordinator is slow: the grader's thread, starved as on a loaded machine, stays
- * busy for 300 ms from 5 ms after the rollout was reported, and its fault's timer (15 ms) fires only then, long
- * after the run's last result reached the coordinator. Locally the run's flush of its threads hears it; on a queue
- * the run's end must wait for the worker to close its window for late faults, whatever it takes.
+ * blocked for BLOCKED_MS from 5 ms after the rollout was reported, and its fault's timer (15 ms) fires only then,
+ * long after the run's last result reached the coordinator. Locally the run's flush of its threads hears it (beside
+ * the test suite, a thread kept busy for 300 ms of CPU answered the flush more than 500 ms late, once its bound); on
+ * a queue the run's end must wait for the worker to close its window for late faults, whatever it takes. Blocked in
+ * Atomics.wait, the thread spends no CPU.
  */
-const STARVED = `
+const starved = (blockedMs: number) => `
 import { AgentWorkflow, Grader, defineRollout } from 'rollout-test';
+
+const block = (ms) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 
 class Agent extends AgentWorkflow {
   async run(ctx) {
@@ -144,7 +148,7 @@ class Agent extends AgentWorkflow {
 
 class Starved extends Grader {
   async grade(ctx) {
-    setTimeout(() => { const until = Date.now() + 300; while (Date.now() < until); }, 5);
+    setTimeout(() => block(${blockedMs}), 5);
     setTimeout(() => { throw new Error('fault from the grader timer'); }, 15);
     return 1;
   }
@@ -153,16 +157,17 @@ class Starved extends Grader {
 defineRollout({ name: 'last', dataset: [{ prompt: 'a', label: 'A' }], workflow: Agent, grader: Starved });
 `;
 
-/** The late faults of a run of STARVED, as the report and the journal list them. */
+/** The late faults of a run of `starved`, as the report and the journal list them. */
 function starvedFaults({ report, outputDir }: Awaited<ReturnType<typeof run>>) {
   return { report: (report.lateFaults ?? []).map((f) => `${suiteOf(f.rolloutId)} ${f.phase}: ${f.message}`), journal: journaledLateFaults(outputDir) };
 }
 
+const BLOCKED_MS = 1_500;
 const STARVED_FAULTS = { report: [`last grader: ${fault('grader')}`], journal: ['last'] };
 
 describe('late faults on a queue', () => {
   it('a late fault that reaches the worker after the run\'s last result is not lost: the run waits for the worker to close its window', { timeout: 60_000 }, async () => {
-    const project = makeProject({ 'rollouts/starved.rollout.ts': STARVED });
+    const project = makeProject({ 'rollouts/starved.rollout.ts': starved(BLOCKED_MS) });
     expect(starvedFaults(await run(project, 'starved-local', []))).toEqual(STARVED_FAULTS);
 
     const url = redis.url.replace(/\/0$/, '/2');
@@ -179,6 +184,13 @@ describe('late faults on a queue', () => {
     await expect.poll(() => redis.cli('-n', '2', '--scan', '--pattern', 'rollout-test:*'), { timeout: 10_000 }).toBe('');
   });
 
+  it('a thread still blocked when the flush gives up on it is named on stderr: its late fault is missing, and the run ends', { timeout: 60_000 }, async () => {
+    const project = makeProject({ 'rollouts/starved.rollout.ts': starved(60_000) });
+    const local = await run(project, 'blocked-local', []);
+    expect(starvedFaults(local)).toEqual({ report: [], journal: [] });
+    expect(local.result.exitCode, String(local.result.all)).toBe(0);
+    expect(local.result.stderr).toMatch(/rollout-test: worker \d+ was still busy when the run ended: a fault its rollouts' code raised after that is missing from the reports/);
+  });
 
   it('a queued run errors, lists and journals the late faults of rollouts as a local run does, and exits as it does', { timeout: 120_000 }, async () => {
     const project = makeProject({ 'rollouts/late.rollout.ts': ROLLOUT });

@@ -58,7 +58,7 @@ async function serve(concurrency: number, jobs: string[][]) {
   const log: string[] = [];
   let release = () => {};
   const released = new Promise<void>((resolve) => (release = resolve));
-  const faults = new WorkerFaults({ onLateFault: () => () => undefined, flush: async () => undefined }, () => undefined);
+  const faults = new WorkerFaults({ onLateFault: () => () => undefined, flush: async () => [] }, () => undefined);
   const worker = new RunWorker({ connection, runId, suites: scriptedSuites(started, ended, released), concurrency, faults, name: `h/1/c${concurrency}`, lockMs: LOCK_MS, log: (line) => log.push(line) });
   await queue.addBulk(jobs.map(job));
   const state = (id: string) => queue.getJobState(id);
@@ -176,7 +176,7 @@ describe('the coordinator cutting a run into jobs', () => {
   it('cuts a window submitted in one turn into full jobs, its first ones too: half ones leave a worker a wave more', { timeout: 60_000 }, async () => {
     const runId = `r${++db}`;
     const connection = parseRedisUrl(redis.url.replace(/\/0$/, `/${db}`));
-    const faults = new WorkerFaults({ onLateFault: () => () => undefined, flush: async () => undefined }, () => undefined);
+    const faults = new WorkerFaults({ onLateFault: () => () => undefined, flush: async () => [] }, () => undefined);
     const workers = [1, 2, 3].map((pid) => new RunWorker({ connection, runId, suites: scriptedSuites([], [], new Promise(() => {})), concurrency: 50, faults, name: `h/${pid}/c50`, lockMs: LOCK_MS, log: () => undefined }));
     const queues = new CoordinatorQueues(connection, runId, false);
     try {

@@ -18,8 +18,14 @@ import { cgroupOomKills, type DeathContext, type PoolWorkerHandle, watchWorker }
 
 /** How long past its deadline a task may stay unsettled before its thread is suspected of being blocked. */
 const BLOCKED_GRACE_MS = 1_000;
-/** How long live threads get to answer a ping. */
+/** How long live threads get to answer a ping that looks for blocked ones. */
 const PING_WAIT_MS = 500;
+/**
+ * How long the run's end waits for a thread to raise the faults of its timers (see {@link WorkerPool.flush}): a
+ * thread that a rollout's timer kept busy for 300 ms of CPU took longer than 500 ms to answer beside the test suite
+ * (load 7 on 2 cores), and its fault was lost.
+ */
+const FLUSH_WAIT_MS = 5_000;
 /** Idle workers of the isolation pool (see {@link WorkerPool}) end after this long. */
 const ISOLATION_IDLE_MS = 5_000;
 
@@ -430,15 +436,18 @@ export class WorkerPool {
   }
 
   /**
-   * Waits until every live worker has answered a ping (at most a moment): whatever a worker sent before its
-   * answer, such as a late fault of a rollout, has then arrived. Called before the pool closes.
+   * Waits until every live worker has answered a ping: whatever a worker sent before its answer, such as a late
+   * fault of a rollout, has then arrived. Called before the pool closes. A worker that stays busy for
+   * {@link FLUSH_WAIT_MS} is not waited for: the ids of those threads are returned, for the caller to say so.
    */
-  async flush(): Promise<void> {
-    if (this.#pool) await this.#ping();
+  async flush(): Promise<number[]> {
+    if (!this.#pool) return [];
+    const answered = await this.#ping(FLUSH_WAIT_MS);
+    return [...this.#knownThreads].filter((id) => !answered.has(id));
   }
 
-  /** The workers that answer a ping within {@link PING_WAIT_MS}; it resolves as soon as every known worker has. */
-  async #ping(): Promise<Set<number>> {
+  /** The workers that answer a ping within `waitMs`; it resolves as soon as every known worker has. */
+  async #ping(waitMs = PING_WAIT_MS): Promise<Set<number>> {
     const { channel } = this.#start();
     const nonce = this.#nextNonce++;
     const answered = new Set<number>();
@@ -448,7 +457,7 @@ export class WorkerPool {
       this.#pongs.set(nonce, { answered, onPong: () => everyAnswered() && resolve() });
       channel.post({ type: 'ping', nonce } satisfies ControlMessage);
       if (everyAnswered()) resolve();
-      timer = setTimeout(resolve, PING_WAIT_MS);
+      timer = setTimeout(resolve, waitMs);
     });
     clearTimeout(timer);
     this.#pongs.delete(nonce);

@@ -1,6 +1,6 @@
 import type { WorkerPool } from '../../backends/local/worker-pool.ts';
 import type { LateFault } from '../../runtime/faults.ts';
-import { LateFaults } from '../run/late-faults.ts';
+import { busyAtFlush, LateFaults } from '../run/late-faults.ts';
 
 /**
  * One run's faults on a worker: those of a rollout still running here fail it (see executeTracked), those of a
@@ -58,8 +58,9 @@ export class WorkerFaults {
   }
 
   /** Resolves once each thread's faults of timers that fell due by now have been heard (see WorkerPool.flush). */
-  flush(): Promise<void> {
-    return this.pool.flush();
+  async flush(): Promise<void> {
+    const busy = await this.pool.flush();
+    if (busy.length > 0) this.log(busyAtFlush(busy));
   }
 
   close(): void {

@@ -7,6 +7,11 @@ import type { LateFault } from '../../runtime/faults.ts';
  */
 export const LATE_FAULT_GRACE_MS = 20;
 
+/** What the run's end says of the pool's workers that stayed busy past its flush (see WorkerPool.flush). */
+export function busyAtFlush(workerIds: number[]): string {
+  return `worker ${workerIds.join(', ')} was still busy when the run ended: a fault its rollouts' code raised after that is missing from the reports`;
+}
+
 /**
  * Faults that arrive after the phase of their rollout ended (a timer that throws after the workflow
  * returned). One that arrives while its rollout is still being run or graded fails that rollout; one that

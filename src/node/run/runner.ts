@@ -26,7 +26,7 @@ import { STOP_SIGNALS, type StopSignal } from '../types/stop-signals.ts';
 import { resolveModelCache } from '../../integrations/recording/model-cache-settings.ts';
 import { ModelEndpoints } from './model-endpoints.ts';
 import { installFaultHandlers, type LateFault, onLateFault } from '../../runtime/faults.ts';
-import { LATE_FAULT_GRACE_MS, LateFaults } from './late-faults.ts';
+import { busyAtFlush, LATE_FAULT_GRACE_MS, LateFaults } from './late-faults.ts';
 import { suiteKey } from '../types/suite-key.ts';
 import { RunBudget } from '../cost/budget.ts';
 import { RunInputs } from '../output/run-inputs.ts';
@@ -269,7 +269,8 @@ export async function runRollouts(config: ResolvedConfig, reporters: ReporterSet
       // Every rollout has settled: a kept pool's next run must not lose its workers to this run's cancel.
       clearTimeout(cancelGrace);
       await (lateFaultGrace ?? grace());
-      await Promise.all([pool.flush(), hearRemoteLateFaults(options.remote, lateFaults)]);
+      const [busy] = await Promise.all([pool.flush(), hearRemoteLateFaults(options.remote, lateFaults)]);
+      if (busy.length > 0) process.stderr.write(`rollout-test: ${busyAtFlush(busy)}\n`);
       stopHearing();
       // The threads end while the reports are written.
       closing = Promise.all([options.keepPool ? undefined : pool.close(), models.close()]);

@@ -71,12 +71,13 @@ describe('on a terminal', () => {
 });
 
 describe('a rollout that does not yield to Ctrl-C', () => {
-  // A worker thread stuck in a loop (no deadline) never answers the cancel.
+  // A worker thread stuck (no deadline) never answers the cancel. Blocked in Atomics.wait, it spends no CPU during the
+  // grace; test/local-backend.test.ts's 'loop' fault is a spinning loop, terminated the same way.
   const stuck = () =>
     makeProject({
       'stuck.rollout.ts': `import { defineRollout } from 'rollout-test';
 import { writeFileSync } from 'node:fs';
-export const Stuck = async () => { writeFileSync(new URL('./started', import.meta.url), ''); for (;;); };
+export const Stuck = async () => { writeFileSync(new URL('./started', import.meta.url), ''); Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0); };
 defineRollout({ name: 'stuck', dataset: [{ prompt: 'p' }], workflow: Stuck });`,
     });
 

@@ -19,7 +19,9 @@ export class Blocking extends Echo {
     while (Date.now() < until);
     if (ctx.metadata.forever) {
       await new Promise((r) => setTimeout(r, 100));
-      for (;;);
+      // Blocks its thread for good without spending CPU, which the suite's other tests need (a spinning loop burnt
+      // ~20 s of it here); test/local-backend.test.ts's 'loop' fault is a spinning loop, terminated the same way.
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0);
     }
     return super.run(ctx);
   }
@@ -39,9 +41,9 @@ describe('a workflow that blocks its thread', () => {
   });
 
   // A first attempt's deadline counts from when the rollout is handed out: the threads' start-up, seconds on a loaded
-  // machine, eats into it. 10 s leaves the innocents' 300 ms plenty of room; the loop, which never ends, still times
-  // out. The case waits out the deadline about twice (36 s here), hence its own timeout.
-  it('in the pool: one rollout looping forever is the TIMEOUT; the 40 that shared its thread get their own results', { timeout: 120_000 }, async () => {
+  // machine, eats into it. 10 s leaves the innocents' 300 ms plenty of room; the rollout that never returns still
+  // times out. The case waits out the deadline about twice (36 s here), hence its own timeout.
+  it('in the pool: one rollout blocking its thread for good is the TIMEOUT; the 40 that shared its thread get their own results', { timeout: 120_000 }, async () => {
     const innocents = Array.from({ length: 40 }, (_, i) => ({ prompt: `p${i}`, label: i % 4 === 0 ? 'wrong' : `p${i}`, metadata: { delayMs: 300 } }));
     const rows = [{ prompt: 'loop', label: 'loop', metadata: { forever: true } }, ...innocents];
     const dir = makeProject({

@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import UnitsFirst from './test/sequencer.ts';
 
 /** Tests that load the whole machine on purpose (busy-looping processes): run after the others, one at a time. */
 const UNDER_LOAD = 'test/**/*.load.test.ts';
@@ -15,6 +16,7 @@ export default defineConfig({
     // quiet run kept 1.3 of the 2 cores busy, at 4 about 1.7.
     maxWorkers: 4,
     globalSetup: ['test/global-setup.ts'],
+    sequence: { sequencer: UnitsFirst },
     projects: [
       { extends: true, test: { name: 'e2e', include: ['test/**/*.test.ts'], exclude: [UNDER_LOAD, UNIT], sequence: { groupOrder: 0 } } },
       // Files share their fork and its module graph: a fresh fork per file cost more CPU than most of these tests.

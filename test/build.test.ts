@@ -10,10 +10,10 @@ const REPO = path.resolve(import.meta.dirname, '..');
 const DIST = path.join(REPO, 'dist');
 const pkg = JSON.parse(readFileSync(path.join(REPO, 'package.json'), 'utf8')) as { exports: Record<string, string | { default: string }> };
 
-/** The page script of the HTML report is copied as it is (bundled for the browser when a report is written). */
-const COPIED = 'node/reporters/html/app/app.js';
+/** The page script of the HTML report, bundled for the browser (a script, not a module with a source map). */
+const PAGE_SCRIPT = 'node/reporters/html/app/app.js';
 const outputs = readdirSync(DIST, { recursive: true, encoding: 'utf8' })
-  .filter((file) => file.endsWith('.js') && file !== COPIED)
+  .filter((file) => file.endsWith('.js') && file !== PAGE_SCRIPT)
   .map((file) => path.join(DIST, file));
 const sourcesOf = (output: string): string[] => {
   const map = JSON.parse(readFileSync(`${output}.map`, 'utf8')) as { sources: string[] };
@@ -28,7 +28,12 @@ describe('the built dist/', () => {
     const exported = Object.values(pkg.exports).flatMap((target) => (typeof target === 'string' ? [] : [target.default]));
     const runtime = ['dist/runtime/worker-entry.js', 'dist/runtime/worker.js', 'dist/runtime/module-versions-hooks.js', 'dist/runtime/trial-runner.js'];
     for (const file of [...binTargets, ...exported, ...runtime]) expect(existsSync(path.join(REPO, file)), file).toBe(true);
-    expect(existsSync(path.join(DIST, COPIED))).toBe(true);
+    expect(existsSync(path.join(DIST, PAGE_SCRIPT))).toBe(true);
+  });
+
+  it('holds the page script of the HTML report as a report from the sources bundles it', async () => {
+    const { pageScript } = await import('../src/node/reporters/html/page.ts');
+    expect(readFileSync(path.join(DIST, PAGE_SCRIPT), 'utf8')).toBe(pageScript());
   });
 
   it('holds each module once, so the rollout-test a rollout file imports shares its state with the worker runtime', () => {

@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ownFileUrl } from '../../../package-files.ts';
+import { FROM_SOURCES, ownFileUrl } from '../../../package-files.ts';
 import { esbuild } from '../../../runtime/esbuild.ts';
 import type { RolloutRecord } from '../../types/rollout-record.ts';
 import type { RunReport } from '../../types/run-report.ts';
@@ -26,9 +26,14 @@ body{font:14px system-ui,sans-serif;margin:0;color:#111}header{padding:12px 20px
 
 let script: string | undefined;
 
-/** The page script with uPlot, bundled once per process. */
-function pageScript(): string {
-  script ??= esbuild().buildSync({ entryPoints: [APP], bundle: true, format: 'iife', minify: true, write: false, platform: 'browser' }).outputFiles[0]!.text;
+/**
+ * The page script with uPlot: bundled by the build (scripts/build.mjs, with these options), or from the sources
+ * bundled here, once per process.
+ */
+export function pageScript(): string {
+  script ??= FROM_SOURCES
+    ? esbuild().buildSync({ entryPoints: [APP], bundle: true, format: 'iife', minify: true, write: false, platform: 'browser' }).outputFiles[0]!.text
+    : readFileSync(APP, 'utf8');
   return script;
 }
 

@@ -25,7 +25,7 @@ function outcomes(report: Report) {
 
 describe('rollout-test run --queue with 3 workers', () => {
   it('gives the same rewards and statistics as a local run, and never shows the Redis password', { timeout: 240_000 }, async () => {
-    const examples = ['rollouts/greeting', 'rollouts/arithmetic', 'rollouts/lookup', 'rollouts/calculator'];
+    const examples = ['rollouts/greeting', 'rollouts/arithmetic', 'rollouts/lookup', 'rollouts/calculator-agent', 'rollouts/ai-sdk-calculator', 'rollouts/agents-sdk-calculator'];
     const env = { ROLLOUT_CHAT_COMPLETIONS_URL: '' };
     const localDir = tmp('local');
     const local = await runCli(REPO, ['run', ...examples, '--reporter', 'json', '--outputFile', path.join(localDir, 'report.json'), '--outputDir', localDir], { env });

@@ -189,7 +189,7 @@ describe('late faults on a queue', () => {
     const local = await run(project, 'blocked-local', []);
     expect(starvedFaults(local)).toEqual({ report: [], journal: [] });
     expect(local.result.exitCode, String(local.result.all)).toBe(0);
-    expect(local.result.stderr).toMatch(/rollout-test: worker \d+ was still busy when the run ended: a fault its rollouts' code raised after that is missing from the reports/);
+    expect(local.result.stderr).toMatch(/rollout-test: the pool's worker \d+ was still busy when the run ended: a fault their rollouts' code raised after that is missing from the reports/);
   });
 
   it('a queued run errors, lists and journals the late faults of rollouts as a local run does, and exits as it does', { timeout: 120_000 }, async () => {

@@ -438,17 +438,21 @@ export class WorkerPool {
   /**
    * Waits until every live worker has answered a ping: whatever a worker sent before its answer, such as a late
    * fault of a rollout, has then arrived. Called before the pool closes. A worker that stays busy for
-   * {@link FLUSH_WAIT_MS} is not waited for: the ids of those threads are returned, for the caller to say so.
+   * {@link FLUSH_WAIT_MS} (for {@link PING_WAIT_MS} when the run was interrupted: the user asked it to end) is not
+   * waited for: the ids of those workers are returned, for the caller to say so.
    */
-  async flush(): Promise<number[]> {
+  async flush(interrupted = false): Promise<number[]> {
     if (!this.#pool) return [];
-    const answered = await this.#ping(FLUSH_WAIT_MS);
+    const answered = await this.#ping(interrupted ? PING_WAIT_MS : FLUSH_WAIT_MS);
     return [...this.#knownThreads].filter((id) => !answered.has(id));
   }
 
-  /** The workers that answer a ping within `waitMs`; it resolves as soon as every known worker has. */
+  /** The workers that answer a ping within `waitMs`; it resolves as soon as every known live worker has. */
   async #ping(waitMs = PING_WAIT_MS): Promise<Set<number>> {
     const { channel } = this.#start();
+    // A worker that died, or that its pool ended, never answers (tinypool drops it from its threads).
+    const live = new Set(this.#workers().map((worker) => worker.threadId));
+    for (const id of this.#knownThreads) if (!live.has(id)) this.#knownThreads.delete(id);
     const nonce = this.#nextNonce++;
     const answered = new Set<number>();
     const everyAnswered = () => [...this.#knownThreads].every((id) => answered.has(id));

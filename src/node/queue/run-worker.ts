@@ -8,7 +8,7 @@ import { JobTaker } from './job-taker.ts';
 import { LateFaultLog } from './late-fault-log.ts';
 import { LockWatch } from './lock-watch.ts';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { LATE_FAULT_GRACE_MS } from '../run/late-faults.ts';
+import { busyAtFlush, LATE_FAULT_GRACE_MS } from '../run/late-faults.ts';
 import { type EntryHashes, PREFIX, type QueuedRollout, type RolloutJob, rolloutQueueName } from './queue-names.ts';
 import { RolloutSlots } from './rollout-slots.ts';
 import { DEFAULT_LOCK_SEC } from './worker-options.ts';
@@ -256,7 +256,8 @@ export class RunWorker {
     this.#closingFaults ??= (async () => {
       if (!this.#windowOpen) return;
       await sleep(Math.max(0, this.#lastEnded + LATE_FAULT_GRACE_MS - performance.now()));
-      await this.options.faults.flush();
+      const busy = await this.options.faults.flush();
+      if (busy.length > 0) this.options.log(`run ${this.options.runId}: ${busyAtFlush(busy)}`);
       await this.#lateFaults.closeWindow(this.options.name);
     })().catch((error: Error) => this.options.log(`run ${this.options.runId}: could not close its window for late faults: ${error.message}`));
     return this.#closingFaults;

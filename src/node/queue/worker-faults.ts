@@ -1,6 +1,6 @@
 import type { WorkerPool } from '../../backends/local/worker-pool.ts';
 import type { LateFault } from '../../runtime/faults.ts';
-import { busyAtFlush, LateFaults } from '../run/late-faults.ts';
+import { LateFaults } from '../run/late-faults.ts';
 
 /**
  * One run's faults on a worker: those of a rollout still running here fail it (see executeTracked), those of a
@@ -57,10 +57,12 @@ export class WorkerFaults {
     else this.log(`late fault of rollout ${fault.rolloutId}, of no run this worker serves: ${fault.message}`);
   }
 
-  /** Resolves once each thread's faults of timers that fell due by now have been heard (see WorkerPool.flush). */
-  async flush(): Promise<void> {
-    const busy = await this.pool.flush();
-    if (busy.length > 0) this.log(busyAtFlush(busy));
+  /**
+   * Resolves once each thread's faults of timers that fell due by now have been heard (see WorkerPool.flush), with
+   * the workers that stayed too busy to tell.
+   */
+  flush(): Promise<number[]> {
+    return this.pool.flush();
   }
 
   close(): void {

@@ -9,7 +9,8 @@ export const LATE_FAULT_GRACE_MS = 20;
 
 /** What the run's end says of the pool's workers that stayed busy past its flush (see WorkerPool.flush). */
 export function busyAtFlush(workerIds: number[]): string {
-  return `worker ${workerIds.join(', ')} was still busy when the run ended: a fault its rollouts' code raised after that is missing from the reports`;
+  const which = workerIds.length === 1 ? `the pool's worker ${workerIds[0]} was` : `the pool's workers ${workerIds.join(', ')} were`;
+  return `${which} still busy when the run ended: a fault their rollouts' code raised after that is missing from the reports`;
 }
 
 /**

@@ -128,12 +128,13 @@ async function run(project: string, name: string, extra: string[]) {
 }
 
 /**
- * A late fault whose trip to the coordinator is slow: the grader's thread, starved as on a loaded machine, stays
- * blocked for BLOCKED_MS from 5 ms after the rollout was reported, and its fault's timer (15 ms) fires only then,
- * long after the run's last result reached the coordinator. Locally the run's flush of its threads hears it (beside
- * the test suite, a thread kept busy for 300 ms of CPU answered the flush more than 500 ms late, once its bound); on
- * a queue the run's end must wait for the worker to close its window for late faults, whatever it takes. Blocked in
- * Atomics.wait, the thread spends no CPU.
+ * A late fault whose trip to the coordinator is slow: once the grader's result has left its thread, the thread stays
+ * blocked for `blockedMs`, and its fault's timer, due meanwhile, fires only then, long after the run's last result
+ * reached the coordinator. Locally the run's flush of its threads hears it; on a queue the run's end must wait for
+ * the worker to close its window for late faults, whatever it takes. Blocked in Atomics.wait, the thread spends no
+ * CPU. The thread sends the outcomes of a turn from an immediate of that turn's end: the grader's immediate, queued
+ * before its outcome's, queues the block behind it. A block from a timer instead (5 ms, as before) could come first
+ * on a loaded machine, and its fault reach the main thread ahead of the result, failing the rollout.
  */
 const starved = (blockedMs: number) => `
 import { AgentWorkflow, Grader, defineRollout } from 'rollout-test';
@@ -148,8 +149,10 @@ class Agent extends AgentWorkflow {
 
 class Starved extends Grader {
   async grade(ctx) {
-    setTimeout(() => block(${blockedMs}), 5);
-    setTimeout(() => { throw new Error('fault from the grader timer'); }, 15);
+    setImmediate(() => setImmediate(() => {
+      setTimeout(() => { throw new Error('fault from the grader timer'); }, 10);
+      block(${blockedMs});
+    }));
     return 1;
   }
 }

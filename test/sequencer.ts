@@ -5,7 +5,8 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
  * projects one after the other, by name: the unit files, whose simulations are the suite's heaviest pure CPU, ran
  * last, on one or two forks while the others stood idle (the last 15 s of a 397 s run). Ahead, they overlap the
  * end-to-end files' waits. They stay together: Vitest reuses a fork only for the next file of the same
- * non-isolated project.
+ * non-isolated project. With a sequencer of its own, Vitest's `--sequence.shuffle` shuffles the tests inside each
+ * file but no longer the files.
  */
 export default class UnitsFirst extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {

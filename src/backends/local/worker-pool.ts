@@ -284,6 +284,7 @@ export class WorkerPool {
       this.#channel?.attach(worker);
       patchRemoveListener(worker);
       watchWorker(worker, this.#deathContext, (error, cause) => {
+        this.#forget(worker.threadId);
         if (error instanceof WorkerLost) return;
         this.#deaths.set(error, cause);
         // Its replacement is started within this event: watch it before it gets a task.
@@ -438,34 +439,48 @@ export class WorkerPool {
   /**
    * Waits until every live worker has answered a ping: whatever a worker sent before its answer, such as a late
    * fault of a rollout, has then arrived. Called before the pool closes. A worker that stays busy for
-   * {@link FLUSH_WAIT_MS} (for {@link PING_WAIT_MS} when the run was interrupted: the user asked it to end) is not
-   * waited for: the ids of those workers are returned, for the caller to say so.
+   * {@link FLUSH_WAIT_MS} is not waited for, nor for more than {@link PING_WAIT_MS} once `interrupt` aborted (the
+   * user asked the run to end): the ids of those workers are returned, for the caller to say so.
    */
-  async flush(interrupted = false): Promise<number[]> {
+  async flush(interrupt?: AbortSignal): Promise<number[]> {
     if (!this.#pool) return [];
-    const answered = await this.#ping(interrupted ? PING_WAIT_MS : FLUSH_WAIT_MS);
+    const answered = await this.#ping(FLUSH_WAIT_MS, interrupt);
     return [...this.#knownThreads].filter((id) => !answered.has(id));
   }
 
-  /** The workers that answer a ping within `waitMs`; it resolves as soon as every known live worker has. */
-  async #ping(waitMs = PING_WAIT_MS): Promise<Set<number>> {
+  /**
+   * The workers that answer a ping within `waitMs` (within {@link PING_WAIT_MS} of `interrupt` aborting); it
+   * resolves as soon as every known live worker has.
+   */
+  async #ping(waitMs = PING_WAIT_MS, interrupt?: AbortSignal): Promise<Set<number>> {
     const { channel } = this.#start();
-    // A worker that died, or that its pool ended, never answers (tinypool drops it from its threads).
+    // A worker that died, or that its pool ended, never answers (tinypool drops it from its threads); one that dies
+    // during the wait is forgotten then (see #forget).
     const live = new Set(this.#workers().map((worker) => worker.threadId));
     for (const id of this.#knownThreads) if (!live.has(id)) this.#knownThreads.delete(id);
     const nonce = this.#nextNonce++;
     const answered = new Set<number>();
     const everyAnswered = () => [...this.#knownThreads].every((id) => answered.has(id));
     let timer: NodeJS.Timeout | undefined;
+    let shorten = () => {};
     await new Promise<void>((resolve) => {
       this.#pongs.set(nonce, { answered, onPong: () => everyAnswered() && resolve() });
       channel.post({ type: 'ping', nonce } satisfies ControlMessage);
       if (everyAnswered()) resolve();
-      timer = setTimeout(resolve, waitMs);
+      timer = setTimeout(resolve, interrupt?.aborted ? Math.min(waitMs, PING_WAIT_MS) : waitMs);
+      shorten = () => (clearTimeout(timer), (timer = setTimeout(resolve, Math.min(waitMs, PING_WAIT_MS))));
+      interrupt?.addEventListener('abort', shorten, { once: true });
     });
     clearTimeout(timer);
+    interrupt?.removeEventListener('abort', shorten);
     this.#pongs.delete(nonce);
     return answered;
+  }
+
+  /** A worker that died is waited for by no ping: those waiting on it alone resolve now. */
+  #forget(threadId: number): void {
+    if (!this.#knownThreads.delete(threadId)) return;
+    for (const ping of this.#pongs.values()) ping.onPong();
   }
 
   /** Pings every worker; workers that ran tasks before and do not answer are blocked, and are terminated. */

@@ -61,8 +61,8 @@ export class WorkerFaults {
    * Resolves once each thread's faults of timers that fell due by now have been heard (see WorkerPool.flush), with
    * the workers that stayed too busy to tell.
    */
-  flush(): Promise<number[]> {
-    return this.pool.flush();
+  flush(interrupt?: AbortSignal): Promise<number[]> {
+    return this.pool.flush(interrupt);
   }
 
   close(): void {

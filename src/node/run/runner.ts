@@ -269,7 +269,7 @@ export async function runRollouts(config: ResolvedConfig, reporters: ReporterSet
       // Every rollout has settled: a kept pool's next run must not lose its workers to this run's cancel.
       clearTimeout(cancelGrace);
       await (lateFaultGrace ?? grace());
-      const [busy] = await Promise.all([pool.flush(control.signal.aborted), hearRemoteLateFaults(options.remote, lateFaults)]);
+      const [busy] = await Promise.all([pool.flush(control.signal), hearRemoteLateFaults(options.remote, lateFaults)]);
       if (busy.length > 0) process.stderr.write(`rollout-test: ${busyAtFlush(busy)}\n`);
       stopHearing();
       // The threads end while the reports are written.

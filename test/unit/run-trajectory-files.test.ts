@@ -1,5 +1,5 @@
 /**
- * A run's trajectory files, written a turn's batch at a time: `flushed` waits for every write handed over
+ * A run's trajectory files, written asynchronously by callback: `flushed` waits for every write handed over
  * before it (the reports read the files), every caller of it is answered, and a write that fails reaches
  * `onError` and loses only its own file.
  */

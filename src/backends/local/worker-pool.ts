@@ -467,9 +467,10 @@ export class WorkerPool {
       this.#pongs.set(nonce, { answered, onPong: () => everyAnswered() && resolve() });
       channel.post({ type: 'ping', nonce } satisfies ControlMessage);
       if (everyAnswered()) resolve();
-      timer = setTimeout(resolve, interrupt?.aborted ? Math.min(waitMs, PING_WAIT_MS) : waitMs);
+      timer = setTimeout(resolve, waitMs);
       shorten = () => (clearTimeout(timer), (timer = setTimeout(resolve, Math.min(waitMs, PING_WAIT_MS))));
-      interrupt?.addEventListener('abort', shorten, { once: true });
+      if (interrupt?.aborted) shorten();
+      else interrupt?.addEventListener('abort', shorten, { once: true });
     });
     clearTimeout(timer);
     interrupt?.removeEventListener('abort', shorten);

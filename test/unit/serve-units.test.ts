@@ -160,6 +160,25 @@ describe('CallbackSender', () => {
     }
   });
 
+  it('keeps no answer past 16 MB, nor that of a 3xx, and waits out an informational answer, delivering each', async () => {
+    const huge = JSON.stringify({ ok: true, padding: 'x'.repeat(17 << 20) });
+    const { url } = await endpoint([{ status: 200, body: huge }, { status: 302, headers: { location: '/elsewhere' }, body: '{"ok":true}' }]);
+    const answers = sender();
+    expect(await answers.post(url, '{}', null)).toEqual({ kind: 'delivered', status: 200, ack: undefined });
+    expect(await answers.post(url, '{}', null)).toEqual({ kind: 'delivered', status: 302, ack: undefined });
+    server!.close();
+    server = http.createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        res.writeProcessing();
+        res.writeHead(200).end('{"ok":true}');
+      });
+    });
+    await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
+    const informational = `http://127.0.0.1:${(server.address() as AddressInfo).port}/cb`;
+    expect(await answers.post(informational, '{}', null)).toEqual({ kind: 'delivered', status: 200, ack: { ok: true } });
+  });
+
   it('gives up after the attempts on connection errors, saying why', async () => {
     const { url } = await endpoint([200]);
     await new Promise((resolve) => server!.close(resolve));

@@ -1,4 +1,4 @@
-import { Agent, type Dispatcher, request } from 'undici';
+import { Agent, type Dispatcher } from 'undici';
 import { type Backoff, backoffMs, pause } from '../../runtime/backoff.ts';
 import { retryAfterMs } from '../../runtime/retry-after.ts';
 
@@ -77,12 +77,13 @@ export class CallbackSender {
     return { kind: 'failed', reason };
   }
 
-  async #once(url: string, body: string, headers: Record<string, string>): Promise<Answer> {
+  #once(url: string, body: string, headers: Record<string, string>): Promise<Answer> {
+    const { origin, pathname, search } = new URL(url);
     const { timeoutMs } = this.policy;
-    const response = await request(url, { method: 'POST', headers, body, dispatcher: this.#agent, headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
-    const { statusCode: status } = response;
-    const retryAfter = response.headers['retry-after'];
-    return { status, retryAfter, ack: status < 300 ? await ackOf(response.body) : (await response.body.dump(), undefined) };
+    return new Promise((resolve, reject) => {
+      const options = { origin, path: pathname + search, method: 'POST' as const, headers, body, headersTimeout: timeoutMs, bodyTimeout: timeoutMs };
+      this.#agent.dispatch(options, new AnswerHandler(resolve, reject));
+    });
   }
 
   close(): void {
@@ -90,19 +91,70 @@ export class CallbackSender {
   }
 }
 
-/** The JSON object a controller answered with, or `undefined` (no body, too large, not JSON, or not an object). */
-async function ackOf(body: Dispatcher.ResponseData['body']): Promise<Record<string, unknown> | undefined> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of body as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > MAX_ACK_BYTES) {
-      body.destroy();
-      return undefined;
-    }
-    chunks.push(chunk);
+/**
+ * Reads one answer through undici's handler API: its status, its `Retry-After` and, for a 2xx, the body as JSON.
+ * `request()` would wrap each answer in a readable stream read through an async iterator, with an async resource
+ * and an abort signal around it: at a trainer's pace of one rollout at a time, two callbacks a rollout, that cost
+ * more of serve's main thread than the rest of a no-op rollout.
+ */
+class AnswerHandler implements Dispatcher.DispatchHandlers {
+  #status = 0;
+  #retryAfter: string[] = [];
+  #chunks: Buffer[] = [];
+  #size = 0;
+  #abort: ((error?: Error) => void) | undefined;
+  #tooLarge = false;
+
+  constructor(
+    private readonly resolve: (answer: Answer) => void,
+    private readonly reject: (error: Error) => void,
+  ) {}
+
+  onConnect(abort: (error?: Error) => void): void {
+    this.#abort = abort;
   }
-  if (size === 0) return undefined;
+
+  onHeaders(status: number, rawHeaders: Buffer[] | string[] | null): boolean {
+    // An informational answer (100 Continue, 103 Early Hints) comes before the real one.
+    if (status < 200) return true;
+    this.#status = status;
+    for (let at = 0; rawHeaders && at + 1 < rawHeaders.length; at += 2) {
+      if (String(rawHeaders[at]).toLowerCase() === 'retry-after') this.#retryAfter.push(String(rawHeaders[at + 1]));
+    }
+    return true;
+  }
+
+  onData(chunk: Buffer): boolean {
+    if (this.#status >= 300) return true;
+    this.#size += chunk.length;
+    if (this.#size <= MAX_ACK_BYTES) this.#chunks.push(chunk);
+    else if (!this.#tooLarge) {
+      // Delivered all the same: an answer too large to keep is no answer, as an empty one is.
+      this.#tooLarge = true;
+      this.#chunks = [];
+      this.#abort?.(new Error('the answer is too large to keep'));
+    }
+    return true;
+  }
+
+  onComplete(): void {
+    this.#settle();
+  }
+
+  onError(error: Error): void {
+    if (this.#tooLarge) this.#settle();
+    else this.reject(error);
+  }
+
+  #settle(): void {
+    const retryAfter = this.#retryAfter.length > 1 ? this.#retryAfter : this.#retryAfter[0];
+    this.resolve({ status: this.#status, retryAfter, ack: this.#status < 300 ? jsonObjectOf(this.#chunks) : undefined });
+  }
+}
+
+/** The JSON object a controller answered with, or `undefined` (no body, too large, not JSON, or not an object). */
+function jsonObjectOf(chunks: Buffer[]): Record<string, unknown> | undefined {
+  if (chunks.length === 0) return undefined;
   try {
     const value: unknown = JSON.parse(Buffer.concat(chunks).toString('utf8'));
     return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;

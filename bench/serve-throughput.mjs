@@ -24,7 +24,7 @@
 // the server, the floor, and the controller beside each. Wall times on a shared machine swing with its load;
 // these say which process a rollout's cost is in, and what the ratio could be on the machine's cores.
 //
-//   node bench/serve-throughput.mjs [--rollouts 10000] [--osmosis-rollouts 2000] [--reps 3] [-- serve flags]
+//   node bench/serve-throughput.mjs [--rollouts 10000] [--osmosis-rollouts 2000] [--reps 3] [--warmup 2000] [-- serve flags]
 //   import { measureServeThroughput } from './serve-throughput.mjs'
 import { spawn } from 'node:child_process';
 import http from 'node:http';
@@ -37,6 +37,13 @@ import { BIN, REPO, makeProject } from './lib/workloads.mjs';
 import { cpuMsOf, median } from './lib/measure.mjs';
 
 const CONCURRENCY = 64;
+/**
+ * Rollouts run before each measured phase, at its pace. A server a trainer drives runs for hours: what it costs a
+ * rollout once its code is compiled is what a trainer pays. At S2's pace of ~150 rollouts a second, V8 compiles
+ * serve's per-rollout path over 10-15 s, and with one warm-up rollout a run of 2,000 measured mostly that (serve's
+ * CPU per rollout fell by half from the first seconds to the last; the floor's too, from less).
+ */
+const WARMUP = 2_000;
 const CONNECTIONS = 200;
 /** The CPU osmosis's Python controller spends on one callback (its driver's POST and its listener's handling, halved). */
 const OSMOSIS_CALLBACK_CPU_MS = 3;
@@ -92,11 +99,13 @@ const ownCpuSec = () => {
 const requestOf = (i) => ({ id: `r-${i}`, prompt: [{ role: 'user', content: `row ${i}` }], label: `row ${i}` });
 
 /** The rollouts run directly on a LocalBackend (worker pool, max concurrency 64) in this process. */
-async function direct(dir, count) {
+async function direct(dir, count, warmup = 1) {
   const { LocalBackend } = await import(path.join(REPO, 'dist/public/node.js'));
   const backend = new LocalBackend({ workflow: './noop.js:Noop', grader: './noop.js:always', cwd: dir, workflowConfig: { concurrency: { maxConcurrent: CONCURRENCY } } });
-  // One warm-up rollout loads the module in the worker, as the server's start-up does.
+  // The first warm-up rollout loads the module in the worker, as the server's start-up does; the rest warm the JIT,
+  // as the served runs' warm-up does.
   await backend.execute(requestOf(-1), () => undefined, () => undefined);
+  await Promise.all(Array.from({ length: warmup - 1 }, (_, i) => backend.execute(requestOf(-2 - i), () => undefined, () => undefined)));
   const cpuBefore = ownCpuSec();
   const started = performance.now();
   let graded = 0;
@@ -242,9 +251,9 @@ export const CONTROLLERS = {
  * (a 429 waits its Retry-After and posts again) and then awaited until its grader callback arrives. Wall from
  * the first POST to the last callback.
  */
-async function served(dir, count, serveArgs, controller = CONTROLLERS.bench) {
+async function served(dir, count, serveArgs, controller = CONTROLLERS.bench, warmup = 1) {
   const { child, url } = await startServer(dir, serveArgs);
-  const callbacks = await listener(2 * (count + 1), controller.listener);
+  const callbacks = await listener(2 * (count + warmup), controller.listener);
   const agent = new http.Agent({ keepAlive: true, ...controller.agent });
   const admissions = [];
   let refusals = 0;
@@ -264,13 +273,13 @@ async function served(dir, count, serveArgs, controller = CONTROLLERS.bench) {
     await graded;
   };
   try {
-    await run(-1); // warm-up: the worker loads the module
+    // Warm-up, the same rollouts at the same pace, ids below 0: the worker loads the module, and the JIT compiles
+    // the code a rollout runs through. At S2's pace of ~150 rollouts a second that takes seconds (see the README).
+    await run(-1);
+    await inParallel(controller.inFlight, warmup - 1, (i) => run(-2 - i));
     const cpuBefore = { server: cpuSecOf(child.pid), controller: ownCpuSec() };
     const started = performance.now();
-    let next = 0;
-    await Promise.all(Array.from({ length: controller.inFlight }, async () => {
-      while (next < count) await run(next++);
-    }));
+    await inParallel(controller.inFlight, count, run);
     const ended = await callbacks.done;
     const cpuSec = { server: cpuSecOf(child.pid) - cpuBefore.server, controller: ownCpuSec() - cpuBefore.controller };
     return { wallMs: ended - started, admissions, refusals, cpuSec };
@@ -282,13 +291,21 @@ async function served(dir, count, serveArgs, controller = CONTROLLERS.bench) {
   }
 }
 
+/** Runs `task(0)` … `task(count - 1)`, `width` at a time. */
+async function inParallel(width, count, task) {
+  let next = 0;
+  await Promise.all(Array.from({ length: Math.min(width, count) }, async () => {
+    while (next < count) await task(next++);
+  }));
+}
+
 const percentile = (values, p) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor((p / 100) * values.length))];
 
 /**
  * Runs direct, served, floor and (with `osmosisCount`) served and floor under osmosis's controller `reps` times,
  * alternately; returns medians and the served run's admission latencies.
  */
-export async function measureServeThroughput({ root, count = 10_000, osmosisCount = 0, reps = 3, serveArgs = [] }) {
+export async function measureServeThroughput({ root, count = 10_000, osmosisCount = 0, reps = 3, warmup = WARMUP, serveArgs = [] }) {
   const dir = makeProject(root, 'serve-noop', { 'noop.js': NOOP, 'noop.rollout.js': ROLLOUT_FILE, 'http-floor.mjs': HTTP_FLOOR });
   const directRuns = [];
   const servedRuns = [];
@@ -296,12 +313,12 @@ export async function measureServeThroughput({ root, count = 10_000, osmosisCoun
   const osmosisRuns = [];
   const osmosisFloorRuns = [];
   for (let i = 0; i < reps; i++) {
-    directRuns.push(await direct(dir, count));
-    servedRuns.push(await served(dir, count, serveArgs));
-    floorRuns.push(await served(dir, count, undefined));
+    directRuns.push(await direct(dir, count, warmup));
+    servedRuns.push(await served(dir, count, serveArgs, CONTROLLERS.bench, warmup));
+    floorRuns.push(await served(dir, count, undefined, CONTROLLERS.bench, warmup));
     if (osmosisCount) {
-      osmosisRuns.push(await served(dir, osmosisCount, serveArgs, CONTROLLERS.osmosis));
-      osmosisFloorRuns.push(await served(dir, osmosisCount, undefined, CONTROLLERS.osmosis));
+      osmosisRuns.push(await served(dir, osmosisCount, serveArgs, CONTROLLERS.osmosis, warmup));
+      osmosisFloorRuns.push(await served(dir, osmosisCount, undefined, CONTROLLERS.osmosis, warmup));
     }
   }
   const admissions = servedRuns.flatMap((r) => r.admissions);
@@ -334,13 +351,13 @@ export async function measureServeThroughput({ root, count = 10_000, osmosisCoun
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const { values, positionals } = parseArgs({
-    options: { rollouts: { type: 'string', default: '10000' }, 'osmosis-rollouts': { type: 'string', default: '2000' }, reps: { type: 'string', default: '3' } },
+    options: { rollouts: { type: 'string', default: '10000' }, 'osmosis-rollouts': { type: 'string', default: '2000' }, reps: { type: 'string', default: '3' }, warmup: { type: 'string', default: String(WARMUP) } },
     allowPositionals: true,
   });
   const { benchRoot } = await import('./lib/workloads.mjs');
   const root = benchRoot();
   try {
-    const result = await measureServeThroughput({ root, count: Number(values.rollouts), osmosisCount: Number(values['osmosis-rollouts']), reps: Number(values.reps), serveArgs: positionals });
+    const result = await measureServeThroughput({ root, count: Number(values.rollouts), osmosisCount: Number(values['osmosis-rollouts']), reps: Number(values.reps), warmup: Number(values.warmup), serveArgs: positionals });
     console.log(JSON.stringify({ ...result, ratio: result.directMs / result.servedMs }, null, 2));
   } finally {
     rmSync(root, { recursive: true, force: true });

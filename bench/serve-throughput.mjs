@@ -257,7 +257,9 @@ async function served(dir, count, serveArgs, controller = CONTROLLERS.bench, war
   const agent = new http.Agent({ keepAlive: true, ...controller.agent });
   const admissions = [];
   let refusals = 0;
+  // The warm-up's rollouts (ids below 0) count in no figure.
   const run = async (i) => {
+    const measured = i >= 0;
     const graded = callbacks.register(`r-${i}`);
     const payload = initBody(i, callbacks.url, controller.wire);
     let sent;
@@ -266,10 +268,10 @@ async function served(dir, count, serveArgs, controller = CONTROLLERS.bench, war
       const answer = await post(agent, `${url}/rollout`, payload, controller.headersOf);
       if (answer.status === 202) break;
       if (answer.status !== 429) throw new Error(`POST /rollout answered ${answer.status}`);
-      refusals++;
+      if (measured) refusals++;
       await sleep(1000 * Number(answer.retryAfter ?? 1));
     }
-    admissions.push(performance.now() - sent);
+    if (measured) admissions.push(performance.now() - sent);
     await graded;
   };
   try {
@@ -306,6 +308,7 @@ const percentile = (values, p) => [...values].sort((a, b) => a - b)[Math.min(val
  * alternately; returns medians and the served run's admission latencies.
  */
 export async function measureServeThroughput({ root, count = 10_000, osmosisCount = 0, reps = 3, warmup = WARMUP, serveArgs = [] }) {
+  if (!Number.isInteger(warmup) || warmup < 1) throw new Error(`the warm-up is a whole number of rollouts, at least 1 (the worker loads the module): ${warmup}`);
   const dir = makeProject(root, 'serve-noop', { 'noop.js': NOOP, 'noop.rollout.js': ROLLOUT_FILE, 'http-floor.mjs': HTTP_FLOOR });
   const directRuns = [];
   const servedRuns = [];

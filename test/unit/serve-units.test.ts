@@ -1,8 +1,8 @@
 /** The rollout server's pure parts and its callback sender, apart from the server process (see serve.test.ts). */
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
+import net, { type AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { bearerMatches, isLoopback } from '../../src/node/serve/auth.ts';
@@ -98,7 +98,12 @@ describe('auth', () => {
 
 describe('CallbackSender', () => {
   let server: http.Server | undefined;
-  afterEach(() => server?.close());
+  /** Those of {@link rawEndpoint}. */
+  const servers: net.Server[] = [];
+  afterEach(() => {
+    server?.close();
+    for (const raw of servers.splice(0)) raw.close();
+  });
 
   type Answer = number | { status: number; headers?: Record<string, string>; body?: string };
 
@@ -162,21 +167,67 @@ describe('CallbackSender', () => {
 
   it('keeps no answer past 16 MB, nor that of a 3xx, and waits out an informational answer, delivering each', async () => {
     const huge = JSON.stringify({ ok: true, padding: 'x'.repeat(17 << 20) });
-    const { url } = await endpoint([{ status: 200, body: huge }, { status: 302, headers: { location: '/elsewhere' }, body: '{"ok":true}' }]);
+    const { url, seen } = await endpoint([{ status: 200, body: huge }, { status: 302, headers: { location: '/elsewhere' }, body: '{"ok":true}' }]);
     const answers = sender();
     expect(await answers.post(url, '{}', null)).toEqual({ kind: 'delivered', status: 200, ack: undefined });
     expect(await answers.post(url, '{}', null)).toEqual({ kind: 'delivered', status: 302, ack: undefined });
+    expect(seen).toHaveLength(2);
     server!.close();
-    server = http.createServer((req, res) => {
-      req.resume();
-      req.on('end', () => {
-        res.writeProcessing();
-        res.writeHead(200).end('{"ok":true}');
+    const informational = await rawEndpoint((socket) => socket.end('HTTP/1.1 102 Processing\r\n\r\nHTTP/1.1 200 OK\r\ncontent-length: 11\r\n\r\n{"ok":true}'));
+    expect(await answers.post(informational.url, '{}', null)).toEqual({ kind: 'delivered', status: 200, ack: { ok: true } });
+  });
+
+  /** A callback endpoint that answers each request by writing to its socket itself (`answer`), for broken answers. */
+  async function rawEndpoint(answer: (socket: net.Socket) => void) {
+    const seen: string[] = [];
+    const raw = net.createServer((socket) => {
+      let request = '';
+      socket.on('error', () => undefined);
+      socket.on('data', (chunk) => {
+        request += chunk.toString('latin1');
+        const head = request.indexOf('\r\n\r\n');
+        const length = Number(/content-length: *(\d+)/i.exec(request)?.[1] ?? 0);
+        if (head < 0 || request.length < head + 4 + length) return;
+        seen.push(request.slice(head + 4));
+        request = '';
+        answer(socket);
       });
     });
-    await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
-    const informational = `http://127.0.0.1:${(server.address() as AddressInfo).port}/cb`;
-    expect(await answers.post(informational, '{}', null)).toEqual({ kind: 'delivered', status: 200, ack: { ok: true } });
+    servers.push(raw);
+    await new Promise<void>((resolve) => raw.listen(0, '127.0.0.1', resolve));
+    return { url: `http://127.0.0.1:${(raw.address() as AddressInfo).port}/cb`, seen };
+  }
+
+  it('ends an attempt with the status once it came, whatever becomes of the body: never a refused callback sent again', async () => {
+    const cut = (status: string) => (socket: net.Socket) => {
+      socket.write(`HTTP/1.1 ${status}\r\ncontent-length: 100\r\n\r\n{"ok":`);
+      setTimeout(() => socket.destroy(), 20);
+    };
+    const refused = await rawEndpoint(cut('404 Not Found'));
+    expect(await sender().post(refused.url, '{}', null)).toEqual({ kind: 'rejected', status: 404 });
+    expect(refused.seen).toHaveLength(1);
+    const taken = await rawEndpoint(cut('200 OK'));
+    expect(await sender().post(taken.url, '{}', null)).toEqual({ kind: 'delivered', status: 200, ack: undefined });
+    expect(taken.seen).toHaveLength(1);
+    // Informational, then the connection drops: no answer came, so the attempt failed, and the callback is retried.
+    const dropped = await rawEndpoint((socket) => socket.end('HTTP/1.1 102 Processing\r\n\r\n'));
+    expect(await sender().post(dropped.url, '{}', null)).toMatchObject({ kind: 'failed' });
+    expect(dropped.seen).toHaveLength(4);
+  });
+
+  it('never waits on a body that trickles forever: a 5xx is retried at once, a 2xx is delivered once its time is up', async () => {
+    const trickle = (status: string) => (socket: net.Socket) => {
+      socket.write(`HTTP/1.1 ${status}\r\ntransfer-encoding: chunked\r\n\r\n`);
+      const timer = setInterval(() => socket.write('1\r\nx\r\n'), 20);
+      socket.on('close', () => clearInterval(timer));
+    };
+    const busy = await rawEndpoint(trickle('503 Service Unavailable'));
+    expect(await sender().post(busy.url, '{}', null)).toEqual({ kind: 'failed', reason: 'HTTP 503' });
+    expect(busy.seen).toHaveLength(4);
+    const slow = await rawEndpoint(trickle('200 OK'));
+    const quick = new CallbackSender({ attempts: 4, baseDelayMs: 10, maxDelayMs: 40, timeoutMs: 300, maxRetryAfterMs: 60_000 });
+    expect(await quick.post(slow.url, '{}', null)).toEqual({ kind: 'delivered', status: 200, ack: undefined });
+    expect(slow.seen).toHaveLength(1);
   });
 
   it('gives up after the attempts on connection errors, saying why', async () => {

@@ -21,6 +21,8 @@ export const DEFAULT_RETRY: RetryPolicy = { attempts: 8, baseDelayMs: 500, maxDe
 
 /** A controller's answer to a callback may carry data (osmosis's trajectory report); more than this is not kept. */
 const MAX_ACK_BYTES = 16 << 20;
+/** What of a non-2xx answer's body is drained to keep its connection (as undici's `dump()` does), before it is closed. */
+const MAX_DISCARD_BYTES = 128 << 10;
 
 /**
  * How a delivery ended: `delivered` (2xx or 3xx, with the controller's answer: its JSON object, `undefined` for
@@ -82,7 +84,7 @@ export class CallbackSender {
     const { timeoutMs } = this.policy;
     return new Promise((resolve, reject) => {
       const options = { origin, path: pathname + search, method: 'POST' as const, headers, body, headersTimeout: timeoutMs, bodyTimeout: timeoutMs };
-      this.#agent.dispatch(options, new AnswerHandler(resolve, reject));
+      this.#agent.dispatch(options, new AnswerHandler(resolve, reject, timeoutMs));
     });
   }
 
@@ -96,6 +98,11 @@ export class CallbackSender {
  * `request()` would wrap each answer in a readable stream read through an async iterator, with an async resource
  * and an abort signal around it: at a trainer's pace of one rollout at a time, two callbacks a rollout, that cost
  * more of serve's main thread than the rest of a no-op rollout.
+ *
+ * The status is the controller's answer: once it came, the attempt ends with it, whatever becomes of the body (an
+ * ack is optional). A non-2xx settles at once and its body is only drained, up to {@link MAX_DISCARD_BYTES}, to keep
+ * the connection. The whole answer must come within `timeoutMs` (undici's `bodyTimeout` counts between chunks, so
+ * a body that trickles forever would hold the callback, and every later one of its rollout, for good).
  */
 class AnswerHandler implements Dispatcher.DispatchHandlers {
   #status = 0;
@@ -103,52 +110,80 @@ class AnswerHandler implements Dispatcher.DispatchHandlers {
   #chunks: Buffer[] = [];
   #size = 0;
   #abort: ((error?: Error) => void) | undefined;
-  #tooLarge = false;
+  #whole = false;
+  #settled = false;
+  readonly #deadline: NodeJS.Timeout;
 
   constructor(
     private readonly resolve: (answer: Answer) => void,
     private readonly reject: (error: Error) => void,
-  ) {}
+    timeoutMs: number,
+  ) {
+    this.#deadline = setTimeout(() => this.#stop(new Error(`no whole answer within ${timeoutMs} ms`)), timeoutMs);
+  }
 
   onConnect(abort: (error?: Error) => void): void {
     this.#abort = abort;
+    // Given up on before its connection was made: it must not be sent after all (the next attempt sends it).
+    if (this.#settled) abort(new Error('the attempt was given up'));
   }
 
   onHeaders(status: number, rawHeaders: Buffer[] | string[] | null): boolean {
-    // An informational answer (100 Continue, 103 Early Hints) comes before the real one.
+    // An informational answer (102 Processing, 103 Early Hints) comes before the real one.
     if (status < 200) return true;
     this.#status = status;
     for (let at = 0; rawHeaders && at + 1 < rawHeaders.length; at += 2) {
-      if (String(rawHeaders[at]).toLowerCase() === 'retry-after') this.#retryAfter.push(String(rawHeaders[at + 1]));
+      const value = String(rawHeaders[at + 1]);
+      // An empty one says nothing, as undici's own header parsing has it.
+      if (value && String(rawHeaders[at]).toLowerCase() === 'retry-after') this.#retryAfter.push(value);
     }
+    if (status >= 300) this.#settle();
     return true;
   }
 
   onData(chunk: Buffer): boolean {
-    if (this.#status >= 300) return true;
     this.#size += chunk.length;
-    if (this.#size <= MAX_ACK_BYTES) this.#chunks.push(chunk);
-    else if (!this.#tooLarge) {
+    const acked = this.#status < 300;
+    if (this.#size > (acked ? MAX_ACK_BYTES : MAX_DISCARD_BYTES)) {
       // Delivered all the same: an answer too large to keep is no answer, as an empty one is.
-      this.#tooLarge = true;
       this.#chunks = [];
-      this.#abort?.(new Error('the answer is too large to keep'));
-    }
+      this.#stop(new Error('the answer is too large to keep'));
+    } else if (acked) this.#chunks.push(chunk);
     return true;
   }
 
   onComplete(): void {
+    clearTimeout(this.#deadline);
+    this.#whole = true;
     this.#settle();
   }
 
   onError(error: Error): void {
-    if (this.#tooLarge) this.#settle();
-    else this.reject(error);
+    clearTimeout(this.#deadline);
+    if (this.#status) this.#settle();
+    else this.#fail(error);
   }
 
+  /** Ends the attempt: through the connection once there is one (`onError` follows), else here. */
+  #stop(error: Error): void {
+    if (this.#abort) this.#abort(error);
+    else this.#fail(error);
+  }
+
+  /** Answers with the status; a non-2xx's body may still be draining, under the deadline. */
   #settle(): void {
+    if (this.#settled) return;
+    this.#settled = true;
     const retryAfter = this.#retryAfter.length > 1 ? this.#retryAfter : this.#retryAfter[0];
-    this.resolve({ status: this.#status, retryAfter, ack: this.#status < 300 ? jsonObjectOf(this.#chunks) : undefined });
+    const ack = this.#status < 300 && this.#whole && this.#size <= MAX_ACK_BYTES ? jsonObjectOf(this.#chunks) : undefined;
+    this.resolve({ status: this.#status, retryAfter, ack });
+  }
+
+  #fail(error: Error): void {
+    clearTimeout(this.#deadline);
+    if (this.#settled) return;
+    this.#settled = true;
+    this.reject(error);
   }
 }
 

@@ -98,11 +98,13 @@ describe('auth', () => {
 
 describe('CallbackSender', () => {
   let server: http.Server | undefined;
-  /** Those of {@link rawEndpoint}. */
+  /** Those of {@link rawEndpoint}, and their connections (a trickling answer's would go on after its test). */
   const servers: net.Server[] = [];
+  const sockets: net.Socket[] = [];
   afterEach(() => {
     server?.close();
     for (const raw of servers.splice(0)) raw.close();
+    for (const socket of sockets.splice(0)) socket.destroy();
   });
 
   type Answer = number | { status: number; headers?: Record<string, string>; body?: string };
@@ -181,6 +183,7 @@ describe('CallbackSender', () => {
   async function rawEndpoint(answer: (socket: net.Socket) => void) {
     const seen: string[] = [];
     const raw = net.createServer((socket) => {
+      sockets.push(socket);
       let request = '';
       socket.on('error', () => undefined);
       socket.on('data', (chunk) => {
@@ -225,7 +228,8 @@ describe('CallbackSender', () => {
     expect(await sender().post(busy.url, '{}', null)).toEqual({ kind: 'failed', reason: 'HTTP 503' });
     expect(busy.seen).toHaveLength(4);
     const slow = await rawEndpoint(trickle('200 OK'));
-    const quick = new CallbackSender({ attempts: 4, baseDelayMs: 10, maxDelayMs: 40, timeoutMs: 300, maxRetryAfterMs: 60_000 });
+    // Its whole answer gets 3 s (three times the timeout); a loaded machine may take a while to connect and answer.
+    const quick = new CallbackSender({ attempts: 4, baseDelayMs: 10, maxDelayMs: 40, timeoutMs: 1_000, maxRetryAfterMs: 60_000 });
     expect(await quick.post(slow.url, '{}', null)).toEqual({ kind: 'delivered', status: 200, ack: undefined });
     expect(slow.seen).toHaveLength(1);
   });

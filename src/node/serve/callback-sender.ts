@@ -7,7 +7,10 @@ export interface RetryPolicy {
   attempts: number;
   baseDelayMs: number;
   maxDelayMs: number;
-  /** Per attempt, connection to response. */
+  /**
+   * Per attempt, each of: making the connection, the answer's head, a gap between two chunks of its body. The
+   * whole attempt, from the request on, gets three times as long ({@link ATTEMPT_SPANS}).
+   */
   timeoutMs: number;
   /** The longest wait a 429's `Retry-After` may ask for between two attempts. */
   maxRetryAfterMs: number;
@@ -23,6 +26,11 @@ export const DEFAULT_RETRY: RetryPolicy = { attempts: 8, baseDelayMs: 500, maxDe
 const MAX_ACK_BYTES = 16 << 20;
 /** What of a non-2xx answer's body is drained to keep its connection (as undici's `dump()` does), before it is closed. */
 const MAX_DISCARD_BYTES = 128 << 10;
+/**
+ * An attempt's whole time as a multiple of `timeoutMs`: connecting, the answer's head and its body may each take
+ * that long, as undici's own timeouts allow them, but a body that trickles forever still ends.
+ */
+const ATTEMPT_SPANS = 3;
 
 /**
  * How a delivery ended: `delivered` (2xx or 3xx, with the controller's answer: its JSON object, `undefined` for
@@ -84,7 +92,7 @@ export class CallbackSender {
     const { timeoutMs } = this.policy;
     return new Promise((resolve, reject) => {
       const options = { origin, path: pathname + search, method: 'POST' as const, headers, body, headersTimeout: timeoutMs, bodyTimeout: timeoutMs };
-      this.#agent.dispatch(options, new AnswerHandler(resolve, reject, timeoutMs));
+      this.#agent.dispatch(options, new AnswerHandler(resolve, reject, ATTEMPT_SPANS * timeoutMs));
     });
   }
 
@@ -101,7 +109,7 @@ export class CallbackSender {
  *
  * The status is the controller's answer: once it came, the attempt ends with it, whatever becomes of the body (an
  * ack is optional). A non-2xx settles at once and its body is only drained, up to {@link MAX_DISCARD_BYTES}, to keep
- * the connection. The whole answer must come within `timeoutMs` (undici's `bodyTimeout` counts between chunks, so
+ * the connection. The whole answer must come within `deadlineMs` (undici's `bodyTimeout` counts between chunks, so
  * a body that trickles forever would hold the callback, and every later one of its rollout, for good).
  */
 class AnswerHandler implements Dispatcher.DispatchHandlers {
@@ -117,9 +125,9 @@ class AnswerHandler implements Dispatcher.DispatchHandlers {
   constructor(
     private readonly resolve: (answer: Answer) => void,
     private readonly reject: (error: Error) => void,
-    timeoutMs: number,
+    deadlineMs: number,
   ) {
-    this.#deadline = setTimeout(() => this.#stop(new Error(`no whole answer within ${timeoutMs} ms`)), timeoutMs);
+    this.#deadline = setTimeout(() => this.#stop(new Error(`no whole answer within ${deadlineMs} ms`)), deadlineMs);
   }
 
   onConnect(abort: (error?: Error) => void): void {
@@ -129,7 +137,8 @@ class AnswerHandler implements Dispatcher.DispatchHandlers {
   }
 
   onHeaders(status: number, rawHeaders: Buffer[] | string[] | null): boolean {
-    // An informational answer (102 Processing, 103 Early Hints) comes before the real one.
+    // An informational answer (102 Processing, 103 Early Hints) comes before the real one. (A 100 Continue that no
+    // request asked for never gets here: undici drops the connection as a bad answer, and the attempt is retried.)
     if (status < 200) return true;
     this.#status = status;
     for (let at = 0; rawHeaders && at + 1 < rawHeaders.length; at += 2) {
@@ -175,7 +184,8 @@ class AnswerHandler implements Dispatcher.DispatchHandlers {
     if (this.#settled) return;
     this.#settled = true;
     const retryAfter = this.#retryAfter.length > 1 ? this.#retryAfter : this.#retryAfter[0];
-    const ack = this.#status < 300 && this.#whole && this.#size <= MAX_ACK_BYTES ? jsonObjectOf(this.#chunks) : undefined;
+    // A body cut off, or dropped for its size, is no ack.
+    const ack = this.#status < 300 && this.#whole ? jsonObjectOf(this.#chunks) : undefined;
     this.resolve({ status: this.#status, retryAfter, ack });
   }
 

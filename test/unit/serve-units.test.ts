@@ -171,7 +171,7 @@ describe('CallbackSender', () => {
     const huge = JSON.stringify({ ok: true, padding: 'x'.repeat(17 << 20) });
     const { url, seen } = await endpoint([{ status: 200, body: huge }, { status: 302, headers: { location: '/elsewhere' }, body: '{"ok":true}' }]);
     const answers = sender();
-    expect(await answers.post(url, '{}', null)).toEqual({ kind: 'delivered', status: 200, ack: undefined });
+    expect(await answers.post(url, '{}', null)).toEqual({ kind: 'delivered', status: 200, ack: undefined, lost: 'the answer is too large to keep' });
     expect(await answers.post(url, '{}', null)).toEqual({ kind: 'delivered', status: 302, ack: undefined });
     expect(seen).toHaveLength(2);
     server!.close();
@@ -210,12 +210,27 @@ describe('CallbackSender', () => {
     expect(await sender().post(refused.url, '{}', null)).toEqual({ kind: 'rejected', status: 404 });
     expect(refused.seen).toHaveLength(1);
     const taken = await rawEndpoint(cut('200 OK'));
-    expect(await sender().post(taken.url, '{}', null)).toEqual({ kind: 'delivered', status: 200, ack: undefined });
+    expect(await sender().post(taken.url, '{}', null)).toEqual({ kind: 'delivered', status: 200, ack: undefined, lost: expect.any(String) });
     expect(taken.seen).toHaveLength(1);
     // Informational, then the connection drops: no answer came, so the attempt failed, and the callback is retried.
     const dropped = await rawEndpoint((socket) => socket.end('HTTP/1.1 102 Processing\r\n\r\n'));
     expect(await sender().post(dropped.url, '{}', null)).toMatchObject({ kind: 'failed' });
     expect(dropped.seen).toHaveLength(4);
+  });
+
+  it('logs a delivered callback whose answer was cut off: what the controller reported with it is missing', async () => {
+    const cut = await rawEndpoint((socket) => {
+      socket.write('HTTP/1.1 200 OK\r\ncontent-length: 100\r\n\r\n{"ok":');
+      setTimeout(() => socket.destroy(), 20);
+    });
+    const lines: string[] = [];
+    const { journal } = ServeJournal.open(mkdtempSync(path.join(os.tmpdir(), 'serve-cut-ack-')), 60_000);
+    const deliveries = new Deliveries(journal, sender(), (line) => lines.push(line), () => lines.push('ack'));
+    const target = { suite: 's', id: 'r-1', completionUrl: cut.url, graderUrl: null, bearer: null };
+    deliveries.send(target, 'completion', completionBody('r-1', { requestId: 'r-1', status: 'success', samples: [sample], rewards: {}, timings, extraFields: {} }));
+    await deliveries.idle();
+    expect(lines).toEqual([expect.stringMatching(/^completion callback of rollout r-1 delivered, but the controller's answer could not be read whole \(.+\): what it reports is missing$/)]);
+    expect(cut.seen).toHaveLength(1);
   });
 
   it('never waits on a body that trickles forever: a 5xx is retried at once, a 2xx is delivered once its time is up', async () => {
@@ -230,7 +245,7 @@ describe('CallbackSender', () => {
     const slow = await rawEndpoint(trickle('200 OK'));
     // Its whole answer gets 3 s (three times the timeout); a loaded machine may take a while to connect and answer.
     const quick = new CallbackSender({ attempts: 4, baseDelayMs: 10, maxDelayMs: 40, timeoutMs: 1_000, maxRetryAfterMs: 60_000 });
-    expect(await quick.post(slow.url, '{}', null)).toEqual({ kind: 'delivered', status: 200, ack: undefined });
+    expect(await quick.post(slow.url, '{}', null)).toEqual({ kind: 'delivered', status: 200, ack: undefined, lost: 'no whole answer within 3000 ms' });
     expect(slow.seen).toHaveLength(1);
   });
 

@@ -34,11 +34,11 @@ const ATTEMPT_SPANS = 3;
 
 /**
  * How a delivery ended: `delivered` (2xx or 3xx, with the controller's answer: its JSON object, `undefined` for
- * none), `rejected` (4xx but 429: the controller said no, never retried), or `failed` (connection errors, 429 and
+ * none; `lost` says why a 2xx's answer could not be read whole, its ack then `undefined`), `rejected` (4xx but 429: the controller said no, never retried), or `failed` (connection errors, 429 and
  * 5xx until the attempts ran out; still owed).
  */
 export type DeliveryOutcome =
-  | { kind: 'delivered'; status: number; ack: Record<string, unknown> | undefined }
+  | { kind: 'delivered'; status: number; ack: Record<string, unknown> | undefined; lost?: string }
   | { kind: 'rejected'; status: number }
   | { kind: 'failed'; reason: string };
 
@@ -46,6 +46,7 @@ interface Answer {
   status: number;
   retryAfter: string | string[] | undefined;
   ack: Record<string, unknown> | undefined;
+  lost?: string | undefined;
 }
 
 /**
@@ -73,8 +74,8 @@ export class CallbackSender {
     for (let attempt = 1; attempt <= this.policy.attempts; attempt++) {
       let waitMs: number | undefined;
       try {
-        const { status, retryAfter, ack } = await this.#once(url, payload, headers);
-        if (status < 400) return { kind: 'delivered', status, ack };
+        const { status, retryAfter, ack, lost } = await this.#once(url, payload, headers);
+        if (status < 400) return lost ? { kind: 'delivered', status, ack, lost } : { kind: 'delivered', status, ack };
         if (status < 500 && status !== 429) return { kind: 'rejected', status };
         reason = `HTTP ${status}`;
         if (status === 429) waitMs = retryAfterMs(retryAfter, this.policy.maxRetryAfterMs);
@@ -119,6 +120,8 @@ class AnswerHandler implements Dispatcher.DispatchHandlers {
   #size = 0;
   #abort: ((error?: Error) => void) | undefined;
   #whole = false;
+  /** Why the answer did not arrive whole. */
+  #lost: string | undefined;
   #settled = false;
   readonly #deadline: NodeJS.Timeout;
 
@@ -169,6 +172,7 @@ class AnswerHandler implements Dispatcher.DispatchHandlers {
 
   onError(error: Error): void {
     clearTimeout(this.#deadline);
+    this.#lost = error.message;
     if (this.#status) this.#settle();
     else this.#fail(error);
   }
@@ -185,8 +189,9 @@ class AnswerHandler implements Dispatcher.DispatchHandlers {
     this.#settled = true;
     const retryAfter = this.#retryAfter.length > 1 ? this.#retryAfter : this.#retryAfter[0];
     // A body cut off, or dropped for its size, is no ack.
-    const ack = this.#status < 300 && this.#whole ? jsonObjectOf(this.#chunks) : undefined;
-    this.resolve({ status: this.#status, retryAfter, ack });
+    const acked = this.#status < 300;
+    const ack = acked && this.#whole ? jsonObjectOf(this.#chunks) : undefined;
+    this.resolve({ status: this.#status, retryAfter, ack, lost: acked && !this.#whole ? this.#lost : undefined });
   }
 
   #fail(error: Error): void {

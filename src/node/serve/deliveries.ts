@@ -77,6 +77,8 @@ export class Deliveries {
       return;
     }
     if (outcome.kind === 'delivered' && outcome.ack) this.onAck(target, kind, outcome.ack);
+    // Delivered all the same (the controller said yes); what its answer carried (osmosis's trajectory report) is not.
+    if (outcome.kind === 'delivered' && outcome.lost) this.log(`${kind} callback of rollout ${target.id} delivered, but the controller's answer could not be read whole (${outcome.lost}): what it reports is missing`);
     if (outcome.kind === 'rejected') this.log(`${kind} callback of rollout ${target.id} refused by the controller with HTTP ${outcome.status}; not retried`);
     this.journal.settle(target.suite, target.id, kind);
   }

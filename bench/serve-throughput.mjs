@@ -99,7 +99,7 @@ const ownCpuSec = () => {
 const requestOf = (i) => ({ id: `r-${i}`, prompt: [{ role: 'user', content: `row ${i}` }], label: `row ${i}` });
 
 /** The rollouts run directly on a LocalBackend (worker pool, max concurrency 64) in this process. */
-async function direct(dir, count, warmup = 1) {
+async function direct(dir, count, warmup) {
   const { LocalBackend } = await import(path.join(REPO, 'dist/public/node.js'));
   const backend = new LocalBackend({ workflow: './noop.js:Noop', grader: './noop.js:always', cwd: dir, workflowConfig: { concurrency: { maxConcurrent: CONCURRENCY } } });
   // The first warm-up rollout loads the module in the worker, as the server's start-up does; the rest warm the JIT,
@@ -251,7 +251,7 @@ export const CONTROLLERS = {
  * (a 429 waits its Retry-After and posts again) and then awaited until its grader callback arrives. Wall from
  * the first POST to the last callback.
  */
-async function served(dir, count, serveArgs, controller = CONTROLLERS.bench, warmup = 1) {
+async function served(dir, count, serveArgs, controller, warmup) {
   const { child, url } = await startServer(dir, serveArgs);
   const callbacks = await listener(2 * (count + warmup), controller.listener);
   const agent = new http.Agent({ keepAlive: true, ...controller.agent });

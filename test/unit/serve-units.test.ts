@@ -201,15 +201,17 @@ describe('CallbackSender', () => {
     return { url: `http://127.0.0.1:${(raw.address() as AddressInfo).port}/cb`, seen };
   }
 
+  /** An answer of `status` that promises 100 bytes of body, sends 6 and drops the connection. */
+  const cutOff = (status: string) => (socket: net.Socket) => {
+    socket.write(`HTTP/1.1 ${status}\r\ncontent-length: 100\r\n\r\n{"ok":`);
+    setTimeout(() => socket.destroy(), 20);
+  };
+
   it('ends an attempt with the status once it came, whatever becomes of the body: never a refused callback sent again', async () => {
-    const cut = (status: string) => (socket: net.Socket) => {
-      socket.write(`HTTP/1.1 ${status}\r\ncontent-length: 100\r\n\r\n{"ok":`);
-      setTimeout(() => socket.destroy(), 20);
-    };
-    const refused = await rawEndpoint(cut('404 Not Found'));
+    const refused = await rawEndpoint(cutOff('404 Not Found'));
     expect(await sender().post(refused.url, '{}', null)).toEqual({ kind: 'rejected', status: 404 });
     expect(refused.seen).toHaveLength(1);
-    const taken = await rawEndpoint(cut('200 OK'));
+    const taken = await rawEndpoint(cutOff('200 OK'));
     expect(await sender().post(taken.url, '{}', null)).toEqual({ kind: 'delivered', status: 200, ack: undefined, lost: expect.any(String) });
     expect(taken.seen).toHaveLength(1);
     // Informational, then the connection drops: no answer came, so the attempt failed, and the callback is retried.
@@ -219,10 +221,7 @@ describe('CallbackSender', () => {
   });
 
   it('logs a delivered callback whose answer was cut off: what the controller reported with it is missing', async () => {
-    const cut = await rawEndpoint((socket) => {
-      socket.write('HTTP/1.1 200 OK\r\ncontent-length: 100\r\n\r\n{"ok":');
-      setTimeout(() => socket.destroy(), 20);
-    });
+    const cut = await rawEndpoint(cutOff('200 OK'));
     const lines: string[] = [];
     const { journal } = ServeJournal.open(mkdtempSync(path.join(os.tmpdir(), 'serve-cut-ack-')), 60_000);
     const deliveries = new Deliveries(journal, sender(), (line) => lines.push(line), () => lines.push('ack'));

@@ -38,7 +38,7 @@ const ATTEMPT_SPANS = 3;
  * 5xx until the attempts ran out; still owed).
  */
 export type DeliveryOutcome =
-  | { kind: 'delivered'; status: number; ack: Record<string, unknown> | undefined; lost?: string }
+  | { kind: 'delivered'; status: number; ack: Record<string, unknown> | undefined; lost?: string | undefined }
   | { kind: 'rejected'; status: number }
   | { kind: 'failed'; reason: string };
 
@@ -75,7 +75,7 @@ export class CallbackSender {
       let waitMs: number | undefined;
       try {
         const { status, retryAfter, ack, lost } = await this.#once(url, payload, headers);
-        if (status < 400) return lost ? { kind: 'delivered', status, ack, lost } : { kind: 'delivered', status, ack };
+        if (status < 400) return { kind: 'delivered', status, ack, lost };
         if (status < 500 && status !== 429) return { kind: 'rejected', status };
         reason = `HTTP ${status}`;
         if (status === 429) waitMs = retryAfterMs(retryAfter, this.policy.maxRetryAfterMs);

@@ -28,10 +28,9 @@ const THROWN = 'rollouts/thrown';
  * - `during-grading`: the workflow's fault comes while the rollout is graded: the rollout is errored.
  * - `after-report`: it comes after the rollout was reported, while `last` still runs: a late fault.
  * - `last`: the run's last rollout, which ends once that fault was thrown; its grader's fault comes just after it,
- *   within the grace (20 ms) for late faults (on a queue, its worker's): a late fault. A coordinator that read the
- *   workers' late faults without waiting for that grace would most often miss it. On a loaded machine the fault
- *   may come before the rollout's result reached the process that reports it, and fail the rollout instead,
- *   locally as on a queue: it must not be lost either way.
+ *   within the grace (20 ms) for late faults (on a queue, its worker's): a late fault, even when it reaches the
+ *   process that reports the rollout before the rollout's result does (a loaded machine). A coordinator that read the
+ *   workers' late faults without waiting for that grace would most often miss it.
  */
 const ROLLOUT = `
 import { existsSync, writeFileSync } from 'node:fs';
@@ -93,11 +92,10 @@ const EXPECTED = {
   lateFaults: [{ suite: 'after-report', phase: 'workflow', message: fault('workflow') }],
 };
 
-/** Where the fault of `last`'s grader went: a late fault, an error of `last` (see ROLLOUT), or nowhere. */
-function lastFault(report: Report): 'late' | 'error' | 'lost' {
-  if (report.lateFaults?.some((f) => suiteOf(f.rolloutId) === 'last' && f.phase === 'grader' && f.message === fault('grader'))) return 'late';
+/** Whether the fault of `last`'s grader is a late fault of `last`, and `last` passed (see ROLLOUT). */
+function lastFaultIsLate(report: Report): boolean {
   const [record] = report.suites.find((s) => s.name === 'last')!.records;
-  return record?.status === 'errored' && record.error?.phase === 'grader' && record.error.message === fault('grader') ? 'error' : 'lost';
+  return record?.status === 'passed' && report.lateFaults?.some((f) => suiteOf(f.rolloutId) === 'last' && f.phase === 'grader' && f.message === fault('grader')) === true;
 }
 
 /** The journal's late-fault lines, by suite. */
@@ -110,11 +108,11 @@ function journaledLateFaults(outputDir: string): string[] {
     .sort();
 }
 
-/** A run's verdicts as EXPECTED, `last`'s fault not lost, and its journal listing the late faults of its report. */
+/** A run's verdicts as EXPECTED, `last`'s fault late, and its journal listing the late faults of its report. */
 function expectSameAsLocal({ result, report, outputDir }: Awaited<ReturnType<typeof run>>): void {
   expect(result.exitCode, String(result.all)).toBe(1);
   expect(verdicts(report)).toEqual(EXPECTED);
-  expect(lastFault(report)).not.toBe('lost');
+  expect(lastFaultIsLate(report), String(result.all)).toBe(true);
   expect(journaledLateFaults(outputDir)).toEqual((report.lateFaults ?? []).map((f) => suiteOf(f.rolloutId)).sort());
 }
 
@@ -134,7 +132,8 @@ async function run(project: string, name: string, extra: string[]) {
  * the worker to close its window for late faults, whatever it takes. Blocked in Atomics.wait, the thread spends no
  * CPU. The thread sends the outcomes of a turn from an immediate of that turn's end: the grader's immediate, queued
  * before its outcome's, queues the block behind it. A block from a timer instead (5 ms, as before) could come first
- * on a loaded machine, and its fault reach the main thread ahead of the result, failing the rollout.
+ * on a loaded machine, and its fault reach the main thread ahead of the result: a late fault all the same, but not
+ * one that tests the wait.
  */
 const starved = (blockedMs: number) => `
 import { AgentWorkflow, Grader, defineRollout } from 'rollout-test';

@@ -125,6 +125,57 @@ defineRollout({ name: 'late', dataset: ${JSON.stringify(rows)}, workflow: LateTh
   });
 });
 
+describe('a fault of a rollout\'s last phase, raised just after that phase returned', () => {
+  /**
+   * Each raises its fault a different distance after its last phase returned: before the thread sends the phase's
+   * outcome (a microtask, a tick), or after (a timer). Judged by which message reached the main thread first, the
+   * first kind failed its rollout in most runs, and the timer did in some: the verdict changed from run to run.
+   */
+  const LAST_PHASE = `${COMMON}
+const after = (how, message) => {
+  if (how === 'microtask') Promise.resolve().then(() => Promise.reject(new Error(message)));
+  if (how === 'tick') process.nextTick(() => { throw new Error(message); });
+  if (how === 'timer') setTimeout(() => { throw new Error(message); }, 0);
+};
+export class LeavesAFault extends Echo {
+  async run(ctx) {
+    after(ctx.metadata.how, 'after the workflow of ' + ctx.rolloutId);
+    return super.run(ctx);
+  }
+}
+export class GradesThenFaults extends Exact {
+  grade(ctx) {
+    after(ctx.metadata.how, 'after the grader of ' + ctx.rolloutId);
+    return super.grade(ctx);
+  }
+}
+const rows = ['microtask', 'tick', 'timer'].map((how) => ({ prompt: how, label: how, metadata: { how } }));
+defineRollout({ name: 'graded', dataset: rows, workflow: Echo, grader: GradesThenFaults });
+defineRollout({ name: 'ungraded', dataset: rows, workflow: LeavesAFault });
+`;
+
+  it('is a late fault of that rollout, never its error, in every run and pool', async () => {
+    const dir = makeProject({ 'last.rollout.ts': LAST_PHASE });
+    // Three runs on threads: the order of the two messages is what varied.
+    for (const args of [[], [], [], ['--pool', 'forks'], ['--inline']]) {
+      const { code, report } = await json(dir, args);
+      const verdicts = Object.fromEntries(report.suites.map((s: { name: string; records: Array<{ status: string }> }) => [s.name, s.records.map((r) => r.status)]));
+      expect(verdicts, args.join(' ')).toEqual({ graded: ['passed', 'passed', 'passed'], ungraded: ['completed', 'completed', 'completed'] });
+      const ids = report.suites.flatMap((s: { records: Array<{ id: string }> }) => s.records.map((r) => r.id));
+      const late = (report.lateFaults ?? []).map((f: { rolloutId: string; phase: string; message: string }) => [f.rolloutId, f.phase, f.message]);
+      expect(late.sort(), args.join(' ')).toEqual(
+        ids
+          .map((id: string) => {
+            const phase = id.startsWith('graded') ? 'grader' : 'workflow';
+            return [id, phase, expect.stringContaining(`after the ${phase} of ${id} (after its phase ended)`)];
+          })
+          .sort(),
+      );
+      expect(code, args.join(' ')).toBe(1);
+    }
+  });
+});
+
 describe('echoed user values', () => {
   it('a grader returning, throwing or logging 10 MB puts a few KB, with the full size, into console, journal and reports', async () => {
     const dir = makeProject({

@@ -17,9 +17,9 @@ export class RunFaults extends LateFaults {
     super(send);
   }
 
-  override start(rolloutId: string): void {
+  override start(rolloutId: string, graded: boolean): void {
     this.#ran.add(rolloutId);
-    super.start(rolloutId);
+    super.start(rolloutId, graded);
   }
 
   ran(rolloutId: string): boolean {

@@ -14,12 +14,18 @@ export function busyAtFlush(workerIds: number[]): string {
 }
 
 /**
- * Faults that arrive after the phase of their rollout ended (a timer that throws after the workflow
- * returned). One that arrives while its rollout is still being run or graded fails that rollout; one that
- * arrives after the rollout was reported is kept for the reports as a late fault of that rollout.
+ * Faults that arrive after the phase of their rollout ended (a timer that throws after the workflow returned).
+ *
+ * Only a graded rollout's workflow can fail its rollout this way, when its fault arrives while the rollout is still
+ * being run or graded: the rollout had a phase to come. A fault of a rollout's last phase (its grader, or the
+ * workflow of a rollout without one) came after that phase settled the rollout's outcome on its thread: it is a late
+ * fault wherever it arrives. Judged by arrival, the same grader's timer failed its rollout when its message reached
+ * the main thread before the outcome's, and was a late fault when after: the verdict changed from run to run.
+ * A late fault is kept for the reports as a fault of its rollout.
  */
 export class LateFaults {
-  readonly #running = new Map<string, RolloutError | undefined>();
+  /** The rollouts being run: whether a phase comes after the workflow's, and the first fault that fails them. */
+  readonly #running = new Map<string, { graded: boolean; fault?: RolloutError }>();
   readonly #reported: LateFault[] = [];
   readonly #onLate: (fault: LateFault) => void;
 
@@ -28,28 +34,30 @@ export class LateFaults {
     this.#onLate = onLate ?? ((fault) => this.#reported.push(fault));
   }
 
-  /** The rollout is being run: its faults fail it. */
-  start(rolloutId: string): void {
-    this.#running.set(rolloutId, undefined);
+  /** The rollout is being run; `graded`: its grader (or its backend's verifier) runs after its workflow. */
+  start(rolloutId: string, graded: boolean): void {
+    this.#running.set(rolloutId, { graded });
   }
 
-  /** Whether the rollout is being run: a fault now fails it. */
+  /** Whether the rollout is being run. */
   running(rolloutId: string): boolean {
     return this.#running.has(rolloutId);
   }
 
-  /** The rollout is being reported: the fault that came while it ran, if any. Later faults are late. */
+  /** The rollout is being reported: the fault that failed it while it ran, if any. Later faults are late. */
   finish(rolloutId: string): RolloutError | undefined {
-    const fault = this.#running.get(rolloutId);
+    const running = this.#running.get(rolloutId);
     this.#running.delete(rolloutId);
-    return fault;
+    return running?.fault;
   }
 
   add(fault: LateFault): void {
-    if (!this.#running.has(fault.rolloutId)) return void this.addLate(fault);
-    const error: RolloutError = { category: 'AGENT_ERROR', phase: fault.phase, message: fault.message };
-    if (fault.stack) error.stack = fault.stack;
-    if (!this.#running.get(fault.rolloutId)) this.#running.set(fault.rolloutId, error);
+    const running = this.#running.get(fault.rolloutId);
+    const phaseToCome = running?.graded === true && fault.phase === 'workflow';
+    if (!phaseToCome) return void this.addLate(fault);
+    if (running.fault) return;
+    running.fault = { category: 'AGENT_ERROR', phase: fault.phase, message: fault.message };
+    if (fault.stack) running.fault.stack = fault.stack;
   }
 
   /** A fault known to have come after its rollout was reported (where it ran: a queue's worker decided). */

@@ -121,17 +121,19 @@ export function executeFinal(backend: ExecutionBackend, request: ExecutionReques
 
 /**
  * {@link executeFinal}, whose rollout a fault of its own code fails when it comes after its phase ended but before
- * its result (a timer of the workflow that throws while it is graded): `lateFaults` hears the faults of the
- * backend's rollouts. Not an async function: it returns the backend's own promise, one async frame less per rollout.
+ * its result (a timer of the workflow that throws while it is graded; `graded`: a phase comes after the workflow's):
+ * `lateFaults` hears the faults of the backend's rollouts. Not an async function: it returns the backend's own
+ * promise, one async frame less per rollout.
  */
 export function executeTracked(
   backend: ExecutionBackend,
   request: ExecutionRequest,
   signal: AbortSignal,
+  graded: boolean,
   lateFaults: LateFaults,
   onFinal: (result: ExecutionResult) => void,
 ): Promise<void> {
-  lateFaults.start(request.id);
+  lateFaults.start(request.id, graded);
   return executeFinal(backend, request, signal, (result) => {
     const late = lateFaults.finish(request.id);
     const workflowFailed = result.error !== undefined && result.error.phase !== 'grader';
@@ -141,7 +143,7 @@ export function executeTracked(
 }
 
 const dispatch: RolloutDispatcher = (planned, backend, settings, graded, ctx, record) =>
-  executeTracked(backend, planned.request, ctx.signal, ctx.lateFaults, (final) =>
+  executeTracked(backend, planned.request, ctx.signal, graded, ctx.lateFaults, (final) =>
     record(toRecord(planned.key, final, settings.passThreshold, graded, planned.request.label), final.samples),
   );
 
@@ -149,7 +151,7 @@ const dispatch: RolloutDispatcher = (planned, backend, settings, graded, ctx, re
  * Whether a suite's rollouts get a reward: from its Grader, or, on Harbor, from the task's verifier (its
  * tests/test.sh; a task with neither fails verification). Only ungraded suites may end without a reward.
  */
-const isGraded = (suite: RolloutSuite<any, any>, settings: SuiteSettings) => suite.grader !== undefined || backendEntry(settings.backend).gradesItself;
+export const isGraded = (suite: RolloutSuite<any, any>, settings: SuiteSettings) => suite.grader !== undefined || backendEntry(settings.backend).gradesItself;
 
 /**
  * The rollouts of a suite that are running: how many, a wait for the next to end, and one for all of them. A

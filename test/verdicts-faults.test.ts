@@ -128,18 +128,20 @@ defineRollout({ name: 'late', dataset: ${JSON.stringify(rows)}, workflow: LateTh
 describe('a fault of a rollout\'s last phase, raised just after that phase returned', () => {
   /**
    * Each raises its fault a different distance after its last phase returned: before the thread sends the phase's
-   * outcome (a microtask, a tick), or after (a timer). Judged by which message reached the main thread first, the
-   * first kind failed its rollout in most runs, and the timer did in some: the verdict changed from run to run.
+   * outcome (a microtask) or after (a timer). Judged by which message reached the main thread first, the first kind
+   * failed its rollout in most runs, and the timer did in some; a workflow's fault while its failed rollout was
+   * reported was dropped or late, run to run. The last phase: a grader; the workflow of a suite without one, of a
+   * row without a label or metadata (nothing to grade against), or a workflow that failed.
    */
   const LAST_PHASE = `${COMMON}
 const after = (how, message) => {
   if (how === 'microtask') Promise.resolve().then(() => Promise.reject(new Error(message)));
-  if (how === 'tick') process.nextTick(() => { throw new Error(message); });
   if (how === 'timer') setTimeout(() => { throw new Error(message); }, 0);
 };
 export class LeavesAFault extends Echo {
   async run(ctx) {
-    after(ctx.metadata.how, 'after the workflow of ' + ctx.rolloutId);
+    after(ctx.metadata?.how ?? 'microtask', 'after the workflow of ' + ctx.rolloutId);
+    if (ctx.metadata?.throws) throw new Error('the workflow failed');
     return super.run(ctx);
   }
 }
@@ -149,27 +151,33 @@ export class GradesThenFaults extends Exact {
     return super.grade(ctx);
   }
 }
-const rows = ['microtask', 'tick', 'timer'].map((how) => ({ prompt: how, label: how, metadata: { how } }));
-defineRollout({ name: 'graded', dataset: rows, workflow: Echo, grader: GradesThenFaults });
-defineRollout({ name: 'ungraded', dataset: rows, workflow: LeavesAFault });
+const rows = (extra) => ['microtask', 'timer'].map((how) => ({ prompt: how, label: how, metadata: { how, ...extra } }));
+defineRollout({ name: 'graded', dataset: rows({}), workflow: Echo, grader: GradesThenFaults });
+defineRollout({ name: 'ungraded', dataset: rows({}), workflow: LeavesAFault });
+defineRollout({ name: 'nothing-to-grade', dataset: [{ prompt: 'a' }, { prompt: 'b' }], workflow: LeavesAFault, grader: Exact });
+defineRollout({ name: 'failed', dataset: rows({ throws: true }), workflow: LeavesAFault, grader: Exact });
 `;
 
-  it('is a late fault of that rollout, never its error, in every run and pool', async () => {
+  const EXPECTED = {
+    graded: ['passed', 'passed'],
+    ungraded: ['completed', 'completed'],
+    'nothing-to-grade': ['errored VALIDATION_ERROR', 'errored VALIDATION_ERROR'],
+    failed: ['errored AGENT_ERROR', 'errored AGENT_ERROR'],
+  };
+
+  it('is a late fault of that rollout, never its error nor lost, in every run and pool', async () => {
     const dir = makeProject({ 'last.rollout.ts': LAST_PHASE });
     // Three runs on threads: the order of the two messages is what varied.
     for (const args of [[], [], [], ['--pool', 'forks'], ['--inline']]) {
       const { code, report } = await json(dir, args);
-      const verdicts = Object.fromEntries(report.suites.map((s: { name: string; records: Array<{ status: string }> }) => [s.name, s.records.map((r) => r.status)]));
-      expect(verdicts, args.join(' ')).toEqual({ graded: ['passed', 'passed', 'passed'], ungraded: ['completed', 'completed', 'completed'] });
-      const ids = report.suites.flatMap((s: { records: Array<{ id: string }> }) => s.records.map((r) => r.id));
+      type Record = { id: string; status: string; error?: { category: string } };
+      const verdicts = Object.fromEntries(report.suites.map((s: { name: string; records: Record[] }) => [s.name, s.records.map((r) => [r.status, r.error?.category].join(' ').trim())]));
+      expect(verdicts, args.join(' ')).toEqual(EXPECTED);
+      const ids: string[] = report.suites.flatMap((s: { records: Record[] }) => s.records.map((r) => r.id));
       const late = (report.lateFaults ?? []).map((f: { rolloutId: string; phase: string; message: string }) => [f.rolloutId, f.phase, f.message]);
+      const phaseOf = (id: string) => (id.startsWith('graded') ? 'grader' : 'workflow');
       expect(late.sort(), args.join(' ')).toEqual(
-        ids
-          .map((id: string) => {
-            const phase = id.startsWith('graded') ? 'grader' : 'workflow';
-            return [id, phase, expect.stringContaining(`after the ${phase} of ${id} (after its phase ended)`)];
-          })
-          .sort(),
+        ids.map((id) => [id, phaseOf(id), expect.stringContaining(`after the ${phaseOf(id)} of ${id} (after its phase ended)`)]).sort(),
       );
       expect(code, args.join(' ')).toBe(1);
     }

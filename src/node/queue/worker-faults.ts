@@ -3,8 +3,8 @@ import type { LateFault } from '../../runtime/faults.ts';
 import { LateFaults } from '../run/late-faults.ts';
 
 /**
- * One run's faults on a worker: those of a rollout still running here fail it (see executeTracked), those of a
- * rollout that finished here go to `send`: to the coordinator, which records them as its late faults.
+ * One run's faults on a worker: those that fail a rollout still running here fail it (see LateFaults), the others
+ * go to `send`: to the coordinator, which records them as its late faults.
  */
 export class RunFaults extends LateFaults {
   /** The rollouts this run ran here: a fault of one that finished is this run's (see WorkerFaults). */

@@ -16,16 +16,17 @@ export function busyAtFlush(workerIds: number[]): string {
 /**
  * Faults that arrive after the phase of their rollout ended (a timer that throws after the workflow returned).
  *
- * Only a graded rollout's workflow can fail its rollout this way, when its fault arrives while the rollout is still
- * being run or graded: the rollout had a phase to come. A fault of a rollout's last phase (its grader, or the
- * workflow of a rollout without one) came after that phase settled the rollout's outcome on its thread: it is a late
- * fault wherever it arrives. Judged by arrival, the same grader's timer failed its rollout when its message reached
- * the main thread before the outcome's, and was a late fault when after: the verdict changed from run to run.
- * A late fault is kept for the reports as a fault of its rollout.
+ * Only the workflow of a rollout that a grader grades next can fail its rollout this way, when its fault arrives
+ * while the rollout is still being run or graded: the rollout had a phase to come. A fault of a rollout's last
+ * phase (its grader, or a workflow that no grader follows: none in the suite, a row with nothing to grade against,
+ * a workflow that failed or was cancelled) came after that phase settled the rollout's outcome on its thread: it is
+ * a late fault wherever it arrives. Judged by arrival, the same grader's timer failed its rollout when its message
+ * reached the main thread before the outcome's, and was a late fault when after: the verdict changed from run to
+ * run. A late fault is kept for the reports as a fault of its rollout.
  */
 export class LateFaults {
-  /** The rollouts being run: whether a phase comes after the workflow's, and the first fault that fails them. */
-  readonly #running = new Map<string, { graded: boolean; fault?: RolloutError }>();
+  /** The rollouts being run: whether a grader follows the workflow, and the first fault that fails them. */
+  readonly #running = new Map<string, { graded: boolean; fault?: LateFault | undefined }>();
   readonly #reported: LateFault[] = [];
   readonly #onLate: (fault: LateFault) => void;
 
@@ -34,7 +35,7 @@ export class LateFaults {
     this.#onLate = onLate ?? ((fault) => this.#reported.push(fault));
   }
 
-  /** The rollout is being run; `graded`: its grader (or its backend's verifier) runs after its workflow. */
+  /** The rollout is being run; `graded`: a grader (or its backend's verifier) grades it once its workflow succeeds. */
   start(rolloutId: string, graded: boolean): void {
     this.#running.set(rolloutId, { graded });
   }
@@ -44,20 +45,32 @@ export class LateFaults {
     return this.#running.has(rolloutId);
   }
 
-  /** The rollout is being reported: the fault that failed it while it ran, if any. Later faults are late. */
-  finish(rolloutId: string): RolloutError | undefined {
+  /** No grader follows the rollout's workflow after all (it failed, or was cancelled): its faults are late. */
+  ungraded(rolloutId: string): void {
     const running = this.#running.get(rolloutId);
+    if (!running) return;
+    running.graded = false;
+    if (running.fault) this.addLate(running.fault);
+    running.fault = undefined;
+  }
+
+  /**
+   * The rollout is being reported: the fault that fails it, if one came while it ran. `canFail`: false when its
+   * result is final whatever came (it was cancelled): such a fault is late.
+   */
+  finish(rolloutId: string, canFail: boolean): RolloutError | undefined {
+    const fault = this.#running.get(rolloutId)?.fault;
     this.#running.delete(rolloutId);
-    return running?.fault;
+    if (!fault) return undefined;
+    if (canFail) return asError(fault);
+    this.addLate(fault);
+    return undefined;
   }
 
   add(fault: LateFault): void {
     const running = this.#running.get(fault.rolloutId);
-    const phaseToCome = running?.graded === true && fault.phase === 'workflow';
-    if (!phaseToCome) return void this.addLate(fault);
-    if (running.fault) return;
-    running.fault = { category: 'AGENT_ERROR', phase: fault.phase, message: fault.message };
-    if (fault.stack) running.fault.stack = fault.stack;
+    if (running?.graded !== true || fault.phase !== 'workflow') return void this.addLate(fault);
+    running.fault ??= fault;
   }
 
   /** A fault known to have come after its rollout was reported (where it ran: a queue's worker decided). */
@@ -69,4 +82,10 @@ export class LateFaults {
   get late(): LateFault[] {
     return this.#reported;
   }
+}
+
+function asError(fault: LateFault): RolloutError {
+  const error: RolloutError = { category: 'AGENT_ERROR', phase: fault.phase, message: fault.message };
+  if (fault.stack) error.stack = fault.stack;
+  return error;
 }

@@ -183,6 +183,15 @@ describe('compareSuites figures', () => {
     expect(c.mde).toBeCloseTo(0.40038458066243804, 3);
   });
 
+  it('graded rewards that never vary count one run as 1, whatever rounding makes of their spread (0.8 gave an MDE of 2e-16)', () => {
+    const reference = compareOne(rows(...Array.from({ length: 5 }, () => [0.5])), rows(...Array.from({ length: 5 }, () => [0.5])));
+    for (let v = 1; v < 100; v++) {
+      const flat = rows(...Array.from({ length: 5 }, () => [v / 100]));
+      const c = compareOne(flat, flat);
+      expect({ v, low: c.low, mde: c.mde }).toEqual({ v, low: expect.closeTo(reference.low!, 9), mde: expect.closeTo(reference.mde!, 9) });
+    }
+  });
+
   it('0/1 rewards, three runs per row: the sign-flip test on row means, one run worth 1/3', () => {
     const a = rows([1, 0, 0], [1, 1, 0], [0, 0, 0], [1, 1, 1], [0, 1, 0]);
     const b = rows([1, 1, 0], [1, 1, 1], [0, 1, 0], [1, 1, 1], [1, 1, 0]);

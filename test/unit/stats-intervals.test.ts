@@ -28,6 +28,16 @@ describe('meanRewardInterval', () => {
     expect(graded.high! - graded.low!).toBeGreaterThan(0.2);
   });
 
+  it('takes equal graded rewards as equal, whatever rounding makes of their mean (0.7 three times gave [0.7, 0.7])', () => {
+    const widths = (rows: number[][]) => meanRewardInterval(rows).high! - meanRewardInterval(rows).low!;
+    for (const runs of [2, 3, 5, 10]) {
+      // As wide as for 0.5, whose mean is exact: the same worst case, mirrored about 0.5 by the Wilson form.
+      for (let v = 1; v < 100; v++) expect(widths([Array(runs).fill(v / 100)]), `${v / 100} × ${runs}`).toBeCloseTo(widths([Array(runs).fill(1 - v / 100)]), 9);
+      expect(widths([Array(runs).fill(0.7)])).toBeGreaterThan(0.3);
+    }
+    expect(widths([[0.4, 0.4, 0.4], [0.85, 0.85, 0.85]])).toBeGreaterThan(0.3);
+  });
+
   it('uses Wilson on all runs for 0/1 rewards with the rows fixed, and clusters by row for the population', () => {
     // Five rows that always pass and five that never do: given the rows nothing is random, but rows like these vary.
     const rows = [...Array<number[]>(5).fill([1, 1, 1, 1]), ...Array<number[]>(5).fill([0, 0, 0, 0])];

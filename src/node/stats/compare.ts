@@ -1,6 +1,7 @@
 import { studentQuantile } from './quantiles.ts';
 import { mcnemarMde } from './mcnemar-power.ts';
 import { holmAdjust, mcnemarExact, type PairedTest, type PairedTestName, signFlipTest, type SignFlipOptions } from './paired-test.ts';
+import { sumOfSquares } from './squares.ts';
 
 /** One row of one side of a comparison: its runs' scored rewards (in run order) and how many of them passed. */
 export interface RowResult {
@@ -86,7 +87,7 @@ const isBinarySingleRun = (rows: readonly RowResult[]) => rows.every((r) => r.re
 /** Population standard deviation. */
 function standardDeviation(values: readonly number[]): number {
   const mean = meanOf(values);
-  return Math.sqrt(values.reduce((sum, v) => sum + (v - mean) ** 2, 0) / values.length);
+  return Math.sqrt(sumOfSquares(values, mean) / values.length);
 }
 
 /** Exact McNemar for 0/1 rewards with one run per row (the fast form of the sign-flip test there), else sign-flip. */
@@ -110,7 +111,7 @@ function differenceVariance(paired: Paired, delta: number): { interval: number; 
   const rewards = [...paired.a, ...paired.b].flatMap((r) => r.rewards);
   const runsPerRow = rewards.length / (paired.a.length + paired.b.length);
   const oneRun = (rewards.every(isZeroOne) ? 1 : 2 * standardDeviation(rewards) || 1) / runsPerRow;
-  const squares = paired.differences.reduce((sum, d) => sum + (d - delta) ** 2, 0);
+  const squares = sumOfSquares(paired.differences, delta);
   const n = paired.differences.length;
   return { interval: (squares + oneRun ** 2) / (n - 1), power: Math.max(squares, oneRun ** 2) / (n - 1) };
 }

@@ -1,3 +1,5 @@
+import { sumOfSquares } from './squares.ts';
+
 /** Spread of a set of values; every field is `null` when there are no values. */
 export interface Distribution {
   min: number | null;
@@ -41,8 +43,7 @@ export function distribution(values: readonly number[]): Distribution {
   if (average === null) return { min: null, median: null, max: null, std: null };
   if (!values.every(Number.isFinite)) throw new RangeError('distribution(): values must be finite');
   const sorted = sortedCopy(values);
-  let squares = 0;
-  for (const v of values) squares += (v - average) ** 2;
+  const squares = sumOfSquares(values, average);
   return {
     min: sorted[0] as number,
     median: quantileSorted(sorted, 0.5),

@@ -1,4 +1,5 @@
 import { normalQuantile, studentQuantile } from './quantiles.ts';
+import { sumOfSquares } from './squares.ts';
 
 /**
  * How an interval was computed. All are 95% by default; the choices were checked by seeded simulation
@@ -77,7 +78,7 @@ function describeRows(rows: readonly (readonly number[])[]): Rows {
     const rowMean = sum / row.length;
     counts.push(row.length);
     sums.push(sum);
-    squares.push(row.reduce((s, y) => s + (y - rowMean) ** 2, 0));
+    squares.push(sumOfSquares(row, rowMean));
   }
   const total = counts.reduce((a, b) => a + b, 0);
   const mean = sums.reduce((a, b) => a + b, 0) / total;

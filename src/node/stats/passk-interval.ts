@@ -1,5 +1,6 @@
 import { type Interval, unitMeanInterval, withWorstRow } from './intervals.ts';
 import { passAtK } from './passk.ts';
+import { sumOfSquares } from './squares.ts';
 
 /** pass@k's interval for the suite's own rows, and `population` for rows like these. */
 export interface PassAtKInterval {
@@ -36,7 +37,7 @@ export function passAtKInterval(rows: readonly RowPasses[], k: number, confidenc
   const trials = (n * fewestRuns) / k;
   const own = unitMeanInterval({ mean, variance: 0, df: 0, least: trials, most: trials }, confidence);
   if (n < 2) return { ...own, method: 'wilson', population: null };
-  const measured = estimates.reduce((sum, e) => sum + (e - mean) ** 2, 0) / (n - 1) / n;
+  const measured = sumOfSquares(estimates, mean) / (n - 1) / n;
   const variance = withWorstRow(mean, measured, n);
   const population = unitMeanInterval({ mean, variance, df: n - 1, least: n, most: Number.POSITIVE_INFINITY }, confidence);
   return { ...own, method: 'wilson', population: { ...population, method: 'wilson-clustered' } };

@@ -3,6 +3,7 @@
  * row's runs differ), and what would halve the interval over rows like these.
  * @module
  */
+import { sumOfSquares } from './squares.ts';
 
 /** How to halve the 95% interval for rows like these, from the variance split. */
 export interface HalvingAdvice {
@@ -25,7 +26,7 @@ export interface VarianceSplit {
 
 function sampleVariance(values: readonly number[]): number {
   const mean = values.reduce((a, b) => a + b, 0) / values.length;
-  return values.reduce((sum, v) => sum + (v - mean) ** 2, 0) / (values.length - 1);
+  return sumOfSquares(values, mean) / (values.length - 1);
 }
 
 /**

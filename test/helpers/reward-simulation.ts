@@ -1,7 +1,7 @@
 import { createRng, type Rng } from './rng.ts';
 
 /** How a simulated suite's rewards arise. */
-export type RewardKind = 'binary-same' | 'binary-rows' | 'graded-rows';
+export type RewardKind = 'binary-same' | 'binary-rows' | 'graded-rows' | 'graded-crashes';
 
 /** One simulated suite: its rewards by row, and the truths its intervals aim at. */
 export interface SimulatedSuite {
@@ -48,25 +48,38 @@ export function beta(random: Rng, a: number, b: number): number {
 export const ROW_CONCENTRATION = 5;
 /** Sub-checks of a graded reward: its reward is the share that pass, so 0, 0.25, … 1 (partial credit). */
 export const GRADED_CHECKS = 4;
+/**
+ * `graded-crashes`: a run crashes (reward 0: an error, a failed tool call) this often, and otherwise scores
+ * 0.8 + 0.2 × the share of its checks that pass. A few runs rarely hold a crash, and without one their rewards
+ * vary little: where an interval that trusts the measured spread is too narrow, exactly when the mean is too high.
+ */
+export const CRASH_RATE = 0.05;
+const crashFree = (p: number) => 0.8 + 0.2 * p;
 
 function rowMean(random: Rng, kind: RewardKind, mean: number): number {
   return kind === 'binary-same' ? mean : beta(random, mean * ROW_CONCENTRATION, (1 - mean) * ROW_CONCENTRATION);
 }
 
 function reward(random: Rng, kind: RewardKind, p: number): number {
-  if (kind !== 'graded-rows') return random() < p ? 1 : 0;
+  if (kind === 'binary-same' || kind === 'binary-rows') return random() < p ? 1 : 0;
+  if (kind === 'graded-crashes' && random() < CRASH_RATE) return 0;
   let passed = 0;
   for (let i = 0; i < GRADED_CHECKS; i++) if (random() < p) passed += 1;
-  return passed / GRADED_CHECKS;
+  return kind === 'graded-crashes' ? crashFree(passed / GRADED_CHECKS) : passed / GRADED_CHECKS;
 }
+
+/** A run's expected reward on a row whose checks pass with probability `p`. */
+const expectedReward = (kind: RewardKind, p: number) => (kind === 'graded-crashes' ? (1 - CRASH_RATE) * crashFree(p) : p);
 
 /** A suite of `rows` rows of `runs` runs whose rewards have true mean `mean` over rows. */
 export function simulateSuite(random: Rng, kind: RewardKind, rows: number, runs: number, mean: number): SimulatedSuite {
-  const rowMeans = Array.from({ length: rows }, () => rowMean(random, kind, mean));
+  const passRates = Array.from({ length: rows }, () => rowMean(random, kind, mean));
+  const rowMeans = passRates.map((p) => expectedReward(kind, p));
   return {
-    rows: rowMeans.map((p) => Array.from({ length: runs }, () => reward(random, kind, p))),
+    rows: passRates.map((p) => Array.from({ length: runs }, () => reward(random, kind, p))),
     ownRowsTruth: rowMeans.reduce((a, b) => a + b, 0) / rows,
-    populationTruth: mean,
+    // Linear in the pass rate, whose mean over rows is `mean`.
+    populationTruth: expectedReward(kind, mean),
     rowMeans,
   };
 }

@@ -113,18 +113,19 @@ describe('meanRewardInterval against an independent computation', () => {
     // All passes, all failures: never zero width, the far end pinned to the edge.
     [[[1], [1], [1]], 0.95, { mean: 1, low: 0.30998810644195646, high: 1, method: 'wilson' }, { low: 0.09725881516964241, high: 1, method: 'wilson-clustered' }],
     [[[0, 0], [0, 0]], 0.95, { mean: 0, low: 0, high: 0.6042269655172214, method: 'wilson' }, { low: 0, high: 0.9931117573141981, method: 'wilson-clustered' }],
-    // Graded, rows of 2, 3 and 1 runs: the one-run row takes the pooled within-row variance; t on 3 df.
-    [[[0.2, 0.6], [1, 0.5, 0], [0.3]], 0.95, { mean: 2.6 / 6, low: 0.07492629726318609, high: 0.8717163362649691, method: 'wilson-stratified' }, { low: 0.05047692207113771, high: 0.9118052258955883, method: 'wilson-clustered' }],
-    [[[0.2, 0.6], [1, 0.5, 0], [0.3]], 0.9, { mean: 2.6 / 6, low: 0.11038689614540942, high: 0.8171297471356512, method: 'wilson-stratified' }, { low: 0.08878183650654455, high: 0.8504006827263612, method: 'wilson-clustered' }],
+    // Graded, rows of 2, 3 and 1 runs: the one-run row takes the pooled within-row variance, and the variance is
+    // measured again with a run at 0 and one at 1 (rows at 0 and 1 for the population); t on 3 df.
+    [[[0.2, 0.6], [1, 0.5, 0], [0.3]], 0.95, { mean: 2.6 / 6, low: 0.0645746130804837, high: 0.88724506390201, method: 'wilson-stratified' }, { low: 0.030787306092749007, high: 0.9430357281661692, method: 'wilson-clustered' }],
+    [[[0.2, 0.6], [1, 0.5, 0], [0.3]], 0.9, { mean: 2.6 / 6, low: 0.09703549974405622, high: 0.8359718447901049, method: 'wilson-stratified' }, { low: 0.057520962120327666, high: 0.8969082429963662, method: 'wilson-clustered' }],
     // Graded, one run per row: nothing within rows, so the variance over rows, on n − 1 df.
-    [[[0.2], [0.9], [0.4], [0.7]], 0.95, { mean: 0.55, low: 0.1480252600744059, high: 0.8987742184337936, method: 'wilson-stratified' }, { low: 0.11215369539979456, high: 0.9255818346800785, method: 'wilson-clustered' }],
+    [[[0.2], [0.9], [0.4], [0.7]], 0.95, { mean: 0.55, low: 0.09526609122758065, high: 0.9379607147545013, method: 'wilson-stratified' }, { low: 0.09526609122758065, high: 0.9379607147545013, method: 'wilson-clustered' }],
     // One graded run: no variance and no df (normal z), size 1; 0.3 is within 1/2 of 0, so the lower end is 0.
     [[[0.3]], 0.95, { mean: 0.3, low: 0, high: 0.9904655164199289, method: 'wilson-stratified' }, null],
-    // Graded runs that all agree: the worst case of 6 runs, t on 3 df.
-    [[[0.8, 0.8], [0.8, 0.8], [0.8, 0.8]], 0.95, { mean: 0.8, low: 0.19847110126000111, high: 0.9928441381739448, method: 'wilson-stratified' }, { low: 0.18617656377460584, high: 0.9910004398366083, method: 'wilson-clustered' }],
+    // Graded runs that all agree: only the two edge runs vary (an effective 7.06 runs, the worst case being 6), t on 3 df.
+    [[[0.8, 0.8], [0.8, 0.8], [0.8, 0.8]], 0.95, { mean: 0.8, low: 0.22722742738099086, high: 0.9900022960714654, method: 'wilson-stratified' }, { low: 0.057070382641065634, high: 0.9998218325117404, method: 'wilson-clustered' }],
     // A mean within 1/(2N) of an edge: that edge is inside the interval.
-    [[[0.4, 0], [0], [0], [0], [0]], 0.95, { mean: 0.4 / 6, low: 0, high: 0.9740898651046618, method: 'wilson-stratified' }, { low: 0.0010802374145093736, high: 0.49837465920715357, method: 'wilson-clustered' }],
-    [[[0.6, 1], [1], [1], [1], [1]], 0.95, { mean: 5.6 / 6, low: 0.025910134895338176, high: 1, method: 'wilson-stratified' }, { low: 0.5016253407928466, high: 0.9989197625854906, method: 'wilson-clustered' }],
+    [[[0.4, 0], [0], [0], [0], [0]], 0.95, { mean: 0.4 / 6, low: 0, high: 0.9740898651047537, method: 'wilson-stratified' }, { low: 0, high: 0.722587005049654, method: 'wilson-clustered' }],
+    [[[0.6, 1], [1], [1], [1], [1]], 0.95, { mean: 5.6 / 6, low: 0.025910134895246243, high: 1, method: 'wilson-stratified' }, { low: 0.27741299495034594, high: 1, method: 'wilson-clustered' }],
     // Outside [0, 1], above or below: Student's t with the same variances.
     [[[2, 4], [3, 5], [10, 12]], 0.95, { mean: 6, low: 4.162613768962921, high: 7.837386231037079, method: 't-stratified' }, { low: -4.828105247358058, high: 16.82810524735806, method: 't-clustered' }],
     [[[-0.5, 0], [0.5, 0.5]], 0.95, { mean: 0.125, low: -0.41283159121868274, high: 0.6628315912186827, method: 't-stratified' }, { low: -4.63982677606551, high: 4.88982677606551, method: 't-clustered' }],
@@ -180,13 +181,13 @@ describe('passAtKInterval', () => {
 
   it('gives the continuity-corrected Wilson intervals of its trials, own rows and population, to the digit', () => {
     // Estimates 1/2, 1/2, 1/2, 1 (mean 5/8). Own rows: 4 · 2 runs / k = 8 trials, z = 1.959964. Population: the
-    // estimates' variance 1/48 over 4 rows is 1/64; with the worst-case row, (15/64 / 4 + 3/64) / 4 = 0.0263671875,
-    // so 15/64 / 0.0263671875 = 8.89 trials and t(0.975, 3) = 3.182446. Expected values from Newcombe's formula with
-    // scipy's quantiles.
+    // estimates' variance 1/16 over 4 rows is 1/64; with a row at 0 and one at 1, (3 · 1/64 · 4 + (5/8)² + (3/8)²) / 5
+    // / 4 = 0.0359375, so 15/64 / 0.0359375 = 6.52 trials and t(0.975, 3) = 3.182446. Expected values from the
+    // defining inequality solved by scipy's brentq, with scipy's quantiles.
     const result = passAtKInterval([{ n: 2, c: 1 }, { n: 2, c: 1 }, { n: 2, c: 1 }, { n: 2, c: 2 }], 1)!;
     expect(result.low).toBeCloseTo(0.2589476856278576, 9);
     expect(result.high).toBeCloseTo(0.8975920027839139, 9);
-    expect(result.population).toEqual({ low: expect.closeTo(0.16886128550141188, 9), high: expect.closeTo(0.938226276489953, 9), method: 'wilson-clustered' });
+    expect(result.population).toEqual({ low: expect.closeTo(0.12967967398828914, 9), high: expect.closeTo(0.9563313083425111, 9), method: 'wilson-clustered' });
   });
 });
 

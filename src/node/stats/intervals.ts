@@ -10,13 +10,14 @@ import { sumOfSquares } from './squares.ts';
  *   has zero width.
  * - `wilson-stratified`: rewards in [0, 1], own rows. The variance is measured within rows (the rows' own
  *   differences are fixed, so they do not count; with one run per row, the variance over rows stands in, which is
- *   larger); the same Wilson form on the effective number of runs p̂(1 − p̂) / variance, with Student's t on the
- *   within-row degrees of freedom. That number is at least N, the bound for any reward in [0, 1], which keeps the
- *   interval from collapsing when runs agree.
+ *   larger), with a run at 0 and one at 1 added (see {@link withEdgeRuns}); the same Wilson form on the effective
+ *   number of runs p̂(1 − p̂) / variance, with Student's t on the within-row degrees of freedom. That number is at
+ *   least N, the bound for any reward in [0, 1], which keeps the interval from collapsing when runs agree.
  * - `wilson-clustered`: rewards in [0, 1], rows like these (rows resampled). The variance of the mean over rows,
- *   the runs of a row counted together, with one worst-case row mixed in (see {@link withWorstRow}); the Wilson
- *   form with t on n − 1 degrees of freedom, on an effective number between n (a [0, 1] row mean varies at most
- *   like one 0/1 draw) and, for 0/1 rewards, N (runs of a row are never negatively correlated).
+ *   the runs of a row counted together, with one worst-case row mixed in for 0/1 rewards (see {@link withWorstRow})
+ *   and a row at 0 and one at 1 for graded ones ({@link withEdgeRuns}); the Wilson form with t on n − 1 degrees of
+ *   freedom, on an effective number between n (a [0, 1] row mean varies at most like one 0/1 draw) and, for 0/1
+ *   rewards, N (runs of a row are never negatively correlated).
  * - `confidence-sequence-stratified`: an adaptive suite's (`--target-width`), own rows, each weighing the same:
  *   an anytime-valid confidence sequence, valid although the run chose which rows to run and when to stop (see
  *   stats/confidence-sequence.ts).
@@ -177,6 +178,19 @@ export function withWorstRow(mean: number, measured: number, n: number): number 
   return ((mean * (1 - mean)) / n + (n - 1) * measured) / n;
 }
 
+/**
+ * The variance of the mean of graded rewards in [0, 1], `measured` on `df` degrees of freedom from `total` runs (or
+ * rows), measured again with one more at 0 and one at 1. A few runs rarely hold the rare 0 (a crash, a failed tool
+ * call) that carries much of the variance: measured alone, their spread is too small, and the interval too narrow
+ * exactly when the mean is too high (five runs near 0.95 of rewards that are 0 one time in ten covered the truth
+ * 0.855 41% of the time). The two extra runs bound the effective number of runs by about N²(1 − p̂)/p̂, the scale
+ * at which a 0 that N runs could miss would move the mean more than the interval's half-width; their weight fades
+ * as 2/N.
+ */
+export function withEdgeRuns(mean: number, measured: number, total: number, df: number): number {
+  return (df * measured * total + mean ** 2 + (1 - mean) ** 2) / (df + 2) / total;
+}
+
 function tInterval(mean: number, variance: number, t: number, method: IntervalMethod): Interval {
   if (!(variance > 0)) return { low: null, high: null, method };
   const half = t * Math.sqrt(variance);
@@ -191,7 +205,8 @@ function ownRowsInterval(rows: Rows, confidence: number): Interval {
   if (rows.binary) return { ...wilsonInterval(rows.mean, rows.total, normalQuantile((1 + confidence) / 2)), method: 'wilson' };
   const { variance, df } = stratifiedVariance(rows);
   if (!rows.inUnitRange) return tInterval(rows.mean, variance, critical(confidence, df), 't-stratified');
-  const interval = unitMeanInterval({ mean: rows.mean, variance, df, least: rows.total, most: Number.POSITIVE_INFINITY }, confidence);
+  const widened = withEdgeRuns(rows.mean, variance, rows.total, df);
+  const interval = unitMeanInterval({ mean: rows.mean, variance: widened, df, least: rows.total, most: Number.POSITIVE_INFINITY }, confidence);
   return { ...interval, method: 'wilson-stratified' };
 }
 
@@ -199,7 +214,7 @@ function populationInterval(rows: Rows, confidence: number): Interval | null {
   if (rows.n < 2) return null;
   const measured = clusteredVariance(rows);
   if (!rows.inUnitRange) return tInterval(rows.mean, measured, critical(confidence, rows.n - 1), 't-clustered');
-  const variance = withWorstRow(rows.mean, measured, rows.n);
+  const variance = rows.binary ? withWorstRow(rows.mean, measured, rows.n) : withEdgeRuns(rows.mean, measured, rows.n, rows.n - 1);
   const most = rows.binary ? rows.total : Number.POSITIVE_INFINITY;
   return { ...unitMeanInterval({ mean: rows.mean, variance, df: rows.n - 1, least: rows.n, most }, confidence), method: 'wilson-clustered' };
 }

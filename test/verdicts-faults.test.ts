@@ -61,28 +61,39 @@ describe('a workflow that blocks its thread', () => {
 
 describe('a workflow result that cannot be stored', () => {
   it('is a VALIDATION_ERROR at validation, in the report, summary and samples; a suite of only those exits 1', async () => {
+    // A message's own extra keys too: a BigInt there was dropped from the reports with its rollout (the suite then
+    // passed with 0 rollouts), and a function or symbol could not be cloned to the main thread, which hung the run.
+    const extras: Record<string, string> = { 'message-bigint': '{ tokens: 12n }', 'message-function': '{ toolImpl: () => 1 }', 'message-symbol': "{ s: Symbol('s') }", 'part-undefined': "{ content: [{ type: 'text', text: 'a', cache: undefined }] }" };
+    const kinds = ['cycle', 'bigint', ...Object.keys(extras)];
     const dir = makeProject({
       'c.rollout.ts': `${COMMON}
+const extras = { ${Object.entries(extras).map(([kind, extra]) => `'${kind}': () => (${extra})`).join(', ')} };
 export class Weird extends Echo {
   async run(ctx) {
     const extraFields = { kind: ctx.metadata.kind };
     if (ctx.metadata.kind === 'cycle') extraFields.self = { parent: extraFields };
     if (ctx.metadata.kind === 'bigint') extraFields.big = 10n;
-    return { messages: await super.run(ctx), extraFields };
+    const messages = await super.run(ctx);
+    if (extras[ctx.metadata.kind]) Object.assign(messages.at(-1), extras[ctx.metadata.kind]());
+    return { messages, extraFields };
   }
 }
-defineRollout({ name: 'weird', dataset: [{ prompt: 'a', label: 'a', metadata: { kind: 'cycle' } }, { prompt: 'b', label: 'b', metadata: { kind: 'bigint' } }], workflow: Weird, grader: Exact });`,
+export class Any extends Grader { grade() { return 1; } }
+defineRollout({ name: 'weird', dataset: ${JSON.stringify(kinds.map((kind) => ({ prompt: kind, label: kind, metadata: { kind } })))}, workflow: Weird, grader: Any });`,
     });
-    for (const args of [[], ['--inline']]) {
+    for (const args of [[], ['--inline'], ['--pool', 'forks']]) {
       const { code, report } = await json(dir, args);
       expect(code).toBe(1);
       const records = report.suites[0].records.sort((a: { row: number }, b: { row: number }) => a.row - b.row);
-      expect(records).toHaveLength(2);
-      expect(records[0]).toMatchObject({ status: 'errored', error: { category: 'VALIDATION_ERROR', phase: 'workflow' } });
+      expect(records.map((r: { status: string; error?: { category: string; phase: string } }) => [r.status, r.error?.category, r.error?.phase]), args.join(' ')).toEqual([
+        ...kinds.slice(0, -1).map(() => ['errored', 'VALIDATION_ERROR', 'workflow']),
+        ['passed', undefined, undefined],
+      ]);
       expect(records[0].error.message).toMatch(/cannot be stored as JSON: extraFields\.self\.parent refers back to itself/);
-      expect(records[1]).toMatchObject({ status: 'errored', error: { category: 'VALIDATION_ERROR', phase: 'workflow' } });
       expect(records[1].error.message).toMatch(/extraFields\.big/);
-      expect(report.overall.counts).toMatchObject({ total: 2, errored: 2 });
+      expect(records[2].error.message).toMatch(/a BigInt cannot be stored in a report\)\n *→ at messages\[1\]\.tokens$/);
+      expect(records[3].error.message).toMatch(/a function cannot be stored in a report\)\n *→ at messages\[1\]\.toolImpl$/);
+      expect(records[4].error.message).toMatch(/a symbol cannot be stored in a report\)\n *→ at messages\[1\]\.s$/);
     }
   });
 });

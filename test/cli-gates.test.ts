@@ -106,6 +106,32 @@ describe('--shard and merge-reports', () => {
     expect(merged.code).toBe(full.code);
     expect(JSON.parse(readFileSync(path.join(dir, 'merged/summary.json'), 'utf8')).overall).toEqual(full.report.overall);
   });
+
+  it('leaves out of a shard the suites whose rows the other shards hold, fails a shard that holds none, and merges only every shard once', async () => {
+    // Suite 'one' has a single row, which fails: two of the three shards hold none of it. Each such shard passed it
+    // with 0 rollouts, and a merge without the shard that held it passed the run.
+    const dir = makeProject({ 'a.rollout.ts': `${COMMON}\ndefineRollout({ name: 'one', dataset: [{ prompt: 'x', label: 'y' }], workflow: Echo, grader: Exact });` });
+    const shards = [];
+    for (const i of [1, 2, 3]) shards.push(await runCli(dir, ['run', '--shard', `${i}/3`, '--outputDir', `shard-${i}`]));
+    const holder = shards.findIndex((s) => /✗ one/.test(String(s.stdout)));
+    expect(holder, String(shards.map((s) => s.all))).toBeGreaterThanOrEqual(0);
+    for (const [i, shard] of shards.entries()) {
+      if (i === holder) continue;
+      expect(shard.exitCode, String(shard.all)).toBe(1);
+      expect(shard.stdout).not.toMatch(/one \(a\.rollout\.ts\)/);
+      expect(shard.stdout).toMatch(new RegExp(`No rollouts: --shard ${i + 1}/3 holds none of the rows of the 1 selected suite`));
+    }
+    expect((await runCli(dir, ['run', '--shard', `${((holder + 1) % 3) + 1}/3`, '--pass-with-no-rollouts', '--outputDir', 'allowed'])).exitCode).toBe(0);
+    const without = [1, 2, 3].filter((i) => i !== holder + 1).map((i) => `shard-${i}`);
+    for (const dirs of [without, [...without, without[0]!]]) {
+      const merged = await runCli(dir, ['merge-reports', ...dirs, '--outputDir', 'merged']);
+      expect(merged.exitCode, String(merged.all)).toBe(2);
+      expect(merged.stderr).toContain(`merge-reports needs each of the 3 shards once (missing ${holder + 1}/3`);
+    }
+    const all = await runCli(dir, ['merge-reports', 'shard-1', 'shard-2', 'shard-3', '--outputDir', 'merged']);
+    expect(all.exitCode, String(all.all)).toBe(1);
+    expect(all.stdout).toMatch(/✗ one \(a\.rollout\.ts\) 1 rollout/);
+  });
 });
 
 describe('baselines and thresholds', () => {

@@ -27,8 +27,9 @@ interface MergedSuite {
 
 function mergeJournals(dirs: string[]): MergedSuite[] {
   const suites = new Map<string, MergedSuite>();
-  for (const dir of dirs) {
-    const journal = readJournal(dir);
+  const journals = dirs.map((dir) => readJournal(dir));
+  checkShards(dirs, journals.map((journal) => journal.shard));
+  for (const journal of journals) {
     for (const [key, meta] of journal.suites) {
       const merged = suites.get(key);
       if (!merged) suites.set(key, { meta, records: new Map(), shards: 1 });
@@ -40,6 +41,26 @@ function mergeJournals(dirs: string[]): MergedSuite[] {
     for (const [id, record] of journal.rollouts) suites.get(suiteKeyOfRollout(id))?.records.set(id, record);
   }
   return [...suites.values()];
+}
+
+/**
+ * Each shard of the split run once, and all of them: a shard missing (or given twice in its place) would leave its
+ * rows out of the merge, and a suite whose failing rows it held would pass. Runs that were not shards (none says
+ * `--shard`) are merged as they are.
+ */
+function checkShards(dirs: string[], shards: Array<[number, number] | undefined>): void {
+  if (shards.every((shard) => shard === undefined)) return;
+  const unsharded = dirs.filter((_, i) => shards[i] === undefined);
+  if (unsharded.length) throw new UsageError(`${unsharded.join(', ')} did not run with --shard, the others did: merge-reports joins the shards of one run`);
+  const given = shards.map((shard) => shard!.join('/'));
+  const count = shards[0]![1];
+  const expected = Array.from({ length: count }, (_, i) => `${i + 1}/${count}`);
+  const twice = given.filter((shard, i) => given.indexOf(shard) !== i);
+  const missing = expected.filter((shard) => !given.includes(shard));
+  const foreign = given.filter((shard) => !expected.includes(shard));
+  if (twice.length + missing.length + foreign.length === 0) return;
+  const problems = [missing.length && `missing ${missing.join(', ')}`, twice.length && `given twice ${[...new Set(twice)].join(', ')}`, foreign.length && `not of ${count} shards ${foreign.join(', ')}`].filter(Boolean);
+  throw new UsageError(`merge-reports needs each of the ${count} shards once (${problems.join('; ')}): their rows would be missing from the merge`);
 }
 
 /**

@@ -10,6 +10,8 @@ export type JournalSuite = Omit<SuiteReport, 'records'>;
 export interface Journal<Kept = RolloutRecord> {
   rollouts: Map<string, Kept>;
   suites: Map<string, JournalSuite>;
+  /** The run's `--shard i/n`, as `[i, n]`, when it was one shard of a split run. */
+  shard?: [number, number] | undefined;
 }
 
 export function journalPath(outputDir: string): string {
@@ -40,8 +42,13 @@ export function readJournal<Kept>(outputDir: string, keep?: (record: RolloutReco
       journal.rollouts.set(String(record.id), keep ? keep(record) : record);
     }
     if (type === 'suite') journal.suites.set(String(rest.key), rest as unknown as JournalSuite);
+    if (type === 'shard' && isShard(rest.of)) journal.shard = rest.of;
   }
   return journal;
+}
+
+function isShard(value: unknown): value is [number, number] {
+  return Array.isArray(value) && value.length === 2 && value.every(Number.isSafeInteger);
 }
 
 /** Rollouts that ended with a result (not cancelled): what `--resume` keeps instead of running again. */

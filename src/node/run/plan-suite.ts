@@ -122,13 +122,15 @@ export function labelFromJsonWarning(where: string, root: string): string {
 }
 
 /**
- * Why a suite planned no rollout, or undefined when that is not a finding: a shard may hold none of a suite's
- * rows (the other shards run them).
+ * Why a suite has no rollout: a suite with none is never a pass. A shard may hold none of a suite's rows (the other
+ * shards run them): the run then leaves the suite out (see `SuiteReport.rowsInOtherShards`).
  */
-export function whyNothingPlanned(suite: RolloutSuite<any, any>, config: ResolvedConfig, datasetRows: number): string | undefined {
+export function whyNothingPlanned(suite: RolloutSuite<any, any>, config: ResolvedConfig, datasetRows: number): string {
   if (datasetRows === 0) return `the dataset ${typeof suite.dataset === 'string' ? suite.dataset : '(inline)'} has no rows`;
+  if (config.shard) return `--shard ${config.shard.join('/')} holds none of its ${datasetRows} rows`;
   if (config.rows) return `--rows ${config.rows.source} matched none of the dataset's ${datasetRows} rows`;
-  return undefined;
+  // Rows were planned, but no result came back: never a pass.
+  return `none of its ${datasetRows} rows has a result`;
 }
 
 /**

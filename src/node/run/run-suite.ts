@@ -287,7 +287,10 @@ export async function runSuite(file: string, suite: RolloutSuite<any, any>, ctx:
   const report = buildSuiteReport(meta, records, performance.now() - started, error, adaptive && ((stats) => adaptive.apply(stats)));
   if (budgetSkipped > 0 || adaptive?.stoppedByBudget) markPartial(report);
   if (stoppedEarly || report.stats.counts.skipped > budgetSkipped) report.cancelled = true;
-  else if (records.length === 0 && !error) report.noRollouts = whyNothingPlanned(suite, ctx.config, seen.rows);
+  else if (records.length === 0 && !error) {
+    report.noRollouts = whyNothingPlanned(suite, ctx.config, seen.rows);
+    if (ctx.config.shard && seen.rows > 0) report.rowsInOtherShards = true;
+  }
   if (seen.labelFromJson) report.warnings = [labelFromJsonWarning(seen.labelFromJson, ctx.config.root)];
   return report;
 }

@@ -191,6 +191,8 @@ export async function runRollouts(config: ResolvedConfig, reporters: ReporterSet
       );
       control.stop('write-error');
     }, config.prices);
+    // merge-reports checks that it was given each shard once (see readJournal).
+    if (config.shard) outputs.journal({ type: 'shard', of: config.shard });
     // Rollouts get a moment to stop on their own; a thread stuck in a loop is then terminated with its pool.
     let cancelGrace: NodeJS.Timeout | undefined;
     const endWorkers = () => void (options.keepPool ? pool.recycle() : pool.close());
@@ -234,12 +236,14 @@ export async function runRollouts(config: ResolvedConfig, reporters: ReporterSet
     };
     const verdicts = verdictOptions(config);
     const finishSuite = (report: SuiteReport) => {
+      if (report.rowsInOtherShards) return report;
       const compared = baseline ? compareSuite(report, baseline, verdicts) : report;
       reporters.onSuiteEnd(compared);
       return compared;
     };
     let suites: SuiteReport[];
     let totals: RunTotals;
+    let nothingRan = nothingMatched;
     let closing: Promise<unknown> = Promise.resolve();
     try {
       // Suites run side by side (each within its own concurrency limit), as Vitest runs files; the report keeps
@@ -263,7 +267,9 @@ export async function runRollouts(config: ResolvedConfig, reporters: ReporterSet
       // (--inline): computing them would hold back the event loop, and the grace could end before the I/O callbacks
       // and timers it is there to hear had a turn.
       if (graceDuringReports) startGrace();
-      suites = withFlakiness(suites, inputs, config, runDir);
+      const ran = suites.filter((suite) => !suite.rowsInOtherShards);
+      if (ran.length === 0 && suites.length > 0) nothingRan = `--shard ${config.shard!.join('/')} holds none of the rows of the ${suites.length} selected suite${suites.length === 1 ? '' : 's'}`;
+      suites = withFlakiness(ran, inputs, config, runDir);
       totals = runTotals(suites, config, runDir, baseline);
     } finally {
       // Every rollout has settled: a kept pool's next run must not lose its workers to this run's cancel.
@@ -278,7 +284,7 @@ export async function runRollouts(config: ResolvedConfig, reporters: ReporterSet
     // In the run's order, not as they ended: merge-reports rebuilds the report from these entries.
     for (const { records: _, ...summary } of suites) outputs.journal({ type: 'suite', ...summary });
     for (const fault of lateFaults.late) outputs.journal({ type: 'late-fault', ...fault });
-    const facts = { startedAt: startedAt.toISOString(), durationMs: performance.now() - started, interrupted: control.reason(), noRollouts: nothingMatched, lateFaults: lateFaults.late, runDir, budget: budget && budgetReport(budget, suites, budgetSkipped) };
+    const facts = { startedAt: startedAt.toISOString(), durationMs: performance.now() - started, interrupted: control.reason(), noRollouts: nothingRan, lateFaults: lateFaults.late, runDir, budget: budget && budgetReport(budget, suites, budgetSkipped) };
     const report = finishRun(suites, facts, config, baseline, totals);
     await outputs.trajectoriesWritten();
     outputs.finish(report);

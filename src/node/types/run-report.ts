@@ -36,6 +36,11 @@ export interface SuiteReport {
   thresholdMissed?: string | undefined;
   /** Why the suite had nothing to run (an empty dataset, `--rows` beyond it): it fails unless `--pass-with-no-rollouts`. */
   noRollouts?: string | undefined;
+  /**
+   * Set when `--shard i/n` gave every row of the suite to other shards: the shard's run leaves it out of its reports
+   * and verdict, as Vitest leaves out another shard's files (merge-reports judges it with the shard that ran it).
+   */
+  rowsInOtherShards?: true | undefined;
   /** Set when a signal or `--bail` stopped the suite before all its rollouts ran: an incomplete suite never passes. */
   cancelled?: true | undefined;
   /**

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { CLI_OPTIONS, option, parseCliOptions, parseOptions } from '../src/node/config/cli-options.ts';
 import { parseServeOptions } from '../src/node/serve/serve-options.ts';
 import { parseWorkerOptions } from '../src/node/queue/worker-options.ts';
-import { makeProject, runCli } from './helpers/project.ts';
+import { COMMON, makeProject, runCli } from './helpers/project.ts';
 
 describe('CLI option tables', () => {
   it('builds and checks the schemas of the flags given only, in the table order', () => {
@@ -59,6 +59,19 @@ describe('a mistyped flag', () => {
     const run = await runCli(makeProject({}), ['run', flag]);
     expect(run.exitCode).toBe(2);
     expect(run.stderr).toBe(`rollout-test: ${message}\nRun rollout-test --help for the options.`);
+  });
+
+  it.each([
+    [['--threshold', ''], '--threshold'],
+    [['--pass-threshold= '], '--pass-threshold'],
+    [['-n', ' '], '-n'],
+    [['--outputFile.json', ''], '--outputFile.json'],
+  ])('%j is a usage error: the parser read a blank value as 0, a gate that passed everything', async (args, flag) => {
+    // A failing suite, which a threshold of 0 passed.
+    const dir = makeProject({ 'a.rollout.ts': `${COMMON}\ndefineRollout({ name: 'a', dataset: [{ prompt: 'x', label: 'y' }], workflow: Echo, grader: Exact });` });
+    const run = await runCli(dir, ['run', ...args]);
+    expect(run.exitCode, String(run.all)).toBe(2);
+    expect(run.stderr).toBe(`rollout-test: ${flag} was given a blank value (an unset variable?): give it one, or leave the option out\nRun rollout-test --help for the options.`);
   });
 
   it('is checked against the options of its command: serve takes --grace, run does not', async () => {

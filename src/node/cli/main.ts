@@ -140,6 +140,7 @@ function reportError(error: unknown): number {
  * it throws a TypeError, which is the user's mistake to be named, not an internal error.
  */
 function parseArgv(cli: CAC, argv: string[]) {
+  refuseBlankValues(cli, argv);
   try {
     return cli.parse(argv, { run: false });
   } catch (error) {
@@ -149,6 +150,23 @@ function parseArgv(cli: CAC, argv: string[]) {
     throw new UsageError(
       `--${name} is given both as one value and per key (--${name}.${key}): give each one per key, e.g. --${name}.json x.json --${name}.junit y.xml`,
     );
+  }
+}
+
+/**
+ * A blank value ('' or spaces) for an option that takes one is a usage error: the parser reads it as 0, so
+ * `--threshold "$MIN"` with MIN unset in CI would gate on 0 and pass everything.
+ */
+function refuseBlankValues(cli: CAC, argv: string[]): void {
+  const takesValue = new Set([cli.globalCommand, ...cli.commands].flatMap((command) => command.options.filter((o) => o.required).flatMap((o) => o.names)));
+  for (let i = 0; i < argv.length && argv[i] !== '--'; i++) {
+    const match = /^(--?[^=]+)(?:=(.*))?$/s.exec(argv[i]!);
+    if (!match) continue;
+    const [, flag = '', inline] = match;
+    const name = flag.replace(/^--?/, '').split('.')[0]!.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
+    const value = inline ?? argv[i + 1];
+    if (!takesValue.has(name) || value === undefined || value.trim() !== '') continue;
+    throw new UsageError(`${flag} was given a blank value (an unset variable?): give it one, or leave the option out`);
   }
 }
 

@@ -134,6 +134,18 @@ describe('--shard and merge-reports', () => {
   });
 });
 
+describe('a gate on rewards whose sum leaves the range of numbers', () => {
+  it('fails: a mean of Infinity is no evidence (1e308 twice and -1e308 three times passed a gate of 0.5)', async () => {
+    const rewards = [1e308, 1e308, -1e308, -1e308, -1e308];
+    const dir = makeProject({
+      'r.rollout.ts': `${COMMON}\nclass Given extends Grader { grade(ctx) { return ctx.metadata.r; } }\ndefineRollout({ name: 'huge', threshold: 0.5, dataset: ${JSON.stringify(rewards.map((r) => ({ prompt: 'x', metadata: { r } })))}, workflow: Echo, grader: Given });`,
+    });
+    const run = await runCli(dir, ['run']);
+    expect(run.exitCode, String(run.all)).toBe(1);
+    expect(run.stdout).toContain('mean reward Infinity is not a number the gate can judge');
+  });
+});
+
 describe('baselines and thresholds', () => {
   const project = (penalty: number) =>
     `${COUNTED}\ndefineRollout({ name: 'graded', dataset: ${rows(30)}, workflow: Counted, grader: Scored, graderConfig: { penalty: ${penalty} }, n: 2, passThreshold: 0.5 });`;

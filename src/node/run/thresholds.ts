@@ -20,7 +20,10 @@ function gateMisses(stats: SuiteStatistics, outcomes: readonly RolloutOutcome[],
   const misses: string[] = [];
   const { meanReward, passAtK = {}, rowPassRate } = thresholds;
   const mean = stats.meanReward.mean;
-  if (meanReward !== undefined && (mean === null || !reaches(mean, meanReward))) {
+  // Finite rewards can sum past the largest number (1e308 and -1e308, …): a mean of ±Infinity or NaN is no evidence.
+  if (meanReward !== undefined && mean !== null && !Number.isFinite(mean)) {
+    misses.push(`mean reward ${mean} is not a number the gate can judge: the rewards' sum left the range of numbers`);
+  } else if (meanReward !== undefined && (mean === null || !reaches(mean, meanReward))) {
     misses.push(`mean reward ${shown(mean, meanReward)} is below the threshold ${meanReward}`);
   }
   for (const [k, minimum] of Object.entries(passAtK)) {

@@ -98,6 +98,28 @@ defineRollout({ name: 'weird', dataset: ${JSON.stringify(kinds.map((kind) => ({ 
   });
 });
 
+describe('process.exit() in the CLI\'s own process', () => {
+  it('is refused from a rollout file as it loads (a load error) and from an --inline grader (its rollout fails): never a run ending 0 with no report', async () => {
+    const dir = makeProject({
+      'a.rollout.ts': `${COMMON}
+export class ExitingGrader extends Exact { grade(ctx) { if (ctx.metadata?.exit) process.exit(0); return super.grade(ctx); } }
+defineRollout({ name: 'a', dataset: [{ prompt: 'x', label: 'x' }, { prompt: 'y', label: 'y', metadata: { exit: true } }], workflow: Echo, grader: ExitingGrader });`,
+      'b.rollout.ts': 'if (!process.env.SOME_KEY) process.exit(0);\n',
+    });
+    for (const args of [[], ['--inline']]) {
+      const { code, report } = await json(dir, args);
+      expect(code, args.join(' ')).toBe(1);
+      const [a, b] = report.suites;
+      expect(b.error.message).toBe('process.exit(0) was called outside any rollout');
+      const byRow = a.records.sort((x: { row: number }, y: { row: number }) => x.row - y.row);
+      expect(byRow.map((r: { status: string; error?: { message: string } }) => [r.status, r.error?.message]), args.join(' ')).toEqual([
+        ['passed', undefined],
+        ['errored', 'process.exit(0) was called by the grader'],
+      ]);
+    }
+  });
+});
+
 describe('a throw or process.exit from a rollout\'s own timer after its workflow returned', () => {
   it('fails that rollout while it is not yet reported, else is a late fault of it in the reports: never dropped', async () => {
     // Every 4th row's timer calls process.exit instead, where the thread refuses it (not inline, which runs on the CLI's own thread).

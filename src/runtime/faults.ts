@@ -83,9 +83,14 @@ export function installFaultHandlers(): () => void {
 
 let installed = 0;
 
+/** `process.exit` as Node gave it: rollout-test's own exits, once {@link interceptProcessExit} refuses the user's. */
+export const exitProcess: (code?: number) => never = process.exit.bind(process);
+
 /**
- * In a worker, `process.exit()` would end the thread and every rollout on it. Inside a rollout it fails that
- * rollout instead; outside one it is refused with a warning.
+ * In a worker, `process.exit()` would end the thread and every rollout on it; in the CLI's process (a rollout file
+ * or the config as it loads, an `--inline` rollout) the whole run, with exit 0 and no report. Inside a rollout it
+ * fails that rollout instead; outside one it is refused with a warning, and the throw fails what called it (the
+ * import of a rollout file is a load error of that file).
  */
 export function interceptProcessExit(): void {
   process.exit = ((code?: number | string | null) => {

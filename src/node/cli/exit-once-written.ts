@@ -1,4 +1,5 @@
 import type { ReporterSet } from '../reporters/reporter-set.ts';
+import { exitProcess } from '../../runtime/faults.ts';
 
 const written = (stream: NodeJS.WriteStream) => new Promise((done) => stream.write('', done));
 
@@ -7,6 +8,6 @@ const written = (stream: NodeJS.WriteStream) => new Promise((done) => stream.wri
  * socket) and keep the process from ever ending: then the process exits once stdout and stderr have taken all.
  */
 export function exitOnceWritten(reporters: ReporterSet, code: number): number {
-  if (reporters.abandoned) void Promise.all([written(process.stdout), written(process.stderr)]).then(() => process.exit(code));
+  if (reporters.abandoned) void Promise.all([written(process.stdout), written(process.stderr)]).then(() => exitProcess(code));
   return code;
 }

@@ -16,6 +16,7 @@ import { explainUnknownOption } from './unknown-option.ts';
 import { exitOnceWritten } from './exit-once-written.ts';
 import { FLAKY_OPTIONS, parseFlakyOptions } from './flaky-options.ts';
 import { packageVersion } from '../../package-files.ts';
+import { exitProcess, interceptProcessExit } from '../../runtime/faults.ts';
 
 async function watch(filters: string[], rawOptions: Record<string, unknown>): Promise<number> {
   if (rawOptions.queue) throw new UsageError('--queue goes with run (rollout-test run --queue …), not with watch mode');
@@ -76,7 +77,7 @@ async function worker(rawOptions: Record<string, unknown>): Promise<number> {
   // slow reader is written asynchronously, and an exit would drop what waits.
   await out.flushed();
   await new Promise((written) => process.stdout.write('', written));
-  process.exit(code);
+  exitProcess(code);
 }
 
 function buildCli(early: WorkerPool | undefined): { cli: CAC; exit: Promise<number> } {
@@ -175,6 +176,9 @@ function refuseBlankValues(cli: CAC, argv: string[]): void {
  * module loaded: the run takes it over if it fits the config, and it is closed otherwise.
  */
 export async function main(argv: string[], early?: WorkerPool): Promise<number> {
+  // A rollout file or the config that calls process.exit() as it loads would end the run with exit 0 and no
+  // report: refused, it fails that file's import (and an --inline rollout that calls it fails that rollout).
+  interceptProcessExit();
   try {
     const { cli, exit } = buildCli(early);
     const parsed = parseArgv(cli, argv);

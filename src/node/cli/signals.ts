@@ -1,6 +1,7 @@
 import { printable } from '../reporters/printable.ts';
 import type { Terminal } from '../reporters/terminal.ts';
 import { STOP_SIGNALS, type StopSignal } from '../types/stop-signals.ts';
+import { exitProcess } from '../../runtime/faults.ts';
 
 const NOTICE: Record<StopSignal, string> = {
   sigint: 'Cancelling: finishing reports of the rollouts that ended. Press Ctrl-C again to exit at once.',
@@ -17,7 +18,7 @@ export function interruptOnSignals(terminal: Terminal): { signal: AbortSignal } 
   const controller = new AbortController();
   for (const name of Object.keys(STOP_SIGNALS) as StopSignal[]) {
     process.on(name.toUpperCase() as NodeJS.Signals, () => {
-      if (controller.signal.aborted) process.exit(STOP_SIGNALS[name]);
+      if (controller.signal.aborted) exitProcess(STOP_SIGNALS[name]);
       controller.abort(name);
       // stderr: the JSON reporter may be writing its report to stdout.
       process.stderr.write(printable(`\n${terminal.colors.yellow(NOTICE[name])}\n`));

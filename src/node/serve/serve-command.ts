@@ -20,6 +20,7 @@ import type { ServeOptions } from './serve-options.ts';
 import { SuiteService } from './suite-service.ts';
 import { ServeTrajectories } from './trajectory-ack.ts';
 import { agentNameOf } from '../output/trajectory-files.ts';
+import { exitProcess } from '../../runtime/faults.ts';
 
 /**
  * `rollout-test serve`: serves the selected suites' backends to a trainer over the osmosis v0.3 HTTP protocol
@@ -48,7 +49,7 @@ export async function serve(config: ResolvedConfig, options: ServeOptions): Prom
   const stopped = new Promise<number>((resolve) => {
     const stop = async (signal: string) => {
       if (!admitting) {
-        if (signal === 'SIGINT') process.exit(130);
+        if (signal === 'SIGINT') exitProcess(130);
         return;
       }
       admitting = false;

@@ -13,6 +13,7 @@ import { importGraph, keepImportGraphService, reachable } from './import-graph.t
 import { rerun } from './rerun.ts';
 import { WatchPool } from './watch-pool.ts';
 import { watchedDirs } from './watched-dirs.ts';
+import { exitProcess } from '../../runtime/faults.ts';
 
 /** What watch mode needs from the CLI. */
 export interface WatchOptions {
@@ -223,7 +224,7 @@ export class WatchSession {
   /** Ctrl-C: cancels the current run (a second one exits at once, 130), or quits when idle. */
   #onSigint = (): void => {
     if (!this.#running) return void this.#exit(130);
-    if (this.#running.cancelled) process.exit(130);
+    if (this.#running.cancelled) exitProcess(130);
     this.#pending = new Map();
     this.#triggers = [];
     this.#write(`\n${this.#options.terminal.colors.yellow('Cancelling the run. Press Ctrl-C again to exit at once.')}\n`);

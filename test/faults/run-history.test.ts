@@ -74,6 +74,20 @@ describe('retention (keepRuns) and runs in use', () => {
     expect(existsSync(path.join(dir, '.rollouts', 'runs', kept!, 'in-use.json'))).toBe(false);
   });
 
+  it('never deletes a folder or file of the user\'s in runs/, though its name looks like a run or is latest', async () => {
+    const dir = makeProject({ 'rollout.config.mjs': 'export default { keepRuns: 1 };\n', 'quick.rollout.ts': QUICK });
+    const runs = path.join(dir, 'mydata', 'runs');
+    mkdirSync(path.join(runs, '20200101T000000.000Z-aaaaaa'), { recursive: true });
+    writeFileSync(path.join(runs, '20200101T000000.000Z-aaaaaa', 'file.txt'), 'precious\n');
+    writeFileSync(path.join(runs, 'latest'), 'my notes\n');
+    for (let i = 0; i < 2; i++) expect((await runCli(dir, ['run', '--outputDir', 'mydata'])).exitCode).toBe(0);
+    expect(readFileSync(path.join(runs, '20200101T000000.000Z-aaaaaa', 'file.txt'), 'utf8')).toBe('precious\n');
+    expect(readFileSync(path.join(runs, 'latest'), 'utf8')).toBe('my notes\n');
+    // Its own runs are still pruned to keepRuns, and found without the link.
+    expect(readdirSync(runs).filter((name) => name !== 'latest' && !name.startsWith('2020'))).toHaveLength(1);
+    expect((await runCli(dir, ['report', 'latest', '--outputDir', 'mydata'])).exitCode).toBe(0);
+  });
+
   it('--resume refuses the newest run while a live process still runs it', async () => {
     const dir = makeProject({ 'quick.rollout.ts': QUICK });
     const runDir = path.join(dir, '.rollouts', 'runs', '20200101T000000.000Z-000003');

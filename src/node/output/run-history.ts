@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, type Stats, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { UsageError } from '../errors.ts';
-import { inUseBy, markInUse } from './run-in-use.ts';
+import { IN_USE_MARK, inUseBy, markInUse } from './run-in-use.ts';
 
 /** Runs kept in `<outputDir>/runs` unless the config says otherwise. */
 export const DEFAULT_KEEP_RUNS = 20;
@@ -18,11 +18,20 @@ export function runsDir(outputDir: string): string {
   return path.join(outputDir, 'runs');
 }
 
+/**
+ * Whether a folder is a run rollout-test made: a run's name, and its journal or its in-use mark inside (a run killed
+ * before its journal's first line still has the mark). A user's folder that happens to have such a name is neither
+ * listed nor pruned.
+ */
+function isRunFolder(dir: string): boolean {
+  return RUN_NAME.test(path.basename(dir)) && (existsSync(path.join(dir, 'journal.jsonl')) || existsSync(path.join(dir, IN_USE_MARK)));
+}
+
 /** The stored runs, oldest first. */
 export function listRuns(outputDir: string): string[] {
   const dir = runsDir(outputDir);
   if (!existsSync(dir)) return [];
-  return readdirSync(dir).filter((name) => RUN_NAME.test(name)).sort().map((name) => path.join(dir, name));
+  return readdirSync(dir).sort().map((name) => path.join(dir, name)).filter(isRunFolder);
 }
 
 /** The newest stored run (found by name, so a run killed before it ended counts), optionally older than `before`. */
@@ -45,6 +54,7 @@ export function findRun(outputDir: string, root: string, run: string): string | 
  */
 function pointLatest(outputDir: string, dir: string): void {
   const link = path.join(runsDir(outputDir), 'latest');
+  if (!isOwnLatest(link)) return;
   const next = `${link}.${process.pid}-${randomBytes(3).toString('hex')}`;
   try {
     symlinkSync(path.basename(dir), next, 'dir');
@@ -52,6 +62,20 @@ function pointLatest(outputDir: string, dir: string): void {
     writeFileSync(next, `${path.basename(dir)}\n`);
   }
   renameSync(next, link);
+}
+
+/**
+ * Whether `runs/latest` is absent or one rollout-test made (a symlink, or its text form naming a run), so that it
+ * may be replaced: a user's own file or folder of that name is kept (runs are found by name, not through it).
+ */
+function isOwnLatest(link: string): boolean {
+  let stat: Stats;
+  try {
+    stat = lstatSync(link);
+  } catch {
+    return true;
+  }
+  return stat.isSymbolicLink() || (stat.isFile() && stat.size < 64 && RUN_NAME.test(readFileSync(link, 'utf8').trim()));
 }
 
 /**

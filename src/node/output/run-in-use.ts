@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 
 /** The mark in a run's folder while a process runs it: retention keeps the folder as long as that process lives. */
-const MARK = 'in-use.json';
+export const IN_USE_MARK = 'in-use.json';
 
 /** Who runs a run: the process, told apart from a later one given the same pid by when it started. */
 interface Owner {
@@ -55,19 +55,19 @@ function ownerAlive(owner: Partial<Owner>): boolean {
 
 /** Marks a run's folder as run by this process. */
 export function markInUse(runDir: string): void {
-  writeFileSync(path.join(runDir, MARK), `${JSON.stringify(self())}\n`);
+  writeFileSync(path.join(runDir, IN_USE_MARK), `${JSON.stringify(self())}\n`);
 }
 
 /** Removes this process's mark as its run ends. */
 export function unmarkInUse(runDir: string): void {
-  rmSync(path.join(runDir, MARK), { force: true });
+  rmSync(path.join(runDir, IN_USE_MARK), { force: true });
 }
 
 /** The pid of the live process that runs this run (this one included), if any. */
 export function inUseBy(runDir: string): number | undefined {
   let owner: unknown;
   try {
-    owner = JSON.parse(readFileSync(path.join(runDir, MARK), 'utf8'));
+    owner = JSON.parse(readFileSync(path.join(runDir, IN_USE_MARK), 'utf8'));
   } catch {
     return undefined;
   }

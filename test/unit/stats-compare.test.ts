@@ -180,13 +180,19 @@ describe('compareSuites figures', () => {
     expect(c).toMatchObject({ delta: 0, pValue: 1, verdict: 'no detectable change' });
     expect(c.low).toBeCloseTo(-0.3062310385061798, 3);
     expect(c.high).toBeCloseTo(0.3062310385061798, 3);
-    expect(c.mde).toBeCloseTo(0.40038458066243804, 3);
+    // 4 rows: the sign-flip test cannot go below p = 2/16, so no change is detectable.
+    expect(c.mde).toBeNull();
+    // 6 rows: t(0.975, 5) and t(0.8, 5) from scipy, one run of 1/3 over 5 · 6.
+    const six = compareOne(rows(...Array.from({ length: 6 }, () => [0.5, 0.5, 0.5])), rows(...Array.from({ length: 6 }, () => [0.5, 0.5, 0.5])));
+    expect(six.low).toBeCloseTo(-0.1564406285878941, 9);
+    expect(six.mde).toBeCloseTo(0.21240228092694677, 9);
   });
 
   it('graded rewards that never vary count one run as 1, whatever rounding makes of their spread (0.8 gave an MDE of 2e-16)', () => {
-    const reference = compareOne(rows(...Array.from({ length: 5 }, () => [0.5])), rows(...Array.from({ length: 5 }, () => [0.5])));
+    const reference = compareOne(rows(...Array.from({ length: 6 }, () => [0.5])), rows(...Array.from({ length: 6 }, () => [0.5])));
+    expect(reference.mde).toBeGreaterThan(0.5);
     for (let v = 1; v < 100; v++) {
-      const flat = rows(...Array.from({ length: 5 }, () => [v / 100]));
+      const flat = rows(...Array.from({ length: 6 }, () => [v / 100]));
       const c = compareOne(flat, flat);
       expect({ v, low: c.low, mde: c.mde }).toEqual({ v, low: expect.closeTo(reference.low!, 9), mde: expect.closeTo(reference.mde!, 9) });
     }
@@ -200,14 +206,17 @@ describe('compareSuites figures', () => {
     expect(c.delta).toBeCloseTo(4 / 15, 12);
     expect(c.low).toBeCloseTo(-0.010977843853112679, 3);
     expect(c.high).toBeCloseTo(0.544311177186446, 3);
-    expect(c.mde).toBeCloseTo(0.2770793583378679, 3);
+    // Its smallest p-value is 2/32 = 0.0625 (pValue 0.125 is the most extreme but one): nothing is detectable.
+    expect(c.mde).toBeNull();
   });
 
-  it('two pairs already have an interval (t with 1 df), but too few pairs for any MDE', () => {
+  it('two pairs already have an interval (t with 1 df), within [−1, 1] for rewards in [0, 1], but too few pairs for any MDE', () => {
+    // t's interval, 0.5 ± 11.0, reaches past what a difference of [0, 1] means can be.
     const c = compareOne(single([0, 1]), single([1, 1]));
-    expect(c).toMatchObject({ pairedRows: 2, delta: 0.5, pValue: 1, mde: null });
-    expect(c.low).toBeCloseTo(-10.503896087213436, 10);
-    expect(c.high).toBeCloseTo(11.503896087213436, 10);
+    expect(c).toMatchObject({ pairedRows: 2, delta: 0.5, pValue: 1, mde: null, low: -1, high: 1 });
+    const unbounded = compareOne(single([0, 2]), single([2, 2]));
+    // Rewards 0, 2, 2, 2: one run is twice their standard deviation, √3; delta 1 ± t(0.975, 1) · √((2 + 3) / 1 / 2).
+    expect(unbounded.low).toBeCloseTo(-19.090273691365446, 9);
   });
 
   it('within a larger family multiplies each p-value by its size (Bonferroni, at most 1)', () => {

@@ -152,9 +152,19 @@ function compareSuite(pair: SuitePair, options: SignFlipOptions): Omit<SuiteComp
   const margin = critical * standardError;
   const mde = test === 'mcnemar-exact' && n <= EXACT_POWER_UP_TO
     ? mcnemarMde(n, (paired.differences.filter((d) => d !== 0).length + 1) / (n + 2), ALPHA, POWER)
-    : (critical + studentQuantile(POWER, n - 1)) * Math.sqrt(variance.power / n);
-  return { pairedRows: n, delta, low: delta - margin, high: delta + margin, pValue, mde, test, flipped };
+    : signFlipCanReject(n) ? (critical + studentQuantile(POWER, n - 1)) * Math.sqrt(variance.power / n) : null;
+  // Means of rewards in [0, 1] differ by at most 1 either way: the t interval's reach beyond is no information.
+  const bounded = [...paired.a, ...paired.b].every((row) => row.rewards.every((r) => r >= 0 && r <= 1));
+  const [low, high] = bounded ? [Math.max(-1, delta - margin), Math.min(1, delta + margin)] : [delta - margin, delta + margin];
+  return { pairedRows: n, delta, low, high, pValue, mde, test, flipped };
 }
+
+/**
+ * Whether the exact sign-flip test over `n` rows can reach p < α at all: its smallest two-sided p-value, every row
+ * moving the same way, is 2 / 2ⁿ (0.0625 at 5 rows). Below that no change is ever called, and a minimum
+ * detectable effect would claim what the test cannot see.
+ */
+const signFlipCanReject = (n: number) => 2 / 2 ** n < ALPHA;
 
 /** How {@link compareSuites} adjusts: Holm across the pairs given, or Bonferroni within a larger family. */
 export interface CompareOptions extends SignFlipOptions {

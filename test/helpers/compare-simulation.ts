@@ -12,6 +12,8 @@ export interface Design {
   kind: RewardKind;
   rows: number;
   runs: number;
+  /** B's runs per row, when not `runs` (a baseline of one run per row, a new run of four). */
+  runsB?: number;
   /** True mean reward of each row midway between A and B: A's are these − shift / 2, B's + shift / 2 (kept in [0, 1]). */
   means: number[];
 }
@@ -70,7 +72,7 @@ export function simulate(design: Design, shift: number, trials: number, seed: nu
   const measured: Measured = { trials, changed: 0, detected: 0, covered: 0, mdes: [] };
   for (let t = 0; t < trials; t++) {
     const a = sampleSide(design.kind, before, design.runs, rng);
-    const b = sampleSide(design.kind, after, design.runs, rng);
+    const b = sampleSide(design.kind, after, design.runsB ?? design.runs, rng);
     const [c] = compareSuites([{ a, b }], { draws: 1999 }) as [SuiteComparison];
     if (c.verdict !== 'no detectable change') measured.changed++;
     if (c.verdict === (truth > 0 ? 'improved' : 'regressed')) measured.detected++;

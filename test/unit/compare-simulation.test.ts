@@ -24,6 +24,21 @@ const CELLS: Array<[RewardKind, rows: number, runs: number]> = [
 const FPR_TRIALS = 1000;
 const TRIALS = 500;
 
+describe('A with one run per row, B with four', () => {
+  // Each row's difference is lopsided under no change (near the ceiling, one run of A fails now and then, four of B
+  // rarely all do): the sign-flip test called 10% of these A/A comparisons changed. Runs are permuted within rows.
+  it.each([
+    ['binary', 0.9, 1],
+    ['binary', 0.35, 0.65],
+    ['graded', 0.35, 0.65],
+  ] as const)('A/A %s rewards, rows in [%f, %f]: no more false "improved"/"regressed" than 5%', (kind, low, high) => {
+    const design: Design = { kind, rows: 30, runs: 1, runsB: 4, means: spreadMeans(30, low, high, 71) };
+    const aa = simulate(design, 0, FPR_TRIALS, 72);
+    console.log(`${kind} 30 rows, 1 run vs 4, in [${low}, ${high}]: A/A false positives ${share(aa.changed, FPR_TRIALS)}`);
+    expect(significantlyAbove(aa.changed, FPR_TRIALS, 0.05), `false positives ${share(aa.changed, FPR_TRIALS)}`).toBe(false);
+  }, 300_000);
+});
+
 describe.each(CELLS)('%s rewards, %i rows × %i runs', (kind, rows, runs) => {
   const seed = rows * 10 + runs + (kind === 'graded' ? 1000 : 0);
   const mid: Design = { kind, rows, runs, means: spreadMeans(rows, 0.35, 0.65, seed) };

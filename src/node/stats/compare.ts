@@ -1,6 +1,6 @@
 import { studentQuantile } from './quantiles.ts';
 import { mcnemarMde } from './mcnemar-power.ts';
-import { holmAdjust, mcnemarExact, type PairedTest, type PairedTestName, signFlipTest, type SignFlipOptions } from './paired-test.ts';
+import { holmAdjust, mcnemarExact, type PairedTest, type PairedTestName, runPermutationTest, signFlipTest, type SignFlipOptions } from './paired-test.ts';
 import { sumOfSquares } from './squares.ts';
 
 /** One row of one side of a comparison: its runs' scored rewards (in run order) and how many of them passed. */
@@ -90,12 +90,18 @@ function standardDeviation(values: readonly number[]): number {
   return Math.sqrt(sumOfSquares(values, mean) / values.length);
 }
 
-/** Exact McNemar for 0/1 rewards with one run per row (the fast form of the sign-flip test there), else sign-flip. */
+/**
+ * Exact McNemar for 0/1 rewards with one run per row (the fast form of the sign-flip test there); the sign-flip test
+ * when each row has as many runs on both sides; else runs permuted within rows (see runPermutationTest).
+ */
 function pairedTest(paired: Paired, options: SignFlipOptions): PairedTest {
   if (isBinarySingleRun(paired.a) && isBinarySingleRun(paired.b)) {
     const discordant = paired.differences.filter((d) => d !== 0);
     // Stryker disable next-line EqualityOperator: no d is 0 here, and counting the other way gives the same two-sided p
     return mcnemarExact(discordant.filter((d) => d > 0).length, discordant.length);
+  }
+  if (paired.a.some((row, i) => row.rewards.length !== paired.b[i]!.rewards.length)) {
+    return runPermutationTest(paired.a.map((row, i) => ({ a: row.rewards, b: paired.b[i]!.rewards })), options);
   }
   return signFlipTest(paired.differences, options);
 }
@@ -152,7 +158,7 @@ function compareSuite(pair: SuitePair, options: SignFlipOptions): Omit<SuiteComp
   const margin = critical * standardError;
   const mde = test === 'mcnemar-exact' && n <= EXACT_POWER_UP_TO
     ? mcnemarMde(n, (paired.differences.filter((d) => d !== 0).length + 1) / (n + 2), ALPHA, POWER)
-    : signFlipCanReject(n) ? (critical + studentQuantile(POWER, n - 1)) * Math.sqrt(variance.power / n) : null;
+    : canReject(paired, test) ? (critical + studentQuantile(POWER, n - 1)) * Math.sqrt(variance.power / n) : null;
   // Means of rewards in [0, 1] differ by at most 1 either way: the t interval's reach beyond is no information.
   const bounded = [...paired.a, ...paired.b].every((row) => row.rewards.every((r) => r >= 0 && r <= 1));
   const [low, high] = bounded ? [Math.max(-1, delta - margin), Math.min(1, delta + margin)] : [delta - margin, delta + margin];
@@ -160,11 +166,26 @@ function compareSuite(pair: SuitePair, options: SignFlipOptions): Omit<SuiteComp
 }
 
 /**
- * Whether the exact sign-flip test over `n` rows can reach p < α at all: its smallest two-sided p-value, every row
- * moving the same way, is 2 / 2ⁿ (0.0625 at 5 rows). Below that no change is ever called, and a minimum
- * detectable effect would claim what the test cannot see.
+ * Whether the paired test can reach p < α at all: its smallest two-sided p-value is 2 over its arrangements of the
+ * rows, the most extreme either way. The sign-flip test has 2ⁿ (2/2⁵ = 0.0625 at 5 rows); runs permuted within
+ * rows have Π C(aᵢ + bᵢ, aᵢ). Below that no change is ever called, and a minimum detectable effect would claim what
+ * the test cannot see.
  */
-const signFlipCanReject = (n: number) => 2 / 2 ** n < ALPHA;
+function canReject(paired: Paired, test: PairedTestName): boolean {
+  let arrangements = 1;
+  for (const [i, row] of paired.a.entries()) {
+    const [a, b] = [row.rewards.length, paired.b[i]!.rewards.length];
+    arrangements *= test === 'run-permutation-monte-carlo' ? binomial(a + b, a) : 2;
+    if (2 / arrangements < ALPHA) return true;
+  }
+  return false;
+}
+
+function binomial(n: number, k: number): number {
+  let product = 1;
+  for (let i = 1; i <= k; i++) product = (product * (n - k + i)) / i;
+  return product;
+}
 
 /** How {@link compareSuites} adjusts: Holm across the pairs given, or Bonferroni within a larger family. */
 export interface CompareOptions extends SignFlipOptions {

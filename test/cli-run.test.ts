@@ -194,4 +194,13 @@ defineRollout({ name: 'loud', dataset: [{ prompt: 'hi', label: 'HI' }], workflow
     expect(run.exitCode).toBe(2);
     expect(run.stderr).toMatch(/invalid config in .*rollout\.config\.ts:[\s\S]*reporter/);
   });
+  it.each([
+    ["export default Promise.reject(new Error('no config today'));", /cannot load .*rollout\.config\.ts: no config today/],
+    ["export default { get runs() { throw new Error('getter boom'); } };", /cannot read the config in .*rollout\.config\.ts: getter boom/],
+  ])('exits 2 naming the error of a config that rejects or throws as it is read: %s', async (config, message) => {
+    // A rejected default export was an unhandled rejection that ended the process, a throwing getter an internal error.
+    const run = await runCli(makeProject({ 'rollout.config.ts': `${config}\n`, 'x.rollout.ts': COMMON }), []);
+    expect(run.exitCode, String(run.all)).toBe(2);
+    expect(run.stderr).toMatch(message);
+  });
 });

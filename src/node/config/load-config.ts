@@ -33,13 +33,20 @@ export async function loadUserConfig(file: string | undefined): Promise<UserConf
   if (!file) return {};
   let exported: unknown;
   try {
-    exported = configExport(await loadModule(file, path.dirname(file)));
+    // Awaited: a default export that is a promise would otherwise reject with no one to hear it, and end the process.
+    exported = await configExport(await loadModule(file, path.dirname(file)));
   } catch (error) {
     throw new UsageError(`cannot load ${file}: ${error instanceof Error ? error.message : String(error)}`);
   }
   // Loaded here: the config's schema is built only for a run that has a config file.
   const { UserConfigSchema } = await import('./config-schema.ts');
-  const parsed = UserConfigSchema.safeParse(exported ?? {});
+  let parsed: ReturnType<typeof UserConfigSchema.safeParse>;
+  try {
+    parsed = UserConfigSchema.safeParse(exported ?? {});
+  } catch (error) {
+    // A getter of the config that throws, read by the schema.
+    throw new UsageError(`cannot read the config in ${file}: ${error instanceof Error ? error.message : String(error)}`);
+  }
   if (!parsed.success) throw new UsageError(`invalid config in ${file}:\n${describeIssues(UserConfigSchema, parsed.error)}`);
   return parsed.data;
 }

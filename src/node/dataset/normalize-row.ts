@@ -62,7 +62,7 @@ function metadataOf(row: Record<string, unknown>): JsonObject | null {
 /** Turns a dataset row into prompt, label and metadata; throws a ValidationError saying what is wrong. */
 export function normalizeRow(value: unknown): NormalizedRow {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw new ValidationError(`row must be an object, got ${Array.isArray(value) ? 'an array' : typeof value}`);
+    throw new ValidationError(`row must be an object, got ${Array.isArray(value) ? 'an array' : value === null ? 'null' : typeof value}`);
   }
   const row = value as Record<string, unknown>;
   const id = row.id === undefined || row.id === null ? undefined : String(row.id);

@@ -88,6 +88,8 @@ function factsOf(summaries: Partial<RunReport>[], suites: SuiteReport[], config:
     durationMs: Math.max(0, ...summaries.map((s) => Number(s.durationMs) || 0)),
     interrupted: summaries.find((s) => s.interrupted)?.interrupted,
     budget: mergedBudget(summaries, suites, config),
+    // Every shard left its suites out (none held a selected row): nothing ran, which is never a pass.
+    noRollouts: suites.length === 0 ? `none of the ${summaries.length} shards ran a rollout` : undefined,
   };
 }
 

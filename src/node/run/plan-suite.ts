@@ -25,7 +25,7 @@ export interface SuitePlanInput {
    * Counts the dataset's rows as they are read, selected or not, so that an empty plan can say why; and where the
    * first row whose label was JSON (an object) is, so that the suite can warn once that graders get it as text.
    */
-  seen?: { rows: number; labelFromJson?: string };
+  seen?: { rows: number; labelFromJson?: string; selected?: number; inOtherShards?: number };
 }
 
 /** A suite's rows: its dataset, else the rows its backend makes of its task (a Harbor task's instruction). */
@@ -36,11 +36,17 @@ async function datasetOf(suite: RolloutSuite<any, any>, settings: SuiteSettings,
   return rowsFromTask(settings.backend, file);
 }
 
-/** Whether `--rows` and `--shard` select a row; `seen` counts every row read. */
+/**
+ * Whether `--rows` and `--shard` select a row; `seen` counts every row read, those selected, and those `--rows`
+ * selected that other shards hold.
+ */
 function selects({ config, idPrefix, seen }: SuitePlanInput, raw: RawRow): boolean {
   if (seen) seen.rows++;
   if (config.rows && !config.rows.has(raw.index)) return false;
-  return !config.shard || inShard(idPrefix, raw.index, config.shard);
+  const here = !config.shard || inShard(idPrefix, raw.index, config.shard);
+  if (seen && here) seen.selected = (seen.selected ?? 0) + 1;
+  else if (seen) seen.inOtherShards = (seen.inOtherShards ?? 0) + 1;
+  return here;
 }
 
 /**
@@ -125,12 +131,12 @@ export function labelFromJsonWarning(where: string, root: string): string {
  * Why a suite has no rollout: a suite with none is never a pass. A shard may hold none of a suite's rows (the other
  * shards run them): the run then leaves the suite out (see `SuiteReport.rowsInOtherShards`).
  */
-export function whyNothingPlanned(suite: RolloutSuite<any, any>, config: ResolvedConfig, datasetRows: number): string {
-  if (datasetRows === 0) return `the dataset ${typeof suite.dataset === 'string' ? suite.dataset : '(inline)'} has no rows`;
-  if (config.shard) return `--shard ${config.shard.join('/')} holds none of its ${datasetRows} rows`;
-  if (config.rows) return `--rows ${config.rows.source} matched none of the dataset's ${datasetRows} rows`;
+export function whyNothingPlanned(suite: RolloutSuite<any, any>, config: ResolvedConfig, seen: NonNullable<SuitePlanInput['seen']>): string {
+  if (seen.rows === 0) return `the dataset ${typeof suite.dataset === 'string' ? suite.dataset : '(inline)'} has no rows`;
+  if (config.shard && seen.inOtherShards && !seen.selected) return `--shard ${config.shard.join('/')} holds none of its ${seen.inOtherShards} selected rows`;
+  if (config.rows) return `--rows ${config.rows.source} matched none of the dataset's ${seen.rows} rows`;
   // Rows were planned, but no result came back: never a pass.
-  return `none of its ${datasetRows} rows has a result`;
+  return `none of its ${seen.rows} rows has a result`;
 }
 
 /**

@@ -288,8 +288,9 @@ export async function runSuite(file: string, suite: RolloutSuite<any, any>, ctx:
   if (budgetSkipped > 0 || adaptive?.stoppedByBudget) markPartial(report);
   if (stoppedEarly || report.stats.counts.skipped > budgetSkipped) report.cancelled = true;
   else if (records.length === 0 && !error) {
-    report.noRollouts = whyNothingPlanned(suite, ctx.config, seen.rows);
-    if (ctx.config.shard && seen.rows > 0) report.rowsInOtherShards = true;
+    report.noRollouts = whyNothingPlanned(suite, ctx.config, seen);
+    // Only when other shards hold every row --rows selected: a row this shard holds that has no result is a finding.
+    if (ctx.config.shard && seen.inOtherShards && !seen.selected) report.rowsInOtherShards = true;
   }
   if (seen.labelFromJson) report.warnings = [labelFromJsonWarning(seen.labelFromJson, ctx.config.root)];
   return report;

@@ -132,6 +132,18 @@ describe('--shard and merge-reports', () => {
     expect(all.exitCode, String(all.all)).toBe(1);
     expect(all.stdout).toMatch(/✗ one \(a\.rollout\.ts\) 1 rollout/);
   });
+
+  it('keeps in every shard a suite whose --rows matched none of its rows: sharded, merged or not, it fails the same', async () => {
+    const rowsOf = (n: number) => JSON.stringify(Array.from({ length: n }, (_, i) => ({ prompt: `p${i}`, label: `p${i}` })));
+    const dir = makeProject({ 'a.rollout.ts': `${COMMON}\ndefineRollout({ name: 'small', dataset: ${rowsOf(3)}, workflow: Echo, grader: Exact });\ndefineRollout({ name: 'big', dataset: ${rowsOf(10)}, workflow: Echo, grader: Exact });` });
+    const unsharded = await runCli(dir, ['run', '--rows', '8']);
+    const shards = [await runCli(dir, ['run', '--rows', '8', '--shard', '1/2', '--outputDir', 's1']), await runCli(dir, ['run', '--rows', '8', '--shard', '2/2', '--outputDir', 's2'])];
+    const merged = await runCli(dir, ['merge-reports', 's1', 's2', '--outputDir', 'merged']);
+    for (const run of [unsharded, ...shards, merged]) {
+      expect(run.exitCode, String(run.all)).toBe(1);
+      expect(run.stdout).toContain('small (a.rollout.ts) no rollouts: --rows 8 matched none of the dataset\'s 3 rows');
+    }
+  });
 });
 
 describe('a gate on rewards whose sum leaves the range of numbers', () => {

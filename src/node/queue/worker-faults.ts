@@ -3,8 +3,7 @@ import type { LateFault } from '../../runtime/faults.ts';
 import { LateFaults } from '../run/late-faults.ts';
 
 /**
- * One run's faults on a worker: those that fail a rollout still running here fail it (see LateFaults), the others
- * go to `send`: to the coordinator, which records them as its late faults.
+ * One run's late faults on a worker: they go to `send`, to the coordinator, which records them as its late faults.
  */
 export class RunFaults extends LateFaults {
   /** The rollouts this run ran here: a fault of one that finished is this run's (see WorkerFaults). */
@@ -17,9 +16,9 @@ export class RunFaults extends LateFaults {
     super(send);
   }
 
-  override start(rolloutId: string, graded: boolean): void {
+  override start(rolloutId: string): void {
     this.#ran.add(rolloutId);
-    super.start(rolloutId, graded);
+    super.start(rolloutId);
   }
 
   ran(rolloutId: string): boolean {

@@ -1,5 +1,4 @@
 import path from 'node:path';
-import type { ExecutionRequest } from '../../model/request.ts';
 import type { ExecutionBackend } from '../../backends/backend.ts';
 import type { WorkerPool } from '../../backends/local/worker-pool.ts';
 import { resolveModelCache } from '../../integrations/recording/model-cache-settings.ts';
@@ -11,7 +10,7 @@ import { ModelEndpoints } from '../run/model-endpoints.ts';
 import { planSuite } from '../run/plan-suite.ts';
 import { suiteIdPrefix } from '../run/request-id.ts';
 import type { LateFaults } from '../run/late-faults.ts';
-import { executeTracked, gradesRequest, isGraded } from '../run/run-suite.ts';
+import { executeTracked } from '../run/run-suite.ts';
 import { createSuiteBackend } from '../run/suite-backend.ts';
 import { suiteSettings } from '../run/suite-settings.ts';
 import { type SuiteModules, suiteCode, suiteModules } from './content-hash.ts';
@@ -72,8 +71,6 @@ function changedSinceImported(modules: Map<string, string>): boolean {
 /** A suite as this worker's checkout has it: its backend, and the hashes jobs must match. */
 interface LocalSuite {
   backend: ExecutionBackend;
-  /** Whether a grader grades the request once its workflow succeeds (see gradesRequest). */
-  grades: (request: ExecutionRequest) => boolean;
   code: string;
   /** The static hash of its file that this worker matched before it imported the file (see TrustedFiles). */
   entry: string;
@@ -129,7 +126,7 @@ export class WorkerSuites {
       return setupError(rollout.request.id, `worker ${this.worker} ${why}`);
     }
     let final!: ExecutionResult;
-    await executeTracked(local.backend, rollout.request, signal, local.grades(rollout.request), faults, (result) => (final = result));
+    await executeTracked(local.backend, rollout.request, signal, faults, (result) => (final = result));
     return final;
   }
 
@@ -223,8 +220,7 @@ export class WorkerSuites {
       ),
     ]);
     const key = `${file}\0${suite.name}\0${config.configFile ?? ''}`;
-    const grades = (request: ExecutionRequest) => gradesRequest(settings, isGraded(suite, settings), request);
-    return { backend, grades, code, entry, rows, stale: changedSinceImported(modules) || divergedFromFirstLoad(key, found) };
+    return { backend, code, entry, rows, stale: changedSinceImported(modules) || divergedFromFirstLoad(key, found) };
   }
 
   async close(): Promise<void> {

@@ -1,4 +1,3 @@
-import type { RolloutError } from '../../model/result.ts';
 import type { LateFault } from '../../runtime/faults.ts';
 
 /**
@@ -14,30 +13,26 @@ export function busyAtFlush(workerIds: number[]): string {
 }
 
 /**
- * Faults that arrive after the phase of their rollout ended (a timer that throws after the workflow returned).
- *
- * Only the workflow of a rollout that a grader grades next can fail its rollout this way, when its fault arrives
- * while the rollout is still being run or graded: the rollout had a phase to come. A fault of a rollout's last
- * phase (its grader, or a workflow that no grader follows: none in the suite, a row with nothing to grade against,
- * a workflow that failed or was cancelled) came after that phase settled the rollout's outcome on its thread: it is
- * a late fault wherever it arrives. Judged by arrival, the same grader's timer failed its rollout when its message
- * reached the main thread before the outcome's, and was a late fault when after: the verdict changed from run to
- * run. A late fault is kept for the reports as a fault of its rollout.
+ * Faults that arrive after the phase of their rollout ended (a timer that throws after the workflow returned): each
+ * is a late fault of its rollout, kept for the reports, and fails the run; none changes its rollout's result. Which
+ * came first on the rollout's thread, the fault or the end of a phase after it (a workflow's timer against its
+ * grader), is a race of the rollout's own timers, and which reached the main thread first (on two channels) another:
+ * judged by them, one project's rollouts passed or errored from run to run. The reports list each late fault with
+ * its rollout and phase.
  */
 export class LateFaults {
-  /** The rollouts being run: whether a grader follows the workflow, and the first fault that fails them. */
-  readonly #running = new Map<string, { graded: boolean; fault?: LateFault | undefined }>();
+  /** The rollouts being run: a queue worker that serves several runs finds a fault's run by them (see WorkerFaults). */
+  readonly #running = new Set<string>();
   readonly #reported: LateFault[] = [];
   readonly #onLate: (fault: LateFault) => void;
 
-  /** `onLate` hears the faults of rollouts already reported; by default they are kept for the reports ({@link late}). */
+  /** `onLate` hears the late faults; by default they are kept for the reports ({@link late}). */
   constructor(onLate?: (fault: LateFault) => void) {
     this.#onLate = onLate ?? ((fault) => this.#reported.push(fault));
   }
 
-  /** The rollout is being run; `graded`: a grader (or its backend's verifier) grades it once its workflow succeeds. */
-  start(rolloutId: string, graded: boolean): void {
-    this.#running.set(rolloutId, { graded });
+  start(rolloutId: string): void {
+    this.#running.add(rolloutId);
   }
 
   /** Whether the rollout is being run. */
@@ -45,47 +40,16 @@ export class LateFaults {
     return this.#running.has(rolloutId);
   }
 
-  /** No grader follows the rollout's workflow after all (it failed, or was cancelled): its faults are late. */
-  ungraded(rolloutId: string): void {
-    const running = this.#running.get(rolloutId);
-    if (!running) return;
-    running.graded = false;
-    if (running.fault) this.addLate(running.fault);
-    running.fault = undefined;
-  }
-
-  /**
-   * The rollout is being reported: the fault that fails it, if one came while it ran. `canFail`: false when its
-   * result is final whatever came (it was cancelled): such a fault is late.
-   */
-  finish(rolloutId: string, canFail: boolean): RolloutError | undefined {
-    const fault = this.#running.get(rolloutId)?.fault;
+  finish(rolloutId: string): void {
     this.#running.delete(rolloutId);
-    if (!fault) return undefined;
-    if (canFail) return asError(fault);
-    this.addLate(fault);
-    return undefined;
   }
 
   add(fault: LateFault): void {
-    const running = this.#running.get(fault.rolloutId);
-    if (running?.graded !== true || fault.phase !== 'workflow') return void this.addLate(fault);
-    running.fault ??= fault;
-  }
-
-  /** A fault known to have come after its rollout was reported (where it ran: a queue's worker decided). */
-  addLate(fault: LateFault): void {
     this.#onLate(fault);
   }
 
-  /** The faults of rollouts that had been reported already (none when `onLate` was given). */
+  /** The late faults heard (none when `onLate` was given). */
   get late(): LateFault[] {
     return this.#reported;
   }
-}
-
-function asError(fault: LateFault): RolloutError {
-  const error: RolloutError = { category: 'AGENT_ERROR', phase: fault.phase, message: fault.message };
-  if (fault.stack) error.stack = fault.stack;
-  return error;
 }

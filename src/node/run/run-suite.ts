@@ -18,7 +18,6 @@ import type { SuiteReport } from '../types/run-report.ts';
 import { buildSuiteReport, markPartial } from './suite-report.ts';
 import { AdaptiveRounds } from './adaptive-rounds.ts';
 import { backendEntry } from '../../backends/registry.ts';
-import { hasLabelOrMetadata } from '../../backends/results.ts';
 import { createSuiteBackend, type SuiteBackendInput } from './suite-backend.ts';
 import { type SuiteSettings, suiteSettings } from './suite-settings.ts';
 import type { ExecutionBackend } from '../../backends/backend.ts';
@@ -108,40 +107,32 @@ export type RolloutDispatcher = (
 
 /**
  * Runs a request on a backend; `onFinal` hears its final result, in the grader callback's turn. A failed workflow is
- * reported as itself, not as the "not graded" notice the grader callback carries. A fault of the workflow's code
- * that comes after it returned, while a grader grades the rollout, fails the rollout (see LateFaults); `graded`:
- * whether one grades it once its workflow succeeds ({@link gradesRequest}). Not an async function: it returns the
- * backend's own promise, one async frame less per rollout.
+ * reported as itself, not as the "not graded" notice the grader callback carries. `lateFaults` knows the rollout runs
+ * meanwhile: a fault of its code after a phase ended is a late fault (see LateFaults). Not an async function: it
+ * returns the backend's own promise, one async frame less per rollout.
  */
 export function executeTracked(
   backend: ExecutionBackend,
   request: ExecutionRequest,
   signal: AbortSignal,
-  graded: boolean,
   lateFaults: LateFaults,
   onFinal: (result: ExecutionResult) => void,
 ): Promise<void> {
-  lateFaults.start(request.id, graded);
+  lateFaults.start(request.id);
   let workflowError: ExecutionResult['error'];
   return backend.execute(
     request,
+    (result) => void (workflowError = result.error),
     (result) => {
-      workflowError = result.error;
-      // No grader follows a workflow that failed or was cancelled.
-      if (result.error || result.status === 'cancelled') lateFaults.ungraded(request.id);
-    },
-    (result) => {
-      const final = workflowError ? { ...result, error: workflowError } : result;
-      // Cancelled while graded, the rollout is cancelled: a fault that came meanwhile is late.
-      const fault = lateFaults.finish(request.id, final.status !== 'cancelled');
-      onFinal(fault ? { ...final, status: 'failure', error: fault } : final);
+      lateFaults.finish(request.id);
+      onFinal(workflowError ? { ...result, error: workflowError } : result);
     },
     { signal },
   );
 }
 
 const dispatch: RolloutDispatcher = (planned, backend, settings, graded, ctx, record) =>
-  executeTracked(backend, planned.request, ctx.signal, gradesRequest(settings, graded, planned.request), ctx.lateFaults, (final) =>
+  executeTracked(backend, planned.request, ctx.signal, ctx.lateFaults, (final) =>
     record(toRecord(planned.key, final, settings.passThreshold, graded, planned.request.label), final.samples),
   );
 
@@ -149,14 +140,7 @@ const dispatch: RolloutDispatcher = (planned, backend, settings, graded, ctx, re
  * Whether a suite's rollouts get a reward: from its Grader, or, on Harbor, from the task's verifier (its
  * tests/test.sh; a task with neither fails verification). Only ungraded suites may end without a reward.
  */
-export const isGraded = (suite: RolloutSuite<any, any>, settings: SuiteSettings) => suite.grader !== undefined || backendEntry(settings.backend).gradesItself;
-
-/**
- * Whether a grader grades the request once its workflow succeeds, in a suite that `isGraded`: a Grader needs the row's
- * label or metadata to grade against (see reasonNotGraded), a backend's verifier does not.
- */
-export const gradesRequest = (settings: SuiteSettings, graded: boolean, request: ExecutionRequest) =>
-  graded && (backendEntry(settings.backend).gradesItself || hasLabelOrMetadata(request));
+const isGraded = (suite: RolloutSuite<any, any>, settings: SuiteSettings) => suite.grader !== undefined || backendEntry(settings.backend).gradesItself;
 
 /**
  * The rollouts of a suite that are running: how many, a wait for the next to end, and one for all of them. A

@@ -142,7 +142,7 @@ function hearLateFaults(pool: WorkerPool, inline: boolean, listener: (fault: Lat
  */
 async function hearRemoteLateFaults(remote: RemoteBackends | undefined, lateFaults: LateFaults): Promise<void> {
   try {
-    for (const fault of (await remote?.lateFaults()) ?? []) lateFaults.addLate(fault);
+    for (const fault of (await remote?.lateFaults()) ?? []) lateFaults.add(fault);
   } catch (error) {
     process.stderr.write(`rollout-test: cannot read the late faults of the remote rollouts: ${(error as Error).message}\n`);
   }

@@ -63,7 +63,13 @@ describe('a workflow result that cannot be stored', () => {
   it('is a VALIDATION_ERROR at validation, in the report, summary and samples; a suite of only those exits 1', async () => {
     // A message's own extra keys too: a BigInt there was dropped from the reports with its rollout (the suite then
     // passed with 0 rollouts), and a function or symbol could not be cloned to the main thread, which hung the run.
-    const extras: Record<string, string> = { 'message-bigint': '{ tokens: 12n }', 'message-function': '{ toolImpl: () => 1 }', 'message-symbol': "{ s: Symbol('s') }", 'part-undefined': "{ content: [{ type: 'text', text: 'a', cache: undefined }] }" };
+    // What JSON writes by its own rules passes: a Date, a URL, an SDK's image bytes, an undefined key.
+    const extras: Record<string, string> = {
+      'message-bigint': '{ tokens: 12n }',
+      'message-function': '{ toolImpl: () => 1 }',
+      'message-symbol': "{ s: Symbol('s') }",
+      'sdk-parts': "{ at: new Date(0), content: [{ type: 'image', image: new Uint8Array([1, 2]) }, { type: 'image', image: new URL('https://x/y.png'), cache: undefined }] }",
+    };
     const kinds = ['cycle', 'bigint', ...Object.keys(extras)];
     const dir = makeProject({
       'c.rollout.ts': `${COMMON}

@@ -28,7 +28,7 @@ export const NumberRecordSchema = z.record(z.string(), z.number());
  * null, arrays of those, and plain objects of those whose keys may also be `undefined` (JSON leaves them out, as
  * from an SDK's optional field). No function, symbol, BigInt, class instance or hole.
  */
-export function isWritableJson(value: unknown): boolean {
+function isWritableJson(value: unknown): boolean {
   if (value === null || typeof value === 'string' || typeof value === 'boolean') return true;
   if (typeof value === 'number') return Number.isFinite(value);
   if (Array.isArray(value)) {
@@ -42,19 +42,40 @@ export function isWritableJson(value: unknown): boolean {
 }
 
 /**
- * A zod check that the keys an object schema keeps without naming them (`z.looseObject`) hold {@link isWritableJson}
- * values: kept as they are, a function could not be cloned to the main thread, nor a BigInt written to a report.
+ * Why a value kept as it was given (a message's extra key, a content part) could not be written to a report, or
+ * `undefined` when it can: JSON values, and what JSON writes by its own rules and a thread can clone (a Date or a URL
+ * as text, an SDK's bytes). A function, a symbol, a BigInt, NaN or Infinity anywhere in it cannot be written, a Map
+ * or a Set would be written empty, and a value that cannot be cloned could not reach the main thread.
+ */
+export function whyNotWritable(value: unknown): string | undefined {
+  if (isWritableJson(value)) return undefined;
+  let refused: string | undefined;
+  try {
+    JSON.stringify(value, (_, v: unknown) => {
+      if (typeof v === 'bigint') refused ??= 'a BigInt';
+      else if (typeof v === 'function' || typeof v === 'symbol') refused ??= `a ${typeof v}`;
+      else if (typeof v === 'number' && !Number.isFinite(v)) refused ??= `${v}`;
+      // JSON writes either as {}: its entries would be lost without a word.
+      else if (v instanceof Map || v instanceof Set) refused ??= `a ${v.constructor.name} (JSON writes it as {})`;
+      return typeof v === 'bigint' ? undefined : v;
+    });
+    structuredClone(value);
+  } catch (error) {
+    refused ??= `a value that cannot be copied (${error instanceof Error ? error.message : String(error)})`;
+  }
+  return refused && `must be JSON (${refused} cannot be stored in a report)`;
+}
+
+/**
+ * A zod check that the keys an object schema keeps without naming them (`z.looseObject`) hold values a report can
+ * write ({@link whyNotWritable}): kept as they are, a function could not be cloned to the main thread, nor a BigInt
+ * written to a report.
  */
 export function extraKeysWritable(named: readonly string[]) {
   return (value: Record<string, unknown>, ctx: z.RefinementCtx) => {
     for (const key in value) {
-      if (named.includes(key) || value[key] === undefined || isWritableJson(value[key])) continue;
-      ctx.addIssue({ code: 'custom', path: [key], message: `must be JSON (a ${describe(value[key])} cannot be stored in a report)` });
+      const why = named.includes(key) || value[key] === undefined ? undefined : whyNotWritable(value[key]);
+      if (why) ctx.addIssue({ code: 'custom', path: [key], message: why });
     }
   };
-}
-
-function describe(value: unknown): string {
-  if (typeof value === 'object' && value !== null) return Array.isArray(value) ? 'list holding a value that is not JSON' : `${value.constructor?.name ?? 'object'} object, or one holding a value that is not JSON`;
-  return typeof value === 'bigint' ? 'BigInt' : typeof value === 'number' ? 'non-finite number' : typeof value;
 }

@@ -165,8 +165,9 @@ function refuseBlankValues(cli: CAC, argv: string[]): void {
     if (!match) continue;
     const [, flag = '', inline] = match;
     const name = flag.replace(/^--?/, '').split('.')[0]!.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
-    const value = inline ?? argv[i + 1];
-    if (!takesValue.has(name) || value === undefined || value.trim() !== '') continue;
+    if (!takesValue.has(name)) continue;
+    const value = inline ?? argv[++i];
+    if (value === undefined || value.trim() !== '') continue;
     throw new UsageError(`${flag} was given a blank value (an unset variable?): give it one, or leave the option out`);
   }
 }

@@ -148,7 +148,7 @@ describe('normalizeRow', () => {
 
   it('rejects a row that is not an object, naming what it is', () => {
     expect(() => normalizeRow([1])).toThrow(new ValidationError('row must be an object, got an array'));
-    expect(() => normalizeRow(null)).toThrow(new ValidationError('row must be an object, got object'));
+    expect(() => normalizeRow(null)).toThrow(new ValidationError('row must be an object, got null'));
     expect(() => normalizeRow('p')).toThrow(new ValidationError('row must be an object, got string'));
   });
 });

@@ -50,8 +50,11 @@ function exactSignFlip(values: readonly number[]): number {
   return extreme / patterns;
 }
 
-/** mulberry32: a seeded uniform draw in [0, 1), so that the same data always gives the same p-value. */
-function mulberry32(seed: number): () => number {
+/**
+ * mulberry32, a small seeded source of uniform draws in [0, 1): the same data always gives the same p-value (and the
+ * tests' simulations seed their own data with it).
+ */
+export function mulberry32(seed: number): () => number {
   let state = seed >>> 0;
   return () => {
     state = (state + 0x6d2b79f5) >>> 0;

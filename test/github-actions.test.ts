@@ -52,6 +52,29 @@ describe('in GitHub Actions', async () => {
     expect(summary).toMatch(/\| \*\*All\*\* \| 3 \| 1 \| 1 \| 1 \|/);
   });
 
+  it('never lets a rollout\'s own output start a workflow command: an agent logging a model\'s text cannot forge one', async () => {
+    const loud = makeProject({
+      'l.rollout.ts': `${COMMON}
+export class Loud extends Echo {
+  async run(ctx) {
+    console.log('::error file=forged.ts,line=1::FORGED');
+    console.error('  ::add-mask::secret');
+    process.stdout.write(Buffer.from('\\r::warning::bytes ✓\\n'));
+    return super.run(ctx);
+  }
+}
+defineRollout({ name: 'loud', dataset: [{ prompt: 'x', label: 'y' }], workflow: Loud, grader: Exact });`,
+    });
+    for (const pool of ['threads', 'forks']) {
+      const run = await runCli(loud, ['run', '--pool', pool], { env });
+      const lines = String(run.all).split(/[\n\r]/);
+      // The tool's own annotation of the failed rollout, and nothing else.
+      expect(lines.filter((line) => /^\s*::/.test(line)), pool).toEqual([expect.stringMatching(/^::error file=\S*l\.rollout\.ts,line=\d+/)]);
+      expect(String(run.all)).toContain('\\::error file=forged.ts,line=1::FORGED');
+      expect(String(run.all)).toContain('\\::warning::bytes ✓');
+    }
+  });
+
   it('is off outside GitHub Actions, and when reporters are chosen', async () => {
     const plain = await runCli(project, ['run']);
     expect(String(plain.stdout)).not.toContain('::error');

@@ -17,6 +17,7 @@ import { exitOnceWritten } from './exit-once-written.ts';
 import { FLAKY_OPTIONS, parseFlakyOptions } from './flaky-options.ts';
 import { packageVersion } from '../../package-files.ts';
 import { exitProcess, interceptProcessExit } from '../../runtime/faults.ts';
+import { guardProcessOutput } from '../reporters/output-guard.ts';
 
 async function watch(filters: string[], rawOptions: Record<string, unknown>): Promise<number> {
   if (rawOptions.queue) throw new UsageError('--queue goes with run (rollout-test run --queue …), not with watch mode');
@@ -180,6 +181,7 @@ export async function main(argv: string[], early?: WorkerPool): Promise<number> 
   // A rollout file or the config that calls process.exit() as it loads would end the run with exit 0 and no
   // report: refused, it fails that file's import (and an --inline rollout that calls it fails that rollout).
   interceptProcessExit();
+  guardProcessOutput();
   try {
     const { cli, exit } = buildCli(early);
     const parsed = parseArgv(cli, argv);

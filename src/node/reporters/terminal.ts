@@ -1,4 +1,5 @@
 import { type Colors, createColors } from './colors.ts';
+import { writeCommand } from './output-guard.ts';
 import { escapeControls, printable } from './printable.ts';
 
 /** Where a reporter writes, and whether it may draw (colors, a live line): only on an interactive terminal. */
@@ -17,7 +18,7 @@ export function stdoutTerminal(): Terminal {
   const colored = (interactive && !process.env.NO_COLOR) || Boolean(process.env.FORCE_COLOR);
   return {
     write: (text) => void process.stdout.write(printable(text)),
-    command: (line) => void process.stdout.write(escapeControls(line)),
+    command: (line) => writeCommand(escapeControls(line)),
     interactive,
     colors: createColors(colored),
   };

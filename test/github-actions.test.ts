@@ -59,7 +59,9 @@ export class Loud extends Echo {
   async run(ctx) {
     console.log('::error file=forged.ts,line=1::FORGED');
     console.error('  ::add-mask::secret');
-    process.stdout.write(Buffer.from('\\r::warning::bytes ✓\\n'));
+    process.stdout.write(Buffer.from('\\r::warning::bytes ✓\\n\\u3000::notice::ideographic space\\nanswer ##[add-mask]legacy\\n'));
+    process.stdout.write('  ');
+    process.stdout.write('::error::split after blanks\\n');
     return super.run(ctx);
   }
 }
@@ -72,6 +74,8 @@ defineRollout({ name: 'loud', dataset: [{ prompt: 'x', label: 'y' }], workflow: 
       expect(lines.filter((line) => /^\s*::/.test(line)), pool).toEqual([expect.stringMatching(/^::error file=\S*l\.rollout\.ts,line=\d+/)]);
       expect(String(run.all)).toContain('\\::error file=forged.ts,line=1::FORGED');
       expect(String(run.all)).toContain('\\::warning::bytes ✓');
+      expect(String(run.all)).toContain('answer ##\\u005badd-mask]legacy');
+      expect(String(run.all)).not.toContain('##[add-mask]');
     }
   });
 

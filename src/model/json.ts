@@ -48,20 +48,23 @@ function isWritableJson(value: unknown): boolean {
  * or a Set would be written empty, and a value that cannot be cloned could not reach the main thread.
  */
 export function whyNotWritable(value: unknown): string | undefined {
-  if (isWritableJson(value)) return undefined;
   let refused: string | undefined;
   try {
+    if (isWritableJson(value)) return undefined;
     JSON.stringify(value, (_, v: unknown) => {
       if (typeof v === 'bigint') refused ??= 'a BigInt';
       else if (typeof v === 'function' || typeof v === 'symbol') refused ??= `a ${typeof v}`;
       else if (typeof v === 'number' && !Number.isFinite(v)) refused ??= `${v}`;
       // JSON writes either as {}: its entries would be lost without a word.
       else if (v instanceof Map || v instanceof Set) refused ??= `a ${v.constructor.name} (JSON writes it as {})`;
+      // Bytes (an SDK's image) are numbers: not walked one by one, which takes seconds for a few MB.
+      if (ArrayBuffer.isView(v) || v instanceof ArrayBuffer) return null;
       return typeof v === 'bigint' ? undefined : v;
     });
     structuredClone(value);
   } catch (error) {
-    refused ??= `a value that cannot be copied (${error instanceof Error ? error.message : String(error)})`;
+    // A getter or a proxy that throws, a cycle, a value that cannot be cloned.
+    refused ??= `a value that cannot be read or copied (${error instanceof Error ? error.message : String(error)})`;
   }
   return refused && `must be JSON (${refused} cannot be stored in a report)`;
 }

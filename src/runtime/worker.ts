@@ -24,7 +24,7 @@ const cancellers = new IdTable<TaskCancel>();
 const channels = new Map<string, ControlLink>();
 const implementations = new Map<string, Promise<Invoke<any, any>>>();
 
-// The main thread decides what a late fault means for its rollout (fail it, or report it as late).
+// The main thread lists a late fault with its rollout (see LateFaults).
 onLateFault((fault) => {
   for (const link of channels.values()) link.post({ type: 'late-fault', ...fault } satisfies ControlMessage);
 });

@@ -234,10 +234,10 @@ export class RunWorker {
     return result;
   }
 
-  /** A fault that came after its rollout's result was decided here: the coordinator lists it as a late fault of the run. */
+  /** A fault of a rollout's code after its phase ended here: the coordinator lists it as a late fault of the run. */
   #sendLate(fault: LateFault): void {
     const { log, runId } = this.options;
-    log(`run ${runId} late fault of ${fault.rolloutId}, after its result was decided: ${fault.message.split('\n')[0]}`);
+    log(`run ${runId} late fault of ${fault.rolloutId}, after its phase ended: ${fault.message.split('\n')[0]}`);
     this.#lateFaults.add(fault).catch((error: Error) => log(`run ${runId}: could not send the late fault of ${fault.rolloutId}: ${error.message}`));
   }
 

@@ -42,7 +42,7 @@ export class WorkerFaults {
     this.#stop = pool.onLateFault((fault) => this.#route(fault));
   }
 
-  /** A run's faults, until its `close`: `send` hears those of its rollouts that finished. */
+  /** A run's late faults, until its `close`: `send` hears each. */
   open(send: (fault: LateFault) => void): RunFaults {
     const run = new RunFaults(send, () => this.#runs.delete(run));
     this.#runs.add(run);

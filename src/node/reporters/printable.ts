@@ -25,13 +25,16 @@ export const escapeControlsAndBreaks = (text: string): string => text.replace(CO
 
 /**
  * GitHub's runner reads a line whose first non-blank characters are `::` as a workflow command (`::add-mask::`,
- * `::error …::`, `::stop-commands::`). Such a line is printed with a backslash before the `::`: `\::add-mask::x`.
- * Lines end where the runner ends them, at `\n` or `\r` (not at U+2028: a JSON report keeps that one raw inside
- * its strings, where a backslash would break it); colour codes at the start of a line count as blank. Each
- * printed piece may start a line.
+ * `::error …::`, `::stop-commands::`), and `##[` anywhere in a line as one in the older form (`##[add-mask]x`).
+ * Such a line is printed with a backslash before the `::` (`\::add-mask::x`), and `##[` as `##\u005b` (in a JSON
+ * report on stdout, that is the same `[` to a JSON reader; a backslash alone would break its string). Lines end where
+ * the runner ends them, at `\n` or `\r` (not at U+2028: a JSON report keeps that one raw inside its strings, where a
+ * backslash would break it); blanks are what .NET trims (NEL too), and colour codes at the start of a line count as
+ * blank. Each printed piece may start a line.
  */
-const COMMAND_START = /(^|[\n\r])((?:[^\S\n\r]|\x1b\[[\d;]*[A-Za-z])*)::/g;
-export const escapeWorkflowCommands = (text: string): string => text.replace(COMMAND_START, '$1$2\\::');
+const COMMAND_START = /(^|[\n\r])((?:[^\S\n\r]|\u0085|\x1b\[[\d;]*[A-Za-z])*)::/g;
+const LEGACY_COMMAND = /##\[/g;
+export const escapeWorkflowCommands = (text: string): string => text.replace(COMMAND_START, '$1$2\\::').replace(LEGACY_COMMAND, '##\\u005b');
 
 /**
  * Text as the tool prints it to a terminal or a CI log: the tool's own marked sequences become real ones; every

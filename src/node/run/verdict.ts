@@ -34,7 +34,7 @@ export function suitePasses(suite: SuiteReport, options: VerdictOptions): boolea
 
 /**
  * Exit code: 130, 143 or 129 when cancelled by Ctrl-C, SIGTERM or SIGHUP; 1 when a suite fails its verdict,
- * `--bail` or an unwritable output stopped the run, a rollout's code faulted after its result was decided, or nothing
+ * `--bail` or an unwritable output stopped the run, a rollout's code faulted after its phase ended, or nothing
  * ran (unless allowed); else 0.
  */
 export function exitCodeOf(report: Pick<RunReport, 'suites' | 'interrupted' | 'noRollouts' | 'lateFaults'>, options: VerdictOptions): RunReport['exitCode'] {

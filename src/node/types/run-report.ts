@@ -89,7 +89,7 @@ export interface RunReport {
   overall: SuiteStatistics;
   /** Why the run had nothing to run (no file or suite matched the filters); it fails unless `--pass-with-no-rollouts`. */
   noRollouts?: string | undefined;
-  /** Faults of rollouts' code (a timer that throws) that came after their result was decided (see LateFaults); they fail the run. */
+  /** Faults of rollouts' code (a timer that throws) that came after their phase ended (see LateFaults); they fail the run. */
   lateFaults?: LateFault[] | undefined;
   /** Tokens of the whole run, by model, and their cost (with a price table in the config). */
   usage?: TokenUsage | undefined;

@@ -86,7 +86,7 @@ export function summary(report: RunReport, terminal: Terminal): string {
   const usage = formatUsage(report.usage, report.cost);
   if (usage) lines.push(`${colors.dim('   Tokens')}  ${usage}`);
   lines.push(...runControlLines(report, terminal));
-  for (const fault of report.lateFaults ?? []) lines.push(colors.red(`\nLate fault of rollout ${fault.rolloutId} (${fault.phase}), after its result was decided: ${fault.message}`));
+  for (const fault of report.lateFaults ?? []) lines.push(colors.red(`\nLate fault of rollout ${fault.rolloutId} (${fault.phase}), after its phase ended: ${fault.message}`));
   if (report.noRollouts) lines.push(colors.yellow(`\nNo rollouts: ${report.noRollouts}`));
   if (report.interrupted) lines.push(colors.yellow(`\n${INTERRUPTED[report.interrupted]}`));
   return `${lines.join('\n')}\n`;

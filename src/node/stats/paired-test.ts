@@ -50,19 +50,22 @@ function exactSignFlip(values: readonly number[]): number {
   return extreme / patterns;
 }
 
-/**
- * mulberry32, a small seeded source of uniform draws in [0, 1): the same data always gives the same p-value (and the
- * tests' simulations seed their own data with it).
- */
-export function mulberry32(seed: number): () => number {
+/** mulberry32: a small seeded source of 32-bit draws, so that the same data always gives the same p-value. */
+function mulberry32Bits(seed: number): () => number {
   let state = seed >>> 0;
   return () => {
     state = (state + 0x6d2b79f5) >>> 0;
     let t = state;
     t = Math.imul(t ^ (t >>> 15), t | 1);
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+    return (t ^ (t >>> 14)) >>> 0;
   };
+}
+
+/** mulberry32's draws as uniform numbers in [0, 1) (the tests' simulations seed their own data with it too). */
+export function mulberry32(seed: number): () => number {
+  const bits = mulberry32Bits(seed);
+  return () => bits() / 4294967296;
 }
 
 /** A row's runs on each side. */
@@ -122,19 +125,13 @@ export function runPermutationTest(rows: readonly RunsByRow[], options: SignFlip
 function monteCarloSignFlip(values: readonly number[], draws: number, seed: number): number {
   const observed = Math.abs(values.reduce((a, b) => a + b, 0)) - tolerance(values);
   const v = Float64Array.from(values);
-  let state = seed >>> 0;
+  const draw = mulberry32Bits(seed);
   let extreme = 0;
   for (let d = 0; d < draws; d++) {
     let sum = 0;
     let bits = 0;
     for (let i = 0; i < v.length; i++) {
-      if ((i & 31) === 0) {
-        state = (state + 0x6d2b79f5) >>> 0;
-        let t = state;
-        t = Math.imul(t ^ (t >>> 15), t | 1);
-        t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-        bits = t ^ (t >>> 14);
-      }
+      if ((i & 31) === 0) bits = draw();
       sum += bits & 1 ? v[i]! : -v[i]!;
       bits >>>= 1;
     }

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { isFiniteJson } from './sample-check.ts';
 
 /**
  * A JSON value whose numbers are all finite: NaN and Infinity cannot be written to a report, so they are
@@ -24,24 +25,6 @@ export type JsonObject = z.infer<typeof JsonObjectSchema>;
 export const NumberRecordSchema = z.record(z.string(), z.number());
 
 /**
- * Whether `value` can be written as JSON as it is, and cloned to the main thread: finite numbers, strings, booleans,
- * null, arrays of those, and plain objects of those whose keys may also be `undefined` (JSON leaves them out, as
- * from an SDK's optional field). No function, symbol, BigInt, class instance or hole.
- */
-function isWritableJson(value: unknown): boolean {
-  if (value === null || typeof value === 'string' || typeof value === 'boolean') return true;
-  if (typeof value === 'number') return Number.isFinite(value);
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) if (!isWritableJson(value[i])) return false;
-    return true;
-  }
-  if (typeof value !== 'object') return false;
-  const proto = Object.getPrototypeOf(value);
-  if (proto !== Object.prototype && proto !== null) return false;
-  return Object.values(value).every((v) => v === undefined || isWritableJson(v));
-}
-
-/**
  * Why a value kept as it was given (a message's extra key, a content part) could not be written to a report, or
  * `undefined` when it can: JSON values, and what JSON writes by its own rules and a thread can clone (a Date or a URL
  * as text, an SDK's bytes). A function, a symbol, a BigInt, NaN or Infinity anywhere in it cannot be written, a Map
@@ -50,7 +33,8 @@ function isWritableJson(value: unknown): boolean {
 export function whyNotWritable(value: unknown): string | undefined {
   let refused: string | undefined;
   try {
-    if (isWritableJson(value)) return undefined;
+    // Plain JSON (the common case) without a walk of JSON.stringify's and a clone.
+    if (isFiniteJson(value)) return undefined;
     JSON.stringify(value, (_, v: unknown) => {
       if (typeof v === 'bigint') refused ??= 'a BigInt';
       else if (typeof v === 'function' || typeof v === 'symbol') refused ??= `a ${typeof v}`;
@@ -67,6 +51,12 @@ export function whyNotWritable(value: unknown): string | undefined {
     refused ??= `a value that cannot be read or copied (${error instanceof Error ? error.message : String(error)})`;
   }
   return refused && `must be JSON (${refused} cannot be stored in a report)`;
+}
+
+/** A zod check that a value a schema keeps as it was given (a content part) is one a report can write. */
+export function writable(value: unknown, ctx: z.RefinementCtx): void {
+  const why = whyNotWritable(value);
+  if (why) ctx.addIssue({ code: 'custom', message: why });
 }
 
 /**

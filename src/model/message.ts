@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { extraKeysWritable, FiniteJsonSchema, whyNotWritable } from './json.ts';
+import { extraKeysWritable, FiniteJsonSchema, writable } from './json.ts';
 
 /** A tool call requested by the assistant, in the OpenAI Chat Completions shape. Extra keys are kept. */
 export const ToolCallSchema = z
@@ -19,7 +19,7 @@ export const ToolCallSchema = z
 export const MessageSchema = z
   .looseObject({
     role: z.enum(['system', 'developer', 'user', 'assistant', 'tool', 'function']),
-    content: z.union([z.string(), z.array(z.unknown().superRefine((part, ctx) => { const why = whyNotWritable(part); if (why) ctx.addIssue({ code: 'custom', message: why }); })), z.record(z.string(), FiniteJsonSchema), z.null()]).optional(),
+    content: z.union([z.string(), z.array(z.unknown().superRefine(writable)), z.record(z.string(), FiniteJsonSchema), z.null()]).optional(),
     tool_calls: z.array(ToolCallSchema).nullable().optional(),
     tool_call_id: z.string().nullable().optional(),
     name: z.string().nullable().optional(),

@@ -50,7 +50,7 @@ export function isJsonObject(value: unknown): boolean {
   return isPlainObject(value) && Object.values(value).every(isFiniteJson);
 }
 
-function isFiniteJson(value: unknown): boolean {
+export function isFiniteJson(value: unknown): boolean {
   if (value === null || typeof value === 'string' || typeof value === 'boolean') return true;
   if (typeof value === 'number') return Number.isFinite(value);
   if (Array.isArray(value)) return everyItem(value, isFiniteJson);

@@ -15,14 +15,8 @@ const isBlank = (line: string) => line.replace(COLOUR, '').replaceAll('\u0085', 
 /** Text with no line that starts a workflow command; a piece that continues a line is not read as starting one. */
 function escapeText(stream: NodeJS.WriteStream, text: string): string {
   const continued = midLine.has(stream);
-  let escaped: string;
-  try {
-    // A piece that continues a line gets a character before it, taken off again, so that its start is not a line's.
-    escaped = continued ? escapeWorkflowCommands(`x${text}`).slice(1) : escapeWorkflowCommands(text);
-  } catch {
-    // A line of millions of blanks overflows the rule's backtracking: every `::` and `##[` then gets its escape.
-    escaped = text.replaceAll('::', '\\::').replaceAll('##[', '##\\u005b');
-  }
+  // A piece that continues a line gets a character before it, taken off again, so that its start is not a line's.
+  const escaped = continued ? escapeWorkflowCommands(`x${text}`).slice(1) : escapeWorkflowCommands(text);
   // What the last line holds so far (indexOf, not a regex: a regex tail scan is quadratic on a long line).
   const tail = text.slice(Math.max(text.lastIndexOf('\n'), text.lastIndexOf('\r')) + 1);
   if (tail.length === text.length ? continued || !isBlank(tail) : !isBlank(tail)) midLine.add(stream);

@@ -34,7 +34,16 @@ export const escapeControlsAndBreaks = (text: string): string => text.replace(CO
  */
 const COMMAND_START = /(^|[\n\r])((?:[^\S\n\r]|\u0085|\x1b\[[\d;]*[A-Za-z])*)::/g;
 const LEGACY_COMMAND = /##\[/g;
-export const escapeWorkflowCommands = (text: string): string => text.replace(COMMAND_START, '$1$2\\::').replace(LEGACY_COMMAND, '##\\u005b');
+export function escapeWorkflowCommands(text: string): string {
+  let escaped: string;
+  try {
+    escaped = text.replace(COMMAND_START, '$1$2\\::');
+  } catch {
+    // A line of millions of blanks overflows the rule's backtracking: every `::` then gets its escape.
+    escaped = text.replaceAll('::', '\\::');
+  }
+  return escaped.replace(LEGACY_COMMAND, '##\\u005b');
+}
 
 /**
  * Text as the tool prints it to a terminal or a CI log: the tool's own marked sequences become real ones; every

@@ -127,13 +127,17 @@ export function labelFromJsonWarning(where: string, root: string): string {
   return `the label of ${path.isAbsolute(where) ? path.relative(root, where) : where} is an object: a grader gets labels as text (ctx.label is a string), so it gets JSON text; give structured data in "metadata" (ctx.metadata)`;
 }
 
+/** Whether `--shard` gave every row `--rows` selected to other shards (and there were some). */
+export const rowsAllInOtherShards = (config: ResolvedConfig, seen: NonNullable<SuitePlanInput['seen']>) =>
+  config.shard !== undefined && (seen.inOtherShards ?? 0) > 0 && !seen.selected;
+
 /**
  * Why a suite has no rollout: a suite with none is never a pass. A shard may hold none of a suite's rows (the other
  * shards run them): the run then leaves the suite out (see `SuiteReport.rowsInOtherShards`).
  */
 export function whyNothingPlanned(suite: RolloutSuite<any, any>, config: ResolvedConfig, seen: NonNullable<SuitePlanInput['seen']>): string {
   if (seen.rows === 0) return `the dataset ${typeof suite.dataset === 'string' ? suite.dataset : '(inline)'} has no rows`;
-  if (config.shard && seen.inOtherShards && !seen.selected) return `--shard ${config.shard.join('/')} holds none of its ${seen.inOtherShards} selected rows`;
+  if (rowsAllInOtherShards(config, seen)) return `--shard ${config.shard!.join('/')} holds none of its ${seen.inOtherShards} selected rows`;
   if (config.rows) return `--rows ${config.rows.source} matched none of the dataset's ${seen.rows} rows`;
   // Rows were planned, but no result came back: never a pass.
   return `none of its ${seen.rows} rows has a result`;

@@ -6,7 +6,7 @@ import type { WorkerPool } from '../../backends/local/worker-pool.ts';
 import type { ResolvedConfig } from '../config/resolve-config.ts';
 import type { RunOutputs } from '../output/run-outputs.ts';
 import { agentNameOf } from '../output/trajectory-files.ts';
-import { labelFromJsonWarning, type PlannedRollout, planBatches, type SuitePlanInput, whyNothingPlanned } from './plan-suite.ts';
+import { labelFromJsonWarning, type PlannedRollout, planBatches, type SuitePlanInput, whyNothingPlanned, rowsAllInOtherShards } from './plan-suite.ts';
 import { suiteIdPrefix } from './request-id.ts';
 import { budgetSkippedRecord, invalidRowRecord, toRecord } from './rollout-record.ts';
 import type { RunBudget } from '../cost/budget.ts';
@@ -274,7 +274,7 @@ export async function runSuite(file: string, suite: RolloutSuite<any, any>, ctx:
   else if (records.length === 0 && !error) {
     report.noRollouts = whyNothingPlanned(suite, ctx.config, seen);
     // Only when other shards hold every row --rows selected: a row this shard holds that has no result is a finding.
-    if (ctx.config.shard && seen.inOtherShards && !seen.selected) report.rowsInOtherShards = true;
+    if (rowsAllInOtherShards(ctx.config, seen)) report.rowsInOtherShards = true;
   }
   if (seen.labelFromJson) report.warnings = [labelFromJsonWarning(seen.labelFromJson, ctx.config.root)];
   return report;

@@ -126,6 +126,38 @@ defineRollout({ name: 'a', dataset: [{ prompt: 'x', label: 'x' }, { prompt: 'y',
   });
 });
 
+describe('a fault of code outside any rollout: what a rollout file starts as it loads', () => {
+  const FAULTS = [
+    'uncaught exception outside any rollout: thrown by a load-time timer',
+    'unhandled rejection outside any rollout: rejected as the file loads',
+    'process.exit(3) was called outside any rollout',
+  ];
+
+  it('fails the run, which goes on and reports it with where it came from: the process did not crash, nor pass', async () => {
+    const dir = makeProject({
+      'a.rollout.ts': `${COMMON}
+setTimeout(() => { throw new Error('thrown by a load-time timer'); }, 0);
+void Promise.reject(new Error('rejected as the file loads'));
+setTimeout(() => process.exit(3), 0);
+defineRollout({ name: 'a', dataset: [{ prompt: 'x', label: 'x', metadata: { delayMs: 300 } }, { prompt: 'y', label: 'y', metadata: { delayMs: 300 } }], workflow: Echo, grader: Exact });`,
+    });
+    // Each thread that loads the file raises them once: the CLI's own, and the pool's (none with --inline).
+    for (const [args, origins] of [[[], ['main', 'worker']], [['--pool', 'forks'], ['main', 'worker']], [['--inline'], ['main']]] as const) {
+      const run = await runCli(dir, ['run', ...args, '--reporter', 'default', '--reporter', 'json', '--outputFile.json', 'report.json']);
+      const label = `${args.join(' ')}\n${run.all}`;
+      expect(run.exitCode, label).toBe(1);
+      const report = JSON.parse(readFileSync(path.join(dir, 'report.json'), 'utf8'));
+      expect(report.suites[0].records.map((r: { status: string }) => r.status), label).toEqual(['passed', 'passed']);
+      const heard = new Set(report.unhandledErrors.map((e: { origin: string; message: string }) => `${e.origin} ${e.message}`));
+      expect(heard, label).toEqual(new Set(origins.flatMap((origin) => FAULTS.map((fault) => `${origin} ${fault}`))));
+      expect(run.stdout, label).toMatch(/Unhandled error \(the CLI's process\): uncaught exception outside any rollout: thrown by a load-time timer\n {4}at .*a\.rollout\.ts:\d+/);
+      expect(run.stdout, label).toMatch(/ {3}Errors {2}\d+ unhandled \(outside any rollout\)/);
+      const journal = readFileSync(path.join(dir, '.rollouts/runs/latest/journal.jsonl'), 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line));
+      expect(journal.filter((entry) => entry.type === 'unhandled-error'), label).toHaveLength(report.unhandledErrors.length);
+    }
+  });
+});
+
 describe('a throw or process.exit from a rollout\'s own timer after its workflow returned', () => {
   it('is a late fault of that rollout in the reports, which keeps its result: never dropped, never its error', async () => {
     // Every 4th row's timer calls process.exit instead, where the thread refuses it (not inline, which runs on the CLI's own thread).

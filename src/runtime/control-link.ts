@@ -30,7 +30,7 @@ export function openControlLink(name: string, onMessage: (message: ControlMessag
   return link;
 }
 
-const CONTROL_TYPES = new Set<unknown>(['hello', 'cancel', 'ping', 'pong', 'late-fault']);
+const CONTROL_TYPES = new Set<unknown>(['hello', 'cancel', 'ping', 'pong', 'late-fault', 'unhandled-error']);
 
 /** A control message, as opposed to tinypool's own messages on a child process's IPC channel. */
 export function isControlMessage(message: unknown): message is ControlMessage {

@@ -1,9 +1,18 @@
 import type { Phase } from '../model/result.ts';
 import { currentRolloutScope, type RolloutScope } from './rollout-context.ts';
 
-/** Thrown into the workflow to unwind it after it called `process.exit()`; the rollout already failed. */
+/**
+ * Thrown to unwind the code that called `process.exit()`: inside a rollout, which already failed; outside one, the
+ * call is refused, and a throw nothing catches is an unhandled error.
+ */
 export class ProcessExitCalled extends Error {
   override name = 'ProcessExitCalled';
+  constructor(
+    message: string,
+    readonly outsideRollouts = false,
+  ) {
+    super(message);
+  }
 }
 
 function asError(value: unknown): Error {
@@ -25,7 +34,19 @@ export interface LateFault {
   stack?: string | undefined;
 }
 
+/**
+ * A fault of code that runs outside any rollout (a timer a rollout file starts as it loads, a reporter's): no
+ * rollout can carry it, so the run it happened during fails, as Vitest fails a run on an unhandled error.
+ */
+export interface UnhandledError {
+  message: string;
+  stack?: string | undefined;
+  /** Where it happened, once the main thread heard it: on this process's main thread, or on a worker of its pool. */
+  origin?: 'main' | 'worker' | undefined;
+}
+
 const lateFaultListeners = new Set<(fault: LateFault) => void>();
+const unhandledListeners = new Set<(error: UnhandledError) => void>();
 
 /** Hears the late faults of this thread's rollouts (the worker forwards them to the main thread). */
 export function onLateFault(listener: (fault: LateFault) => void): () => void {
@@ -33,14 +54,22 @@ export function onLateFault(listener: (fault: LateFault) => void): () => void {
   return () => lateFaultListeners.delete(listener);
 }
 
-/** Fails the rollout the fault is traced to, or reports it as a late fault of that rollout. */
+/** Hears this thread's unhandled errors: faults outside any rollout. Without a listener, they are logged. */
+export function onUnhandledError(listener: (error: UnhandledError) => void): () => void {
+  unhandledListeners.add(listener);
+  return () => unhandledListeners.delete(listener);
+}
+
+function unhandled(error: Error): void {
+  if (unhandledListeners.size === 0) console.error(`rollout-test: ${error.stack}`);
+  for (const listener of unhandledListeners) listener({ message: error.message, stack: error.stack });
+}
+
+/** Fails the rollout the fault is traced to, or reports it as a late fault of that rollout, or as unhandled. */
 function toScope(prefix: string, value: unknown, outside: string): void {
   const scope = currentRolloutScope();
-  if (!scope) {
-    console.error(`rollout-test: ${outside} outside any rollout:`, value);
-    return;
-  }
-  failScope(scope, faultOf(prefix, value));
+  if (scope) failScope(scope, faultOf(prefix, value));
+  else unhandled(faultOf(`${outside} outside any rollout`, value));
 }
 
 /** Fails the scope's phase with `fault`, or, once that phase ended, reports it as a late fault of its rollout. */
@@ -51,14 +80,19 @@ function failScope(scope: RolloutScope, fault: Error): void {
   for (const listener of lateFaultListeners) listener(late);
 }
 
+/** A refused exit that nothing caught: inside a rollout, that rollout failed already; outside one, it ends nothing. */
+function refusedExit(error: ProcessExitCalled): void {
+  if (error.outsideRollouts) unhandled(error);
+}
+
 function onUncaught(error: unknown): void {
-  if (error instanceof ProcessExitCalled) return;
-  toScope('uncaught exception outside the workflow\'s promise chain (e.g. in a timer)', error, 'uncaught exception');
+  if (error instanceof ProcessExitCalled) refusedExit(error);
+  else toScope('uncaught exception outside the workflow\'s promise chain (e.g. in a timer)', error, 'uncaught exception');
 }
 
 function onUnhandled(reason: unknown): void {
-  if (reason instanceof ProcessExitCalled) return;
-  toScope('unhandled promise rejection', reason, 'unhandled rejection');
+  if (reason instanceof ProcessExitCalled) refusedExit(reason);
+  else toScope('unhandled promise rejection', reason, 'unhandled rejection');
 }
 
 /**
@@ -97,7 +131,7 @@ export function interceptProcessExit(): void {
     const scope = currentRolloutScope();
     const call = `process.exit(${code ?? ''})`;
     // The phase names who called it: a grader's exit must not read as the agent's fault.
-    const error = new ProcessExitCalled(`${call} was called ${scope ? `by the ${scope.phase}` : 'outside any rollout'}`);
+    const error = new ProcessExitCalled(`${call} was called ${scope ? `by the ${scope.phase}` : 'outside any rollout'}`, !scope);
     // A call from a timer that outlived its phase is a late fault of its rollout, as a throw from it would be.
     if (scope) failScope(scope, error);
     else console.error(`rollout-test: refused ${call} outside any rollout`);

@@ -2,7 +2,7 @@
  * The typed boundary between the main process (scheduling, deadlines, reporting) and the threads that run
  * user code. Everything here is structured-clone safe.
  */
-import type { LateFault } from './faults.ts';
+import type { LateFault, UnhandledError } from './faults.ts';
 import type { GraderPhaseInput, WorkflowPhaseInput } from './phase-inputs.ts';
 import type { GraderPhaseOutcome, WorkflowPhaseOutcome } from './phases.ts';
 
@@ -61,6 +61,12 @@ export interface WorkerSession {
 }
 
 /** Main thread to worker on a session's port: tasks to run side by side, or the end of the session. */
+/** Rollout files a thread imports before their first rollout, and the pool's control channel it reports on. */
+export interface PreloadTask {
+  files: string[];
+  controlChannel: string;
+}
+
 export type SessionRequest = { tasks: WorkerTask[] } | { close: true };
 
 /** One task's outcome. */
@@ -77,11 +83,12 @@ export interface SessionOutcomes {
 /**
  * Messages on the control channel: a thread announces itself before its first task; cancel tasks (all of a run's
  * at once); ask every live thread to answer (blocked ones cannot); a thread reports a fault of a rollout whose
- * phase had ended.
+ * phase had ended, or one outside any rollout.
  */
 export type ControlMessage =
   | { type: 'hello'; threadId: number }
   | ({ type: 'late-fault' } & LateFault)
+  | ({ type: 'unhandled-error' } & UnhandledError)
   | { type: 'cancel'; taskIds: number[] }
   | { type: 'ping'; nonce: number }
   | { type: 'pong'; nonce: number; threadId: number };

@@ -5,10 +5,10 @@
  */
 import { writeFileSync } from 'node:fs';
 import { type ControlLink, inChildProcess, openControlLink } from './control-link.ts';
-import { installFaultHandlers, interceptProcessExit, onLateFault } from './faults.ts';
+import { installFaultHandlers, interceptProcessExit, onLateFault, onUnhandledError } from './faults.ts';
 import type { Invoke } from './implementation.ts';
 import { runGraderPhase, runWorkflowPhase, setupFailure, type GraderPhaseOutcome, type WorkflowPhaseOutcome } from './phases.ts';
-import type { ControlMessage, WorkerSession, WorkerTask } from './protocol.ts';
+import type { ControlMessage, PreloadTask, WorkerSession, WorkerTask } from './protocol.ts';
 import { serveSession } from './session.ts';
 import { TaskCancel } from './task-cancel.ts';
 import { resolveImplementation } from './resolve-implementation.ts';
@@ -27,6 +27,11 @@ const implementations = new Map<string, Promise<Invoke<any, any>>>();
 // The main thread lists a late fault with its rollout (see LateFaults).
 onLateFault((fault) => {
   for (const link of channels.values()) link.post({ type: 'late-fault', ...fault } satisfies ControlMessage);
+});
+// And the run it happens during fails on a fault outside any rollout (a timer the rollout file started as it loaded).
+onUnhandledError((error) => {
+  if (channels.size === 0) console.error(`rollout-test: ${error.stack ?? error.message}`);
+  for (const link of channels.values()) link.post({ type: 'unhandled-error', ...error } satisfies ControlMessage);
 });
 
 /**
@@ -127,8 +132,10 @@ export function runSession({ port }: WorkerSession): Promise<void> {
 /**
  * Imports rollout files before their first rollout arrives, while the main thread is still loading them
  * too: the two threads do that work side by side. A file that fails here fails its rollouts the same way later.
+ * The control channel first: what a file's code raises after it loaded (a timer's throw) is the run's to report.
  */
-export async function preload(files: string[]): Promise<void> {
+export async function preload({ files, controlChannel }: PreloadTask): Promise<void> {
+  listen(controlChannel);
   await Promise.allSettled(files.map((file) => loadSuites(file)));
 }
 

@@ -2,11 +2,11 @@ import { availableParallelism } from 'node:os';
 import v8 from 'node:v8';
 import { Tinypool, type Options as TinypoolOptions } from 'tinypool';
 import { ownFileUrl } from '../../package-files.ts';
-import type { LateFault } from '../../runtime/faults.ts';
+import type { LateFault, UnhandledError } from '../../runtime/faults.ts';
 import type { Deadline } from '../../runtime/guard.ts';
 import { cancelledOutcome, type GraderPhaseOutcome, type WorkflowPhaseOutcome } from '../../runtime/phases.ts';
 import type { Phase } from '../../model/result.ts';
-import type { ControlMessage, GraderInPlace, ImplementationRef, WorkerSession, WorkerTask } from '../../runtime/protocol.ts';
+import type { ControlMessage, GraderInPlace, ImplementationRef, PreloadTask, WorkerSession, WorkerTask } from '../../runtime/protocol.ts';
 import type { GraderPhaseInput } from '../../runtime/phase-inputs.ts';
 import type { RolloutSample } from '../../model/sample.ts';
 import { type ControlHub, processControlHub, threadControlHub } from './control-hub.ts';
@@ -102,6 +102,7 @@ export class WorkerPool {
   readonly #pongs = new Map<number, { answered: Set<number>; onPong(): void }>();
   readonly #knownThreads = new Set<number>();
   readonly #lateFaultListeners = new Set<(fault: LateFault) => void>();
+  readonly #unhandledListeners = new Set<(error: UnhandledError) => void>();
   /** Bounds the rollouts re-run alone at once to the number of isolation workers. */
   readonly #isolationSlots: Slots;
   #blockedCheck: Promise<void> | undefined;
@@ -172,7 +173,7 @@ export class WorkerPool {
   preload(files: string[]): void {
     const { pool } = this.#start();
     // One task per thread: each lands on the least busy thread, so every thread gets one.
-    for (let i = 0; i < this.#options.threads; i++) this.#afterStarting(pool, pool.run(files, { name: 'preload' })).catch(() => undefined);
+    for (let i = 0; i < this.#options.threads; i++) this.#afterStarting(pool, pool.run({ files, controlChannel: this.#channelName } satisfies PreloadTask, { name: 'preload' })).catch(() => undefined);
   }
 
   /**
@@ -305,10 +306,21 @@ export class WorkerPool {
     return () => this.#lateFaultListeners.delete(listener);
   }
 
+  /** Hears the faults of this pool's threads outside any rollout; unheard, they are logged. */
+  onUnhandledError(listener: (error: UnhandledError) => void): () => void {
+    this.#unhandledListeners.add(listener);
+    return () => this.#unhandledListeners.delete(listener);
+  }
+
   #onControl(message: ControlMessage): void {
     if (message.type === 'late-fault') {
       const { type: _, ...fault } = message;
       for (const listener of this.#lateFaultListeners) listener(fault);
+    }
+    if (message.type === 'unhandled-error') {
+      const { type: _, ...error } = message;
+      if (this.#unhandledListeners.size === 0) process.stderr.write(`rollout-test: ${error.stack ?? error.message}\n`);
+      for (const listener of this.#unhandledListeners) listener(error);
     }
     if (message.type === 'hello') this.#knownThreads.add(message.threadId);
     if (message.type !== 'pong') return;

@@ -5,7 +5,7 @@ import { costOf } from '../cost/prices.ts';
 import { sumUsage } from '../cost/usage.ts';
 import { rowResults, type SuiteComparison, summarizeOutcomes } from '../stats/index.ts';
 import { compareSuiteTables } from '../baseline/compare-sides.ts';
-import type { LateFault } from '../../runtime/faults.ts';
+import type { LateFault, UnhandledError } from '../../runtime/faults.ts';
 import type { BudgetReport, RunReport, SuiteReport } from '../types/run-report.ts';
 import type { RunBudget } from '../cost/budget.ts';
 import { exitCodeOf, regressionOf, suitePasses, type VerdictOptions } from './verdict.ts';
@@ -18,6 +18,7 @@ export interface RunFacts {
   interrupted: RunReport['interrupted'];
   noRollouts?: string | undefined;
   lateFaults?: LateFault[] | undefined;
+  unhandledErrors?: UnhandledError[] | undefined;
   /** The run's directory in the history (none for merged shards). */
   runDir?: string | undefined;
   budget?: BudgetReport | undefined;

@@ -31,6 +31,7 @@ import { suiteKey } from '../types/suite-key.ts';
 import { RunBudget } from '../cost/budget.ts';
 import { RunInputs } from '../output/run-inputs.ts';
 import { withFlakiness } from './suite-inputs.ts';
+import { UnhandledErrors } from './unhandled-errors.ts';
 
 /** The rollout files and suites a run would execute, with their planned rollouts. */
 export interface DiscoveredRun {
@@ -173,6 +174,27 @@ export async function runRollouts(config: ResolvedConfig, reporters: ReporterSet
   const started = performance.now();
   const { baseline } = preflight(config);
   const pool = options.pool ?? runPool(config.pool);
+  // Before the rollout files load: a timer one starts as it loads can fire while the next one loads.
+  const unhandled = new UnhandledErrors(pool);
+  try {
+    return await runLoaded(config, reporters, interrupt, options, { startedAt, started, baseline, pool, unhandled });
+  } finally {
+    unhandled.stop();
+  }
+}
+
+/** What a run settled before its rollout files load. */
+interface RunStart {
+  startedAt: Date;
+  started: number;
+  baseline: ReturnType<typeof preflight>['baseline'];
+  pool: WorkerPool;
+  unhandled: UnhandledErrors;
+}
+
+/** {@link runRollouts} from the loading of its rollout files on. */
+async function runLoaded(config: ResolvedConfig, reporters: ReporterSet, interrupt: AbortSignal, options: RunOptions, start: RunStart): Promise<RunReport> {
+  const { startedAt, started, baseline, pool, unhandled } = start;
   const preload = (paths: string[]) => (options.remote ? options.remote.found?.(paths) : config.inline ? undefined : pool.preload(paths));
   if (options.files) preload(options.files.map((f) => f.file));
   const { files, counts, nothingMatched } = options.files ? await countRun(options.files, config) : await discover(config, preload);
@@ -284,13 +306,15 @@ export async function runRollouts(config: ResolvedConfig, reporters: ReporterSet
     // In the run's order, not as they ended: merge-reports rebuilds the report from these entries.
     for (const { records: _, ...summary } of suites) outputs.journal({ type: 'suite', ...summary });
     for (const fault of lateFaults.late) outputs.journal({ type: 'late-fault', ...fault });
-    const facts = { startedAt: startedAt.toISOString(), durationMs: performance.now() - started, interrupted: control.reason(), noRollouts: nothingRan, lateFaults: lateFaults.late, runDir, budget: budget && budgetReport(budget, suites, budgetSkipped) };
+    const unhandledErrors = unhandled.forReport();
+    for (const error of unhandledErrors) outputs.journal({ type: 'unhandled-error', ...error });
+    const facts = { startedAt: startedAt.toISOString(), durationMs: performance.now() - started, interrupted: control.reason(), noRollouts: nothingRan, lateFaults: lateFaults.late, unhandledErrors, runDir, budget: budget && budgetReport(budget, suites, budgetSkipped) };
     const report = finishRun(suites, facts, config, baseline, totals);
     await outputs.trajectoriesWritten();
     outputs.finish(report);
     await reporters.onRunEnd(report);
     await closing;
-    return reporters.verdict(report);
+    return unhandled.verdict(reporters.verdict(report));
   } finally {
     unmarkInUse(runDir);
   }

@@ -34,13 +34,13 @@ export function suitePasses(suite: SuiteReport, options: VerdictOptions): boolea
 
 /**
  * Exit code: 130, 143 or 129 when cancelled by Ctrl-C, SIGTERM or SIGHUP; 1 when a suite fails its verdict,
- * `--bail` or an unwritable output stopped the run, a rollout's code faulted after its phase ended, or nothing
- * ran (unless allowed); else 0.
+ * `--bail` or an unwritable output stopped the run, a rollout's code faulted after its phase ended, code faulted
+ * outside any rollout, or nothing ran (unless allowed); else 0.
  */
-export function exitCodeOf(report: Pick<RunReport, 'suites' | 'interrupted' | 'noRollouts' | 'lateFaults'>, options: VerdictOptions): RunReport['exitCode'] {
+export function exitCodeOf(report: Pick<RunReport, 'suites' | 'interrupted' | 'noRollouts' | 'lateFaults' | 'unhandledErrors'>, options: VerdictOptions): RunReport['exitCode'] {
   const { interrupted } = report;
   if (interrupted && interrupted in STOP_SIGNALS) return STOP_SIGNALS[interrupted as StopSignal];
   if (report.noRollouts && !options.passWithNoRollouts) return 1;
-  if (report.lateFaults?.length) return 1;
+  if (report.lateFaults?.length || report.unhandledErrors?.length) return 1;
   return interrupted || report.suites.some((s) => !suitePasses(s, options)) ? 1 : 0;
 }

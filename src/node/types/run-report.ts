@@ -1,6 +1,6 @@
 import type { STOP_SIGNALS, StopSignal } from './stop-signals.ts';
 import type { RolloutError } from '../../model/result.ts';
-import type { LateFault } from '../../runtime/faults.ts';
+import type { LateFault, UnhandledError } from '../../runtime/faults.ts';
 import type { ThresholdConfig } from '../../model/suite-options.ts';
 import type { Cost } from '../cost/prices.ts';
 import type { TokenUsage } from '../cost/usage.ts';
@@ -91,6 +91,8 @@ export interface RunReport {
   noRollouts?: string | undefined;
   /** Faults of rollouts' code (a timer that throws) that came after their phase ended (see LateFaults); they fail the run. */
   lateFaults?: LateFault[] | undefined;
+  /** Faults of code outside any rollout (a timer a rollout file started as it loaded); they fail the run. */
+  unhandledErrors?: UnhandledError[] | undefined;
   /** Tokens of the whole run, by model, and their cost (with a price table in the config). */
   usage?: TokenUsage | undefined;
   cost?: Cost | undefined;

@@ -1,3 +1,4 @@
+import type { UnhandledError } from '../../../runtime/faults.ts';
 import type { RunReport } from '../../types/run-report.ts';
 import { formatUsage } from '../../cost/format-usage.ts';
 import type { SuiteStatistics } from '../../stats/index.ts';
@@ -45,6 +46,17 @@ function infrastructure(report: RunReport): string {
   return n ? `${n} in setup or HTTP, kept out of reward means` : '';
 }
 
+const ORIGINS = { main: "the CLI's process", worker: 'a worker of the pool' } as const;
+
+/** Frames of an unhandled error's stack shown: where it came from, which no rollout tells. */
+const UNHANDLED_FRAMES = 4;
+
+/** An unhandled error's message and the first frames of its stack that are not Node's own. */
+function unhandledText(error: UnhandledError): string {
+  const frames = (error.stack ?? '').split('\n').filter((line) => /^\s+at /.test(line) && !line.includes('node:internal'));
+  return [error.message, ...frames.slice(0, UNHANDLED_FRAMES)].join('\n');
+}
+
 /** The suites a regression against the baseline fails (`--fail-on-regression`), when there are any. */
 function regressedLine(report: RunReport, colors: Terminal['colors']): string[] {
   const regressed = report.suites.filter((s) => s.regression).map((s) => s.name);
@@ -66,6 +78,7 @@ export function summary(report: RunReport, terminal: Terminal): string {
     Object.entries(report.overall.errorsByCategory).map(([category, n]) => `${category} ${n}`).join(', '),
     infrastructure(report),
     loadFailures ? `${loadFailures} suite${loadFailures > 1 ? 's' : ''} failed to load` : '',
+    report.unhandledErrors?.length ? `${report.unhandledErrors.length} unhandled (outside any rollout)` : '',
   ].filter(Boolean).join(' · ');
   const lines = [
     '',
@@ -87,6 +100,7 @@ export function summary(report: RunReport, terminal: Terminal): string {
   if (usage) lines.push(`${colors.dim('   Tokens')}  ${usage}`);
   lines.push(...runControlLines(report, terminal));
   for (const fault of report.lateFaults ?? []) lines.push(colors.red(`\nLate fault of rollout ${fault.rolloutId} (${fault.phase}), after its phase ended: ${fault.message}`));
+  for (const error of report.unhandledErrors ?? []) lines.push(colors.red(`\nUnhandled error (${ORIGINS[error.origin ?? 'main']}): ${unhandledText(error)}`));
   if (report.noRollouts) lines.push(colors.yellow(`\nNo rollouts: ${report.noRollouts}`));
   if (report.interrupted) lines.push(colors.yellow(`\n${INTERRUPTED[report.interrupted]}`));
   return `${lines.join('\n')}\n`;

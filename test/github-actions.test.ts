@@ -62,6 +62,10 @@ export class Loud extends Echo {
     process.stdout.write(Buffer.from('\\r::warning::bytes ✓\\n\\u3000::notice::ideographic space\\nanswer ##[add-mask]legacy\\n'));
     process.stdout.write('  ');
     process.stdout.write('::error::split after blanks\\n');
+    process.stdout.write(':');
+    process.stdout.write(':error::split after a colon\\n');
+    process.stdout.write('answer #');
+    process.stdout.write('#[add-mask]split legacy\\n');
     return super.run(ctx);
   }
 }
@@ -76,6 +80,9 @@ defineRollout({ name: 'loud', dataset: [{ prompt: 'x', label: 'y' }], workflow: 
       expect(String(run.all)).toContain('\\::warning::bytes ✓');
       expect(String(run.all)).toContain('answer ##\\u005badd-mask]legacy');
       expect(String(run.all)).not.toContain('##[add-mask]');
+      // Written in two pieces each: escaped where they join, or as one line if they came joined.
+      expect(String(run.stdout)).toMatch(/^(:\\:|\\::)error::split after a colon$/m);
+      expect(String(run.stdout)).toMatch(/^answer ##\\u005badd-mask\]split legacy$/m);
     }
   });
 

@@ -4,23 +4,48 @@ type Write = typeof process.stdout.write;
 
 /** The process's own writes, as Node gave them: the tool's workflow commands go through these, unescaped. */
 const ownWrites = new Map<NodeJS.WriteStream, Write>();
-/** Streams whose last write ended inside a line with more than blanks in it: their next piece continues that line. */
-const midLine = new Set<NodeJS.WriteStream>();
+/** Where a stream's last write left its line: what the next piece joins. */
+interface LineEnd {
+  /** The line has more than blanks in it: the next piece continues it, and does not start one. */
+  midLine: boolean;
+  /** The line so far is a lone `:` (blanks and colour codes before it aside): a next piece starting with `:` starts a command. */
+  loneColon: boolean;
+  /** Its last two characters, as written: `#` or `##` before a next piece's `#[` or `[`. */
+  lastTwo: string;
+}
+const lineEnds = new Map<NodeJS.WriteStream, LineEnd>();
 
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 const COLOUR = /\x1b\[[\d;]*[A-Za-z]/g;
-/** Whether a line so far is blank: what .NET trims (NEL too), colour codes aside. No nested repeat: a long line cannot overflow it. */
-const isBlank = (line: string) => line.replace(COLOUR, '').replaceAll('\u0085', '').trim() === '';
+/** A line so far without what .NET trims before it (NEL too) and its colour codes. No nested repeat: a long line cannot overflow it. */
+const content = (line: string) => line.replace(COLOUR, '').replaceAll('\u0085', '').trim();
+
+/** The piece, escaped where it and the line before it would together start a command: `:` then `:error::…`, `##` then `[`. */
+function escapeJoin(end: LineEnd, piece: string): string {
+  if (end.loneColon && piece.startsWith(':')) return `\\${piece}`;
+  const at = `${end.lastTwo}${piece.slice(0, 2)}`.indexOf('##[');
+  // Three characters across two pieces: the `[` is the piece's.
+  if (at === -1) return piece;
+  const bracket = at + 2 - end.lastTwo.length;
+  return `${piece.slice(0, bracket)}\\u005b${piece.slice(bracket + 1)}`;
+}
 
 /** Text with no line that starts a workflow command; a piece that continues a line is not read as starting one. */
 function escapeText(stream: NodeJS.WriteStream, text: string): string {
-  const continued = midLine.has(stream);
+  const end = lineEnds.get(stream) ?? { midLine: false, loneColon: false, lastTwo: '' };
   // A piece that continues a line gets a character before it, taken off again, so that its start is not a line's.
-  const escaped = continued ? escapeWorkflowCommands(`x${text}`).slice(1) : escapeWorkflowCommands(text);
+  const escaped = escapeJoin(end, end.midLine ? escapeWorkflowCommands(`x${text}`).slice(1) : escapeWorkflowCommands(text));
   // What the last line holds so far (indexOf, not a regex: a regex tail scan is quadratic on a long line).
   const tail = text.slice(Math.max(text.lastIndexOf('\n'), text.lastIndexOf('\r')) + 1);
-  if (tail.length === text.length ? continued || !isBlank(tail) : !isBlank(tail)) midLine.add(stream);
-  else midLine.delete(stream);
+  // The line so far is the tail alone when the piece broke the line, or when the line before held only blanks.
+  const alone = tail.length < text.length || !end.midLine;
+  const tailContent = content(tail);
+  lineEnds.set(stream, {
+    midLine: alone ? tailContent !== '' : true,
+    // Only a `:` that ends the line so far: anything after it, a blank or a colour code, keeps it from a `:` next.
+    loneColon: alone ? tailContent === ':' && tail.endsWith(':') : end.loneColon && text === '',
+    lastTwo: escaped.length >= 2 ? escaped.slice(-2) : `${end.lastTwo}${escaped}`.slice(-2),
+  });
   return escaped;
 }
 
@@ -49,7 +74,8 @@ function guarded(stream: NodeJS.WriteStream, chunk: unknown): unknown {
  * What the rollouts print reaches the CI log as it comes (a workflow's `console.log`, on a thread or a fork): an agent
  * that logs a model's text could start a line with `::error …::` or `::add-mask::`, which GitHub's runner obeys. The
  * CLI's stdout and stderr escape such a line as the tool's own text is escaped (see `escapeWorkflowCommands`); the
- * tool's own commands go through {@link writeCommand}. Left: a `:` written alone, then `:error::…` in the next piece.
+ * tool's own commands go through {@link writeCommand}, and a command split across pieces (`:` written alone, then
+ * `:error::…`) is escaped where the pieces join.
  */
 export function guardProcessOutput(): void {
   for (const stream of [process.stdout, process.stderr]) {

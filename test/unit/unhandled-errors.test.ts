@@ -1,0 +1,24 @@
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { CODE_URL } from '../../src/package-files.ts';
+import { toolsOwn } from '../../src/node/run/unhandled-errors.ts';
+
+const stack = (...frames: string[]) => ['Error: boom', ...frames.map((frame) => `    at ${frame}`)].join('\n');
+const ownUrl = `fn (${CODE_URL}node/run/runner.ts:10:5)`;
+const ownPath = `${fileURLToPath(CODE_URL)}node/run/runner.ts:3:1`;
+const timers = 'listOnTimeout (node:internal/timers:581:17)';
+
+describe('toolsOwn: an error outside any rollout is rollout-test\'s own defect only when nothing else is on its stack', () => {
+  it('is its own with only its code and Node\'s frames', () => {
+    expect(toolsOwn(stack(ownUrl, timers))).toBe(true);
+    expect(toolsOwn(stack(`async ${ownUrl}`, ownPath))).toBe(true);
+  });
+
+  it('is the run\'s unhandled error with a frame of the user\'s code or another package, or no frame of its own', () => {
+    expect(toolsOwn(stack('Timeout._onTimeout (/tmp/p/a.rollout.ts:6:26)', ownUrl, timers))).toBe(false);
+    expect(toolsOwn(stack('Socket.emit (file:///tmp/p/node_modules/openai/core.mjs:1:1)', ownUrl))).toBe(false);
+    expect(toolsOwn(stack(timers))).toBe(false);
+    expect(toolsOwn(stack('<anonymous>', ownUrl))).toBe(false);
+    expect(toolsOwn(undefined)).toBe(false);
+  });
+});

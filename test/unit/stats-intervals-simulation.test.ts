@@ -165,3 +165,33 @@ describe.each(['binary-same', 'binary-rows', 'graded-rows', 'graded-crashes'] as
     }
   });
 });
+
+describe('rows like these when a few rows hold most of the runs', () => {
+  // A row's true mean: 70% of rows always pass, the rest never (a row of 0/1 rewards that is most of the mean is a
+  // coin), or 80% pass and the rest pass at 0..0.5. Graded runs are 1 at the row's rate, else uniform on [0, 0.5).
+  const populations = {
+    'split 0/1': { draw: (random: () => number) => (random() < 0.7 ? 1 : 0), mean: 0.7 },
+    easy: { draw: (random: () => number) => (random() < 0.8 ? 1 : random() * 0.5), mean: 0.85 },
+  };
+  const patterns = { '50 runs, 19 rows of 2': [50, ...Array(19).fill(2)], '10 runs, 9 rows of 1': [10, ...Array(9).fill(1)] };
+
+  it.each(Object.entries(patterns).flatMap(([name, runs]) => (['binary', 'graded'] as const).flatMap((rewards) => Object.keys(populations).map((population) => [name, rewards, population, runs] as const))))(
+    '%s, %s rewards, %s rows: the interval covers the population mean at least 93% of the time',
+    (_name, rewards, population, runs) => {
+      const { draw, mean } = populations[population as keyof typeof populations];
+      const truth = rewards === 'binary' ? mean : mean + (1 - mean) * 0.25;
+      const random = createRng(runs.length * 7 + (rewards === 'binary' ? 1 : 2));
+      const replications = 600;
+      let hits = 0;
+      for (let r = 0; r < replications; r++) {
+        const rows = runs.map((k) => {
+          const p = draw(random);
+          return Array.from({ length: k }, () => (random() < p ? 1 : rewards === 'binary' ? 0 : random() * 0.5));
+        });
+        if (covers(meanRewardInterval(rows).population, truth)) hits++;
+      }
+      // Before the effective number of rows: 65.6% for 0/1 rewards of split rows at 50 + 19 × 2.
+      expect(hits / replications).toBeGreaterThanOrEqual(floor(replications));
+    },
+  );
+});

@@ -15,9 +15,10 @@ import { sumOfSquares } from './squares.ts';
  *   least N, the bound for any reward in [0, 1], which keeps the interval from collapsing when runs agree.
  * - `wilson-clustered`: rewards in [0, 1], rows like these (rows resampled). The variance of the mean over rows,
  *   the runs of a row counted together, with one worst-case row mixed in for 0/1 rewards (see {@link withWorstRow})
- *   and a row at 0 and one at 1 for graded ones ({@link withEdgeRuns}); the Wilson form with t on n − 1 degrees of
- *   freedom, on an effective number between n (a [0, 1] row mean varies at most like one 0/1 draw) and, for 0/1
- *   rewards, N (runs of a row are never negatively correlated).
+ *   and a row at 0 and one at 1 for graded ones ({@link withEdgeRuns}), both counted on the effective number of rows
+ *   ({@link effectiveRows}); the Wilson form with t on n − 1 degrees of freedom, on an effective number between the
+ *   effective rows (a [0, 1] row mean varies at most like one 0/1 draw) and, for 0/1 rewards, N (runs of a row are
+ *   never negatively correlated).
  * - `confidence-sequence-stratified`: an adaptive suite's (`--target-width`), own rows, each weighing the same:
  *   an anytime-valid confidence sequence, valid although the run chose which rows to run and when to stop (see
  *   stats/confidence-sequence.ts).
@@ -87,13 +88,28 @@ function describeRows(rows: readonly (readonly number[])[]): Rows {
 }
 
 /**
- * Variance of the mean with rows resampled: the cluster (ratio) estimator n/(n − 1) Σ (Tᵢ − Kᵢ ȳ)² / N², with
- * Tᵢ a row's sum and Kᵢ its runs. Rows with more runs weigh more, as they do in the mean.
+ * Variance of the mean with rows resampled: the cluster (ratio) estimator Σ (Tᵢ − Kᵢ ȳ)² / N² / (1 − wᵢ), with Tᵢ
+ * a row's sum, Kᵢ its runs and wᵢ = Kᵢ / N its weight in the mean (rows with more runs weigh more). Each row's
+ * residual is scaled up by its leverage (CR2, Bell and McCaffrey 2002): a row that weighs much pulls the mean
+ * towards itself, so that its residual alone understates its spread. With equal runs this is the usual
+ * n/(n − 1) Σ (Tᵢ − K ȳ)² / N².
  */
 function clusteredVariance(rows: Rows): number {
   let sum = 0;
-  for (let i = 0; i < rows.n; i++) sum += (rows.sums[i]! - rows.counts[i]! * rows.mean) ** 2;
-  return (rows.n / (rows.n - 1)) * (sum / rows.total ** 2);
+  for (let i = 0; i < rows.n; i++) sum += (rows.sums[i]! - rows.counts[i]! * rows.mean) ** 2 / (1 - rows.counts[i]! / rows.total);
+  return sum / rows.total ** 2;
+}
+
+/**
+ * Kish's effective number of rows, N² / Σ Kᵢ²: n with equal runs, fewer when a few rows hold most runs (a row of
+ * 50 runs beside 19 of 2 makes the mean lean on it as on 3 rows of 29). The population interval's worst cases and
+ * its least effective size count these: with the rows' count, such rows covered the truth 66-90% of the time (a row
+ * of 0/1 rewards that is most of the mean is a coin the interval must span).
+ */
+function effectiveRows(rows: Rows): number {
+  let squares = 0;
+  for (const count of rows.counts) squares += count ** 2;
+  return rows.total ** 2 / squares;
 }
 
 /**
@@ -213,10 +229,13 @@ function ownRowsInterval(rows: Rows, confidence: number): Interval {
 function populationInterval(rows: Rows, confidence: number): Interval | null {
   if (rows.n < 2) return null;
   const measured = clusteredVariance(rows);
-  if (!rows.inUnitRange) return tInterval(rows.mean, measured, critical(confidence, rows.n - 1), 't-clustered');
-  const variance = rows.binary ? withWorstRow(rows.mean, measured, rows.n) : withEdgeRuns(rows.mean, measured, rows.n, rows.n - 1);
+  const n = effectiveRows(rows);
+  const df = rows.n - 1;
+  if (!rows.inUnitRange) return tInterval(rows.mean, measured, critical(confidence, df), 't-clustered');
+  // The worst cases are a row's and a run's worth of the effective rows: a row that holds most runs is most of the mean.
+  const variance = rows.binary ? withWorstRow(rows.mean, measured, n) : withEdgeRuns(rows.mean, measured, n, df);
   const most = rows.binary ? rows.total : Number.POSITIVE_INFINITY;
-  return { ...unitMeanInterval({ mean: rows.mean, variance, df: rows.n - 1, least: rows.n, most }, confidence), method: 'wilson-clustered' };
+  return { ...unitMeanInterval({ mean: rows.mean, variance, df, least: n, most }, confidence), method: 'wilson-clustered' };
 }
 
 /**

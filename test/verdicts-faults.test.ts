@@ -131,6 +131,8 @@ describe('a fault of code outside any rollout: what a rollout file starts as it 
     'uncaught exception outside any rollout: thrown by a load-time timer',
     'unhandled rejection outside any rollout: rejected as the file loads',
     'process.exit(3) was called outside any rollout',
+    // No Error, so no stack: the user's all the same, not a defect of the tool's that ends the run.
+    'unhandled rejection outside any rollout: a string reason',
   ];
 
   it('fails the run, which goes on and reports it with where it came from: the process did not crash, nor pass', async () => {
@@ -139,6 +141,7 @@ describe('a fault of code outside any rollout: what a rollout file starts as it 
 setTimeout(() => { throw new Error('thrown by a load-time timer'); }, 0);
 void Promise.reject(new Error('rejected as the file loads'));
 setTimeout(() => process.exit(3), 0);
+void Promise.reject('a string reason');
 defineRollout({ name: 'a', dataset: [{ prompt: 'x', label: 'x', metadata: { delayMs: 300 } }, { prompt: 'y', label: 'y', metadata: { delayMs: 300 } }], workflow: Echo, grader: Exact });`,
     });
     // Each thread that loads the file raises them once: the CLI's own, and the pool's (none with --inline).

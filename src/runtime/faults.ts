@@ -19,10 +19,11 @@ function asError(value: unknown): Error {
   return value instanceof Error ? value : new Error(String(value));
 }
 
+/** The fault with its prefix, and the frames of what was thrown: none when it was no Error (a string has no stack). */
 function faultOf(prefix: string, value: unknown): Error {
   const error = asError(value);
   const fault = new Error(`${prefix}: ${error.message}`);
-  fault.stack = `${fault.message}\n${(error.stack ?? '').split('\n').slice(1).join('\n')}`;
+  fault.stack = value instanceof Error ? `${fault.message}\n${(error.stack ?? '').split('\n').slice(1).join('\n')}` : fault.message;
   return fault;
 }
 
@@ -127,14 +128,17 @@ export const exitProcess: (code?: number) => never = process.exit.bind(process);
  * import of a rollout file is a load error of that file).
  */
 export function interceptProcessExit(): void {
-  process.exit = ((code?: number | string | null) => {
+  const exit = (code?: number | string | null) => {
     const scope = currentRolloutScope();
     const call = `process.exit(${code ?? ''})`;
     // The phase names who called it: a grader's exit must not read as the agent's fault.
     const error = new ProcessExitCalled(`${call} was called ${scope ? `by the ${scope.phase}` : 'outside any rollout'}`, !scope);
+    // Its stack starts at the caller: this replacement of process.exit is no frame of theirs.
+    Error.captureStackTrace(error, exit);
     // A call from a timer that outlived its phase is a late fault of its rollout, as a throw from it would be.
     if (scope) failScope(scope, error);
     else console.error(`rollout-test: refused ${call} outside any rollout`);
     throw error;
-  }) as typeof process.exit;
+  };
+  process.exit = exit as typeof process.exit;
 }

@@ -60,13 +60,13 @@ export interface WorkerSession {
   port: import('node:worker_threads').MessagePort;
 }
 
-/** Main thread to worker on a session's port: tasks to run side by side, or the end of the session. */
 /** Rollout files a thread imports before their first rollout, and the pool's control channel it reports on. */
 export interface PreloadTask {
   files: string[];
   controlChannel: string;
 }
 
+/** Main thread to worker on a session's port: tasks to run side by side, or the end of the session. */
 export type SessionRequest = { tasks: WorkerTask[] } | { close: true };
 
 /** One task's outcome. */

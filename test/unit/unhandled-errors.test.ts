@@ -18,7 +18,13 @@ describe('toolsOwn: an error outside any rollout is rollout-test\'s own defect o
     expect(toolsOwn(stack('Timeout._onTimeout (/tmp/p/a.rollout.ts:6:26)', ownUrl, timers))).toBe(false);
     expect(toolsOwn(stack('Socket.emit (file:///tmp/p/node_modules/openai/core.mjs:1:1)', ownUrl))).toBe(false);
     expect(toolsOwn(stack(timers))).toBe(false);
-    expect(toolsOwn(stack('<anonymous>', ownUrl))).toBe(false);
     expect(toolsOwn(undefined)).toBe(false);
+  });
+});
+
+describe('toolsOwn on frames that name no file', () => {
+  it('counts them as nobody\'s: built-ins beside its own frames leave the stack its own', () => {
+    expect(toolsOwn(stack('Array.map (<anonymous>)', ownUrl, 'async Promise.all (index 0)', timers))).toBe(true);
+    expect(toolsOwn('uncaught exception outside any rollout: a thrown string')).toBe(false);
   });
 });

@@ -49,7 +49,7 @@ async function run(filters: string[], rawOptions: Record<string, unknown>, early
     // Loaded on demand: local runs never load BullMQ and the Redis client.
     const report = queue
       ? await (await import('../queue/coordinator.ts')).runOnQueue(config, reporters, interrupt.signal, terminal, queue)
-      : await (await import('../run/runner.ts')).runRollouts(config, reporters, interrupt.signal, { pool });
+      : await (await import('../run/runner.ts')).runRollouts(config, reporters, interrupt.signal, { pool, ownsProcess: true });
     return exitOnceWritten(reporters, report.exitCode);
   } finally {
     // The run closes its pool; this closes it when the run could not start (a bad reporter, a missing baseline).

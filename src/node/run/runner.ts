@@ -163,6 +163,8 @@ export interface RunOptions {
    * workers instead when cancelled rollouts do not stop within the grace.
    */
   keepPool?: boolean;
+  /** The process is the CLI's: its faults outside any rollout are the run's unhandled errors (see UnhandledErrors). */
+  ownsProcess?: boolean;
 }
 
 /**
@@ -175,7 +177,7 @@ export async function runRollouts(config: ResolvedConfig, reporters: ReporterSet
   const { baseline } = preflight(config);
   const pool = options.pool ?? runPool(config.pool);
   // Before the rollout files load: a timer one starts as it loads can fire while the next one loads.
-  const unhandled = new UnhandledErrors(pool);
+  const unhandled = new UnhandledErrors(pool, options.ownsProcess === true);
   try {
     return await runLoaded(config, reporters, interrupt, options, { startedAt, started, baseline, pool, unhandled });
   } finally {

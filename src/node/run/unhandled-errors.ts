@@ -7,36 +7,41 @@ import type { RunReport } from '../types/run-report.ts';
 const CODE_DIR = fileURLToPath(CODE_URL);
 /** Where a stack frame points: `at f (where:1:2)` or `at where:1:2`. */
 const FRAME = /^\s+at (?:.*\((.*)\)|(.*))$/;
+/** A frame's place that is a file: built-ins' (`<anonymous>`, `index 0`, `native`) are nobody's. */
+const FILE = /^(?:file:|node:|\/|[A-Za-z]:\\)/;
 
 /**
  * Whether a stack is rollout-test's own alone: each frame in its code or Node's, one at least in its code. Thrown
  * there, outside any rollout, it is a defect of the tool, whose state may be broken: the run ends as it did before
  * these were heard (exit 1, the stack on stderr) rather than go on and maybe hang. A frame of the user's code or of
- * another package (an SDK's timer) makes it the run's unhandled error.
+ * another package (an SDK's timer) makes it the run's unhandled error, as does a stack with no frame (a thrown
+ * string); a frame of the tool's own dependencies is another package's too, which it cannot tell from the user's.
  */
 export function toolsOwn(stack: string | undefined): boolean {
   const places = (stack ?? '').split('\n').flatMap((line) => {
-    const match = FRAME.exec(line);
-    return match ? [match[1] ?? match[2] ?? ''] : [];
+    const place = FRAME.exec(line)?.slice(1).find((found) => found !== undefined);
+    return place !== undefined && FILE.test(place) ? [place] : [];
   });
   const ours = (place: string) => place.startsWith(CODE_URL) || place.startsWith(CODE_DIR);
   return places.some(ours) && places.every((place) => ours(place) || place.startsWith('node:'));
 }
 
 /**
- * A run's faults outside any rollout (see UnhandledError): those of the pool's threads, and those of this thread,
- * whose fault handlers are installed before the rollout files load and stay until the run returns. A rollout file's
- * timer that threw here crashed the process with no report (exit 1), and passed the run when it threw on a thread
- * or with `--inline`. Each fails the run now, which goes on and writes its reports; one that comes after the
- * report was made is written to stderr, and the run still exits 1.
+ * A run's faults outside any rollout (see UnhandledError): those of the pool's threads, and, in the CLI's process
+ * (`ownsProcess`), those of this thread, whose fault handlers are installed before the rollout files load and stay
+ * until the run returns; a program that embeds the run keeps its process's faults. A rollout file's timer that threw
+ * here crashed the process with no report (exit 1), and passed the run when it threw on a thread or with `--inline`.
+ * Each fails the run now, which goes on and writes its reports; one that comes after the report was made is written
+ * to stderr, and the run still exits 1. A fault raised alike by each thread that loaded a file is listed once.
  */
 export class UnhandledErrors {
   readonly #heard: UnhandledError[] = [];
+  readonly #seen = new Set<string>();
   /** How many were heard when the report took them; none until then. */
   #reported: number | undefined;
   readonly #stops: (() => void)[];
 
-  constructor(pool: Pick<WorkerPool, 'onUnhandledError'>) {
+  constructor(pool: Pick<WorkerPool, 'onUnhandledError'>, ownsProcess: boolean) {
     const hear = (origin: UnhandledError['origin']) => (error: UnhandledError) => {
       if (origin === 'main' && toolsOwn(error.stack)) {
         process.stderr.write(`rollout-test: internal error: ${error.stack}\n`);
@@ -44,10 +49,14 @@ export class UnhandledErrors {
       }
       this.#hear({ ...error, origin });
     };
-    this.#stops = [installFaultHandlers(), onUnhandledError(hear('main')), pool.onUnhandledError(hear('worker'))];
+    this.#stops = [pool.onUnhandledError(hear('worker'))];
+    if (ownsProcess) this.#stops.push(installFaultHandlers(), onUnhandledError(hear('main')));
   }
 
   #hear(error: UnhandledError): void {
+    const key = `${error.origin}\0${error.stack ?? error.message}`;
+    if (this.#seen.has(key)) return;
+    this.#seen.add(key);
     this.#heard.push(error);
     if (this.#reported !== undefined) process.stderr.write(`rollout-test: after the run's report was made: ${error.stack ?? error.message}\n`);
   }

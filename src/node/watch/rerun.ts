@@ -87,6 +87,7 @@ export async function rerun(input: RerunInput): Promise<void> {
     files,
     pool: input.pool,
     keepPool: true,
+    ownsProcess: true,
     runSuite: async (file, suite, runCtx) => {
       const ctx = { ...runCtx, signal: AbortSignal.any([runCtx.signal, input.suiteSignal(file, suite.name)]) };
       const previous = state.reports.get(suiteKey(file, suite.name));

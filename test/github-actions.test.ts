@@ -66,6 +66,10 @@ export class Loud extends Echo {
     process.stdout.write(':error::split after a colon\\n');
     process.stdout.write('answer #');
     process.stdout.write('#[add-mask]split legacy\\n');
+    process.stdout.write('\\x1b[');
+    process.stdout.write('31m::error::split in a colour code\\n');
+    process.stdout.write('3a3a6572726f723a3a686578', 'hex');
+    process.stdout.write('\\n');
     return super.run(ctx);
   }
 }
@@ -83,6 +87,10 @@ defineRollout({ name: 'loud', dataset: [{ prompt: 'x', label: 'y' }], workflow: 
       // Written in two pieces each: escaped where they join, or as one line if they came joined.
       expect(String(run.stdout)).toMatch(/^(:\\:|\\::)error::split after a colon$/m);
       expect(String(run.stdout)).toMatch(/^answer ##\\u005badd-mask\]split legacy$/m);
+      // A colour code at a line's start counts as blank: begun in one piece and ended in the next, still.
+      expect(String(run.stdout)).toMatch(/^\x1b\[31m\\::error::split in a colour code$/m);
+      // Hex for '::error::hex': the bytes it stands for are what the log gets.
+      expect(String(run.stdout)).toMatch(/^\\::error::hex$/m);
     }
   });
 

@@ -12,7 +12,12 @@ interface LineEnd {
   loneColon: boolean;
   /** Its last two characters, as written: `#` or `##` before a next piece's `#[` or `[`. */
   lastTwo: string;
+  /** A colour code begun after nothing but blanks (`\x1b[` or `\x1b[3`): the next piece may end it and start a command. */
+  carry: string;
 }
+const LINE_START: LineEnd = { midLine: false, loneColon: false, lastTwo: '', carry: '' };
+/** An escape sequence that a next piece may still end as a colour code. */
+const UNFINISHED_ESCAPE = /^\x1b(?:\[[\d;]*)?$/;
 const lineEnds = new Map<NodeJS.WriteStream, LineEnd>();
 
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
@@ -30,22 +35,29 @@ function escapeJoin(end: LineEnd, piece: string): string {
   return `${piece.slice(0, bracket)}\\u005b${piece.slice(bracket + 1)}`;
 }
 
-/** Text with no line that starts a workflow command; a piece that continues a line is not read as starting one. */
-function escapeText(stream: NodeJS.WriteStream, text: string): string {
-  const end = lineEnds.get(stream) ?? { midLine: false, loneColon: false, lastTwo: '' };
-  // A piece that continues a line gets a character before it, taken off again, so that its start is not a line's.
-  const escaped = escapeJoin(end, end.midLine ? escapeWorkflowCommands(`x${text}`).slice(1) : escapeWorkflowCommands(text));
+/** Where the line is after `text`, written after `end`, left it. */
+function lineEndAfter(end: LineEnd, text: string, escaped: string): LineEnd {
+  const lastTwo = escaped.length >= 2 ? escaped.slice(-2) : `${end.lastTwo}${escaped}`.slice(-2);
   // What the last line holds so far (indexOf, not a regex: a regex tail scan is quadratic on a long line).
   const tail = text.slice(Math.max(text.lastIndexOf('\n'), text.lastIndexOf('\r')) + 1);
-  // The line so far is the tail alone when the piece broke the line, or when the line before held only blanks.
-  const alone = tail.length < text.length || !end.midLine;
-  const tailContent = content(tail);
-  lineEnds.set(stream, {
-    midLine: alone ? tailContent !== '' : true,
-    // Only a `:` that ends the line so far: anything after it, a blank or a colour code, keeps it from a `:` next.
-    loneColon: alone ? tailContent === ':' && tail.endsWith(':') : end.loneColon && text === '',
-    lastTwo: escaped.length >= 2 ? escaped.slice(-2) : `${end.lastTwo}${escaped}`.slice(-2),
-  });
+  // Only a `:` that ends the line so far: anything after it, a blank or a colour code, keeps it from a `:` next.
+  if (tail.length === text.length && end.midLine) return { midLine: true, loneColon: end.loneColon && text === '', lastTwo, carry: '' };
+  // The line so far: the tail, after what the line held before when that was blanks and an unfinished colour code.
+  const line = tail.length === text.length ? end.carry + tail : tail;
+  const escapeAt = line.lastIndexOf('\x1b');
+  const carry = escapeAt !== -1 && UNFINISHED_ESCAPE.test(line.slice(escapeAt)) ? line.slice(escapeAt) : '';
+  const held = content(carry ? line.slice(0, escapeAt) : line);
+  return { midLine: held !== '', loneColon: !carry && held === ':' && line.endsWith(':'), lastTwo, carry: held === '' ? carry : '' };
+}
+
+/** Text with no line that starts a workflow command; a piece that continues a line is not read as starting one. */
+function escapeText(stream: NodeJS.WriteStream, text: string): string {
+  const end = lineEnds.get(stream) ?? LINE_START;
+  // A piece that continues a line gets a character before it, taken off again, so that its start is not a line's;
+  // one after an unfinished colour code gets that code, as the line will hold it.
+  const before = end.midLine ? 'x' : end.carry;
+  const escaped = escapeJoin(end, escapeWorkflowCommands(`${before}${text}`).slice(before.length));
+  lineEnds.set(stream, lineEndAfter(end, text, escaped));
   return escaped;
 }
 
@@ -64,7 +76,11 @@ function escapeBytes(stream: NodeJS.WriteStream, bytes: Buffer): Buffer {
   return escaped === text ? bytes : Buffer.from(escaped, encoding);
 }
 
-function guarded(stream: NodeJS.WriteStream, chunk: unknown): unknown {
+function guarded(stream: NodeJS.WriteStream, chunk: unknown, encoding: unknown): unknown {
+  // A string in another encoding (`write('3a3a…', 'hex')`) is read as the bytes it stands for.
+  if (typeof chunk === 'string' && typeof encoding === 'string' && Buffer.isEncoding(encoding) && !/^utf-?8$/i.test(encoding)) {
+    return escapeBytes(stream, Buffer.from(chunk, encoding));
+  }
   if (typeof chunk === 'string') return escapeText(stream, chunk);
   if (!(chunk instanceof Uint8Array)) return chunk;
   return escapeBytes(stream, Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength));
@@ -82,11 +98,16 @@ export function guardProcessOutput(): void {
     if (ownWrites.has(stream)) continue;
     const write = stream.write.bind(stream) as Write;
     ownWrites.set(stream, write);
-    stream.write = ((chunk: unknown, ...rest: unknown[]) => (write as (...args: unknown[]) => boolean)(guarded(stream, chunk), ...rest)) as Write;
+    stream.write = ((chunk: unknown, ...rest: unknown[]) => (write as (...args: unknown[]) => boolean)(guarded(stream, chunk, rest[0]), ...rest)) as Write;
   }
 }
 
-/** Prints a workflow command of the tool's own on stdout, past {@link guardProcessOutput}. */
+/**
+ * Prints a workflow command of the tool's own on stdout, past {@link guardProcessOutput}: on a line of its own, after
+ * a line a rollout left unfinished, and the next piece starts a line after it.
+ */
 export function writeCommand(text: string): void {
-  (ownWrites.get(process.stdout) ?? process.stdout.write.bind(process.stdout))(text);
+  const end = lineEnds.get(process.stdout) ?? LINE_START;
+  (ownWrites.get(process.stdout) ?? process.stdout.write.bind(process.stdout))(end.midLine || end.carry ? `\n${text}` : text);
+  lineEnds.set(process.stdout, text.endsWith('\n') ? LINE_START : { ...LINE_START, midLine: true });
 }

@@ -107,18 +107,18 @@ describe('meanRewardInterval against an independent computation', () => {
   type Expected = { mean: number; low: number | null; high: number | null; method: string };
   const cases: [number[][], number, Expected, Omit<Expected, 'mean'> | null][] = [
     // 0/1 rewards: Wilson on all 6 runs (4 of 6); the population on 3 rows of 3, 1 and 2 runs: each residual scaled
-    // by its row's leverage (CR2), Kish's 2.57 effective rows for the worst row and the least size, t on 2 df, the
+    // by its row's leverage (CR2), Kish's 2.57 effective rows for the worst row, the least size and t (1.57 df), the
     // effective size capped at the 6 runs. Each value here was computed apart, with scipy.
-    [[[1, 1, 0], [1], [0, 1]], 0.95, { mean: 2 / 3, low: 0.24107821098195242, high: 0.9400102953115788, method: 'wilson' }, { low: 0.08333105281026539, high: 0.9833686331662049, method: 'wilson-clustered' }],
-    [[[1, 1, 0], [1], [0, 1]], 0.9, { mean: 2 / 3, low: 0.281375772174234, high: 0.9258955348645573, method: 'wilson' }, { low: 0.14749463714561237, high: 0.9680488955766554, method: 'wilson-clustered' }],
+    [[[1, 1, 0], [1], [0, 1]], 0.95, { mean: 2 / 3, low: 0.24107821098195242, high: 0.9400102953115788, method: 'wilson' }, { low: 0.052742239270342786, high: 0.989862167215908, method: 'wilson-clustered' }],
+    [[[1, 1, 0], [1], [0, 1]], 0.9, { mean: 2 / 3, low: 0.281375772174234, high: 0.9258955348645573, method: 'wilson' }, { low: 0.1124811158247564, high: 0.9767114543835412, method: 'wilson-clustered' }],
     [[[1, 0, 1, 1]], 0.95, { mean: 0.75, low: 0.21942652006536284, high: 0.9868088381762731, method: 'wilson' }, null],
     // All passes, all failures: never zero width, the far end pinned to the edge.
     [[[1], [1], [1]], 0.95, { mean: 1, low: 0.30998810644195646, high: 1, method: 'wilson' }, { low: 0.09725881516964241, high: 1, method: 'wilson-clustered' }],
     [[[0, 0], [0, 0]], 0.95, { mean: 0, low: 0, high: 0.6042269655172214, method: 'wilson' }, { low: 0, high: 0.9931117573141981, method: 'wilson-clustered' }],
     // Graded, rows of 2, 3 and 1 runs: the one-run row takes the pooled within-row variance, and the variance is
     // measured again with a run at 0 and one at 1 (rows at 0 and 1 for the population); t on 3 df.
-    [[[0.2, 0.6], [1, 0.5, 0], [0.3]], 0.95, { mean: 2.6 / 6, low: 0.0645746130804837, high: 0.88724506390201, method: 'wilson-stratified' }, { low: 0.02478110823582255, high: 0.9528117593399676, method: 'wilson-clustered' }],
-    [[[0.2, 0.6], [1, 0.5, 0], [0.3]], 0.9, { mean: 2.6 / 6, low: 0.09703549974405622, high: 0.8359718447901049, method: 'wilson-stratified' }, { low: 0.04725261389016276, high: 0.91268975148891, method: 'wilson-clustered' }],
+    [[[0.2, 0.6], [1, 0.5, 0], [0.3]], 0.95, { mean: 2.6 / 6, low: 0.0645746130804837, high: 0.88724506390201, method: 'wilson-stratified' }, { low: 0.012787003968649286, high: 0.9747522597189534, method: 'wilson-clustered' }],
+    [[[0.2, 0.6], [1, 0.5, 0], [0.3]], 0.9, { mean: 2.6 / 6, low: 0.09703549974405622, high: 0.8359718447901049, method: 'wilson-stratified' }, { low: 0.029533651730548668, high: 0.9431496589682057, method: 'wilson-clustered' }],
     // Graded, one run per row: nothing within rows, so the variance over rows, on n − 1 df.
     [[[0.2], [0.9], [0.4], [0.7]], 0.95, { mean: 0.55, low: 0.09526609122758065, high: 0.9379607147545013, method: 'wilson-stratified' }, { low: 0.09526609122758065, high: 0.9379607147545013, method: 'wilson-clustered' }],
     // One graded run: no variance and no df (normal z), size 1; 0.3 is within 1/2 of 0, so the lower end is 0.
@@ -126,8 +126,8 @@ describe('meanRewardInterval against an independent computation', () => {
     // Graded runs that all agree: only the two edge runs vary (an effective 7.06 runs, the worst case being 6), t on 3 df.
     [[[0.8, 0.8], [0.8, 0.8], [0.8, 0.8]], 0.95, { mean: 0.8, low: 0.22722742738099086, high: 0.9900022960714654, method: 'wilson-stratified' }, { low: 0.057070382641065634, high: 0.9998218325117404, method: 'wilson-clustered' }],
     // A mean within 1/(2N) of an edge: that edge is inside the interval.
-    [[[0.4, 0], [0], [0], [0], [0]], 0.95, { mean: 0.4 / 6, low: 0, high: 0.9740898651047537, method: 'wilson-stratified' }, { low: 0, high: 0.7468658663890819, method: 'wilson-clustered' }],
-    [[[0.6, 1], [1], [1], [1], [1]], 0.95, { mean: 5.6 / 6, low: 0.025910134895246243, high: 1, method: 'wilson-stratified' }, { low: 0.25313413361091797, high: 1, method: 'wilson-clustered' }],
+    [[[0.4, 0], [0], [0], [0], [0]], 0.95, { mean: 0.4 / 6, low: 0, high: 0.9740898651047537, method: 'wilson-stratified' }, { low: 0, high: 0.7652292101901078, method: 'wilson-clustered' }],
+    [[[0.6, 1], [1], [1], [1], [1]], 0.95, { mean: 5.6 / 6, low: 0.025910134895246243, high: 1, method: 'wilson-stratified' }, { low: 0.23477078980989213, high: 1, method: 'wilson-clustered' }],
     // Outside [0, 1], above or below: Student's t with the same variances.
     [[[2, 4], [3, 5], [10, 12]], 0.95, { mean: 6, low: 4.162613768962921, high: 7.837386231037079, method: 't-stratified' }, { low: -4.828105247358058, high: 16.82810524735806, method: 't-clustered' }],
     [[[-0.5, 0], [0.5, 0.5]], 0.95, { mean: 0.125, low: -0.41283159121868274, high: 0.6628315912186827, method: 't-stratified' }, { low: -4.63982677606551, high: 4.88982677606551, method: 't-clustered' }],

@@ -16,7 +16,7 @@ import { sumOfSquares } from './squares.ts';
  * - `wilson-clustered`: rewards in [0, 1], rows like these (rows resampled). The variance of the mean over rows,
  *   the runs of a row counted together, with one worst-case row mixed in for 0/1 rewards (see {@link withWorstRow})
  *   and a row at 0 and one at 1 for graded ones ({@link withEdgeRuns}), both counted on the effective number of rows
- *   ({@link effectiveRows}); the Wilson form with t on n − 1 degrees of freedom, on an effective number between the
+ *   ({@link effectiveRows}); the Wilson form with t on the effective rows less one (at least 1), on an effective number between the
  *   effective rows (a [0, 1] row mean varies at most like one 0/1 draw) and, for 0/1 rewards, N (runs of a row are
  *   never negatively correlated).
  * - `confidence-sequence-stratified`: an adaptive suite's (`--target-width`), own rows, each weighing the same:
@@ -230,7 +230,10 @@ function populationInterval(rows: Rows, confidence: number): Interval | null {
   if (rows.n < 2) return null;
   const measured = clusteredVariance(rows);
   const n = effectiveRows(rows);
-  const df = rows.n - 1;
+  // Degrees of freedom on the effective rows too: three rows of 30 runs beside 30 of 1 measure the spread of the rows
+  // that make the mean on about 3, not 33 (74.7% coverage on n − 1). At least 1: a row with nearly all runs leaves
+  // next to nothing to measure.
+  const df = Math.max(1, n - 1);
   if (!rows.inUnitRange) return tInterval(rows.mean, measured, critical(confidence, df), 't-clustered');
   // The worst cases are a row's and a run's worth of the effective rows: a row that holds most runs is most of the mean.
   const variance = rows.binary ? withWorstRow(rows.mean, measured, n) : withEdgeRuns(rows.mean, measured, n, df);

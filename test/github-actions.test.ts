@@ -70,6 +70,8 @@ export class Loud extends Echo {
     process.stdout.write('31m::error::split in a colour code\\n');
     process.stdout.write('3a3a6572726f723a3a686578', 'hex');
     process.stdout.write('\\n');
+    // 80,000 bytes of 'é' after it: a fork's pipe cuts the piece at 64 KB, inside a character.
+    process.stdout.write('\\u00a0::error::cut by the pipe\\n' + 'é'.repeat(40000) + '\\n');
     return super.run(ctx);
   }
 }
@@ -91,6 +93,7 @@ defineRollout({ name: 'loud', dataset: [{ prompt: 'x', label: 'y' }], workflow: 
       expect(String(run.stdout)).toMatch(/^\x1b\[31m\\::error::split in a colour code$/m);
       // Hex for '::error::hex': the bytes it stands for are what the log gets.
       expect(String(run.stdout)).toMatch(/^\\::error::hex$/m);
+      expect(String(run.stdout)).toMatch(/^\u00a0\\::error::cut by the pipe\né{40000}$/m);
     }
   });
 

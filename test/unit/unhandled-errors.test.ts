@@ -28,3 +28,10 @@ describe('toolsOwn on frames that name no file', () => {
     expect(toolsOwn('uncaught exception outside any rollout: a thrown string')).toBe(false);
   });
 });
+
+describe('toolsOwn built and from its sources', () => {
+  it('counts frames of dist/ and of src/ (source-mapped) alike as its own', () => {
+    const root = fileURLToPath(new URL('../../', import.meta.url));
+    expect(toolsOwn(stack(`f (file://${root}dist/chunks/chunk-X.js:1:1)`, `g (${root}src/node/run/runner.ts:2:2)`, timers))).toBe(true);
+  });
+});

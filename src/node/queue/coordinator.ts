@@ -189,7 +189,7 @@ export async function runOnQueue(config: ResolvedConfig, reporters: ReporterSet,
       },
     };
     // The run tells the reporters (and judges their failures) as a local run does.
-    const report = await runRollouts(config, reporters, interrupt, { remote });
+    const report = await runRollouts(config, reporters, interrupt, { remote, ownsProcess: true });
     ended = true;
     return report;
   } finally {

@@ -1,3 +1,4 @@
+import { StringDecoder } from 'node:string_decoder';
 import { escapeWorkflowCommands } from './printable.ts';
 
 type Write = typeof process.stdout.write;
@@ -16,11 +17,12 @@ interface LineEnd {
   carry: string;
 }
 const LINE_START: LineEnd = { midLine: false, loneColon: false, lastTwo: '', carry: '' };
+/** The longest unfinished escape sequence carried to the next piece. */
+const MAX_CARRY = 16;
 /** An escape sequence that a next piece may still end as a colour code. */
 const UNFINISHED_ESCAPE = /^\x1b(?:\[[\d;]*)?$/;
 const lineEnds = new Map<NodeJS.WriteStream, LineEnd>();
 
-const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 const COLOUR = /\x1b\[[\d;]*[A-Za-z]/g;
 /** A line so far without what .NET trims before it (NEL too) and its colour codes. No nested repeat: a long line cannot overflow it. */
 const content = (line: string) => line.replace(COLOUR, '').replaceAll('\u0085', '').trim();
@@ -45,7 +47,8 @@ function lineEndAfter(end: LineEnd, text: string, escaped: string): LineEnd {
   // The line so far: the tail, after what the line held before when that was blanks and an unfinished colour code.
   const line = tail.length === text.length ? end.carry + tail : tail;
   const escapeAt = line.lastIndexOf('\x1b');
-  const carry = escapeAt !== -1 && UNFINISHED_ESCAPE.test(line.slice(escapeAt)) ? line.slice(escapeAt) : '';
+  // A colour code is short: a longer run of digits after an escape ends no colour code, and is not carried.
+  const carry = escapeAt !== -1 && line.length - escapeAt <= MAX_CARRY && UNFINISHED_ESCAPE.test(line.slice(escapeAt)) ? line.slice(escapeAt) : '';
   const held = content(carry ? line.slice(0, escapeAt) : line);
   return { midLine: held !== '', loneColon: !carry && held === ':' && line.endsWith(':'), lastTwo, carry: held === '' ? carry : '' };
 }
@@ -61,29 +64,34 @@ function escapeText(stream: NodeJS.WriteStream, text: string): string {
   return escaped;
 }
 
-/** Bytes as they are but for the escapes: UTF-8 when they are whole UTF-8 (blanks beyond ASCII count), else latin1. */
-function escapeBytes(stream: NodeJS.WriteStream, bytes: Buffer): Buffer {
-  let text: string;
-  let encoding: BufferEncoding = 'utf8';
-  try {
-    text = utf8.decode(bytes);
-  } catch {
-    // A piece cut inside a character: latin1 maps each byte to one char, so the bytes come back exactly.
-    text = bytes.toString('latin1');
-    encoding = 'latin1';
-  }
-  const escaped = escapeText(stream, text);
-  return escaped === text ? bytes : Buffer.from(escaped, encoding);
+const decoders = new Map<NodeJS.WriteStream, StringDecoder>();
+const UTF8 = /^utf-?8$/i;
+
+/**
+ * Bytes as the text they are in UTF-8: a character cut at a piece's end (a pipe cuts a fork's output every 64 KB) is
+ * held for the next piece, and bytes that are no UTF-8 read as U+FFFD, so that a blank beyond ASCII before a `::` is
+ * seen as one however the bytes came.
+ */
+function textOf(stream: NodeJS.WriteStream, bytes: Buffer): string {
+  let decoder = decoders.get(stream);
+  if (!decoder) decoders.set(stream, (decoder = new StringDecoder('utf8')));
+  return decoder.write(bytes);
 }
 
-function guarded(stream: NodeJS.WriteStream, chunk: unknown, encoding: unknown): unknown {
-  // A string in another encoding (`write('3a3a…', 'hex')`) is read as the bytes it stands for.
-  if (typeof chunk === 'string' && typeof encoding === 'string' && Buffer.isEncoding(encoding) && !/^utf-?8$/i.test(encoding)) {
-    return escapeBytes(stream, Buffer.from(chunk, encoding));
+/** The piece's text, or `undefined` for what is no text (an object-mode chunk). */
+function pieceText(stream: NodeJS.WriteStream, chunk: unknown, encoding: unknown): string | undefined {
+  if (typeof chunk === 'string') {
+    // A string in another encoding (`write('3a3a…', 'hex')`) is read as the bytes it stands for.
+    return typeof encoding === 'string' && Buffer.isEncoding(encoding) && !UTF8.test(encoding) ? textOf(stream, Buffer.from(chunk, encoding)) : chunk;
   }
-  if (typeof chunk === 'string') return escapeText(stream, chunk);
-  if (!(chunk instanceof Uint8Array)) return chunk;
-  return escapeBytes(stream, Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+  return chunk instanceof Uint8Array ? textOf(stream, Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength)) : undefined;
+}
+
+/** The write's arguments with the piece escaped, as UTF-8 text. */
+function guarded(stream: NodeJS.WriteStream, chunk: unknown, rest: unknown[]): unknown[] {
+  const text = pieceText(stream, chunk, rest[0]);
+  if (text === undefined) return [chunk, ...rest];
+  return [escapeText(stream, text), ...(typeof rest[0] === 'string' ? ['utf8', ...rest.slice(1)] : rest)];
 }
 
 /**
@@ -98,7 +106,7 @@ export function guardProcessOutput(): void {
     if (ownWrites.has(stream)) continue;
     const write = stream.write.bind(stream) as Write;
     ownWrites.set(stream, write);
-    stream.write = ((chunk: unknown, ...rest: unknown[]) => (write as (...args: unknown[]) => boolean)(guarded(stream, chunk, rest[0]), ...rest)) as Write;
+    stream.write = ((chunk: unknown, ...rest: unknown[]) => (write as (...args: unknown[]) => boolean)(...guarded(stream, chunk, rest))) as Write;
   }
 }
 

@@ -1,10 +1,18 @@
-import { fileURLToPath } from 'node:url';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import type { WorkerPool } from '../../backends/local/worker-pool.ts';
-import { CODE_URL } from '../../package-files.ts';
+import { PACKAGE_ROOT } from '../../package-files.ts';
 import { exitProcess, installFaultHandlers, onUnhandledError, type UnhandledError } from '../../runtime/faults.ts';
 import type { RunReport } from '../types/run-report.ts';
 
-const CODE_DIR = fileURLToPath(CODE_URL);
+/**
+ * Where rollout-test's own frames point, as paths and as URLs: its built code, and its sources, which a built frame
+ * names once source maps are on (a TypeScript rollout file turns them on).
+ */
+const OWN_PLACES = ['dist', 'src'].flatMap((dir) => {
+  const own = path.join(PACKAGE_ROOT, dir) + path.sep;
+  return [own, pathToFileURL(own).href];
+});
 /** Where a stack frame points: `at f (where:1:2)` or `at where:1:2`. */
 const FRAME = /^\s+at (?:.*\((.*)\)|(.*))$/;
 /** A frame's place that is a file: built-ins' (`<anonymous>`, `index 0`, `native`) are nobody's. */
@@ -22,7 +30,7 @@ export function toolsOwn(stack: string | undefined): boolean {
     const place = FRAME.exec(line)?.slice(1).find((found) => found !== undefined);
     return place !== undefined && FILE.test(place) ? [place] : [];
   });
-  const ours = (place: string) => place.startsWith(CODE_URL) || place.startsWith(CODE_DIR);
+  const ours = (place: string) => OWN_PLACES.some((own) => place.startsWith(own));
   return places.some(ours) && places.every((place) => ours(place) || place.startsWith('node:'));
 }
 

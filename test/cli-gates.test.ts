@@ -133,6 +133,15 @@ describe('--shard and merge-reports', () => {
     expect(all.stdout).toMatch(/✗ one \(a\.rollout\.ts\) 1 rollout/);
   });
 
+  it('fails a merge of shards one of which heard an unhandled error: the shard failed, so does the merge', async () => {
+    const dir = makeProject({ 'a.rollout.ts': `${COMMON}\nvoid Promise.reject('rejected as the file loads');\ndefineRollout({ name: 'a', dataset: [{ prompt: 'x', label: 'x' }, { prompt: 'y', label: 'y' }], workflow: Echo, grader: Exact });` });
+    for (const i of [1, 2]) expect((await runCli(dir, ['run', '--shard', `${i}/2`, '--outputDir', `s${i}`])).exitCode).toBe(1);
+    const merged = await json(dir, ['merge-reports', 's1', 's2', '--outputDir', 'merged']);
+    expect(merged.code).toBe(1);
+    expect(merged.report.suites[0].stats.counts.passed).toBe(2);
+    expect(merged.report.unhandledErrors.map((e: { message: string }) => e.message)).toContain('unhandled rejection outside any rollout: rejected as the file loads');
+  });
+
   it('keeps in every shard a suite whose --rows matched none of its rows: sharded, merged or not, it fails the same', async () => {
     const rowsOf = (n: number) => JSON.stringify(Array.from({ length: n }, (_, i) => ({ prompt: `p${i}`, label: `p${i}` })));
     const dir = makeProject({ 'a.rollout.ts': `${COMMON}\ndefineRollout({ name: 'small', dataset: ${rowsOf(3)}, workflow: Echo, grader: Exact });\ndefineRollout({ name: 'big', dataset: ${rowsOf(10)}, workflow: Echo, grader: Exact });` });

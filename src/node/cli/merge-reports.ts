@@ -81,6 +81,9 @@ function readSummaries(dirs: string[]): Partial<RunReport>[] {
   return dirs.map((dir) => path.join(dir, SUMMARY_FILE)).filter(existsSync).map((file) => JSON.parse(readFileSync(file, 'utf8')));
 }
 
+/** The entries of a list in a shard's summary; none when what it holds there is no list. */
+const entriesOf = <T>(list: T[] | undefined): T[] => (Array.isArray(list) ? list : []);
+
 /** The shards ran side by side: the merged run started with the first and lasted as long as the longest. */
 function factsOf(summaries: Partial<RunReport>[], suites: SuiteReport[], config: ResolvedConfig): RunFacts {
   return {
@@ -90,6 +93,9 @@ function factsOf(summaries: Partial<RunReport>[], suites: SuiteReport[], config:
     budget: mergedBudget(summaries, suites, config),
     // Every shard left its suites out (none held a selected row): nothing ran, which is never a pass.
     noRollouts: suites.length === 0 ? `none of the ${summaries.length} shards ran a rollout` : undefined,
+    // A fault a shard heard outside its rollouts' results failed that shard: it fails the merged run too.
+    lateFaults: summaries.flatMap((s) => entriesOf(s.lateFaults)),
+    unhandledErrors: summaries.flatMap((s) => entriesOf(s.unhandledErrors)),
   };
 }
 

@@ -102,8 +102,8 @@ function clusteredVariance(rows: Rows): number {
 
 /**
  * Kish's effective number of rows, N² / Σ Kᵢ²: n with equal runs, fewer when a few rows hold most runs (a row of
- * 50 runs beside 19 of 2 makes the mean lean on it as on 3 rows of 29). The population interval's worst cases and
- * its least effective size count these: with the rows' count, such rows covered the truth 66-90% of the time (a row
+ * 50 runs beside 19 of 2 makes the mean lean on it as on 3 rows of 29). The population interval's worst cases, its
+ * least effective size and its degrees of freedom count these: with the rows' count, such rows covered the truth 66-90% of the time (a row
  * of 0/1 rewards that is most of the mean is a coin the interval must span).
  */
 function effectiveRows(rows: Rows): number {

@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { COMMON, makeProject, runCli } from './helpers/project.ts';
+import { startWatch } from './helpers/watch-process.ts';
 
 const json = async (dir: string, args: string[] = []) => {
   const run = await runCli(dir, ['run', ...args, '--reporter', 'json']);
@@ -157,6 +158,26 @@ defineRollout({ name: 'a', dataset: [{ prompt: 'x', label: 'x', metadata: { dela
       expect(run.stdout, label).toMatch(/ {3}Errors {2}\d+ unhandled \(outside any rollout\)/);
       const journal = readFileSync(path.join(dir, '.rollouts/runs/latest/journal.jsonl'), 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line));
       expect(journal.filter((entry) => entry.type === 'unhandled-error'), label).toHaveLength(report.unhandledErrors.length);
+    }
+  });
+
+  it('in watch mode, as the files load and between reruns: shown, and watching goes on', async () => {
+    // The second timer fires once the first run has ended: until a run, then between runs, no run hears it.
+    const dir = makeProject({
+      'a.rollout.ts': `${COMMON}
+setTimeout(() => { throw new Error('thrown as the file loads'); }, 0);
+setTimeout(() => { throw new Error('thrown between reruns'); }, 1500);
+defineRollout({ name: 'a', dataset: [{ prompt: 'x', label: 'x' }], workflow: Echo, grader: Exact });`,
+    });
+    const watch = startWatch(dir);
+    try {
+      await watch.waitFor(/unhandled error outside any run: uncaught exception outside any rollout: thrown as the file loads\n {4}at .*a\.rollout\.ts/);
+      await watch.waitFor(/✓ a \(a\.rollout\.ts\) 1 rollout/);
+      await watch.waitFor(/unhandled error outside any run: uncaught exception outside any rollout: thrown between reruns/);
+      watch.send('q');
+      expect((await watch.child).exitCode, watch.output()).toBe(0);
+    } finally {
+      watch.child.kill();
     }
   });
 });

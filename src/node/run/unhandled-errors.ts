@@ -42,6 +42,19 @@ export function toolsOwn(stack: string | undefined): boolean {
  * Each fails the run now, which goes on and writes its reports; one that comes after the report was made is written
  * to stderr, and the run still exits 1. A fault raised alike by each thread that loaded a file is listed once.
  */
+/** How many runs hear this process's faults now: outside them, a watch session shows them itself. */
+let runsHearingProcess = 0;
+
+/** Whether a run hears this process's faults now (see UnhandledErrors). */
+export const runHearsProcess = (): boolean => runsHearingProcess > 0;
+
+/** A fault of rollout-test's own outside any rollout ends the process, as before these were heard (see toolsOwn). */
+export function endOnToolsOwn(error: UnhandledError): void {
+  if (!toolsOwn(error.stack)) return;
+  process.stderr.write(`rollout-test: internal error: ${error.stack}\n`);
+  exitProcess(1);
+}
+
 export class UnhandledErrors {
   readonly #heard: UnhandledError[] = [];
   readonly #seen = new Set<string>();
@@ -51,14 +64,14 @@ export class UnhandledErrors {
 
   constructor(pool: Pick<WorkerPool, 'onUnhandledError'>, ownsProcess: boolean) {
     const hear = (origin: UnhandledError['origin']) => (error: UnhandledError) => {
-      if (origin === 'main' && toolsOwn(error.stack)) {
-        process.stderr.write(`rollout-test: internal error: ${error.stack}\n`);
-        exitProcess(1);
-      }
+      if (origin === 'main') endOnToolsOwn(error);
       this.#hear({ ...error, origin });
     };
     this.#stops = [pool.onUnhandledError(hear('worker'))];
-    if (ownsProcess) this.#stops.push(installFaultHandlers(), onUnhandledError(hear('main')));
+    if (ownsProcess) {
+      runsHearingProcess++;
+      this.#stops.push(installFaultHandlers(), onUnhandledError(hear('main')), () => void runsHearingProcess--);
+    }
   }
 
   #hear(error: UnhandledError): void {

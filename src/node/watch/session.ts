@@ -13,7 +13,8 @@ import { importGraph, keepImportGraphService, reachable } from './import-graph.t
 import { rerun } from './rerun.ts';
 import { WatchPool } from './watch-pool.ts';
 import { watchedDirs } from './watched-dirs.ts';
-import { exitProcess } from '../../runtime/faults.ts';
+import { exitProcess, installFaultHandlers, onUnhandledError } from '../../runtime/faults.ts';
+import { endOnToolsOwn, runHearsProcess } from '../run/unhandled-errors.ts';
 
 /** What watch mode needs from the CLI. */
 export interface WatchOptions {
@@ -70,6 +71,13 @@ export class WatchSession {
     await this.#loadConfig();
     // Before the first load, so that every import of the project's modules is seen.
     await trackModuleVersions(this.#config.root);
+    // A fault outside any run (a timer a rollout file starts as it loads, one between reruns) is shown, and watching
+    // goes on, as Vitest's watch mode does; a run's own are in its report (see UnhandledErrors).
+    installFaultHandlers();
+    onUnhandledError((error) => {
+      endOnToolsOwn(error);
+      if (!runHearsProcess()) this.#fail(`unhandled error outside any run: ${error.stack ?? error.message}`);
+    });
     const exit = new Promise<number>((resolve) => (this.#quit = resolve));
     this.#keys = new KeyInput(this.#options.stdin, (text) => this.#write(text), (key) => void this.#onKey(key).catch((error) => this.#fail(error)));
     process.on('SIGINT', this.#onSigint);

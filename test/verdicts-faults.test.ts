@@ -132,8 +132,9 @@ describe('a fault of code outside any rollout: what a rollout file starts as it 
     'uncaught exception outside any rollout: thrown by a load-time timer',
     'unhandled rejection outside any rollout: rejected as the file loads',
     'process.exit(3) was called outside any rollout',
-    // No Error, so no stack: the user's all the same, not a defect of the tool's that ends the run.
-    'unhandled rejection outside any rollout: a string reason',
+    // No Error, so no stack: the user's all the same, not a defect of the tool's that ends the run. A URL's
+    // credentials are hidden, as in a rollout's errors.
+    'unhandled rejection outside any rollout: a string reason from http://***@127.0.0.1:9/',
   ];
 
   it('fails the run, which goes on and reports it with where it came from: the process did not crash, nor pass', async () => {
@@ -142,7 +143,7 @@ describe('a fault of code outside any rollout: what a rollout file starts as it 
 setTimeout(() => { throw new Error('thrown by a load-time timer'); }, 0);
 void Promise.reject(new Error('rejected as the file loads'));
 setTimeout(() => process.exit(3), 0);
-void Promise.reject('a string reason');
+void Promise.reject('a string reason from http://user:s3cret@127.0.0.1:9/');
 defineRollout({ name: 'a', dataset: [{ prompt: 'x', label: 'x', metadata: { delayMs: 300 } }, { prompt: 'y', label: 'y', metadata: { delayMs: 300 } }], workflow: Echo, grader: Exact });`,
     });
     // Each thread that loads the file raises them once: the CLI's own, and the pool's (none with --inline).
@@ -158,6 +159,7 @@ defineRollout({ name: 'a', dataset: [{ prompt: 'x', label: 'x', metadata: { dela
       expect(run.stdout, label).toMatch(/ {3}Errors {2}\d+ unhandled \(outside any rollout\)/);
       const journal = readFileSync(path.join(dir, '.rollouts/runs/latest/journal.jsonl'), 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line));
       expect(journal.filter((entry) => entry.type === 'unhandled-error'), label).toHaveLength(report.unhandledErrors.length);
+      expect(`${run.all}${JSON.stringify(report)}${JSON.stringify(journal)}`, label).not.toContain('s3cret');
     }
   });
 

@@ -1,4 +1,5 @@
 import type { Phase } from '../model/result.ts';
+import { redactUrlCredentials } from './redact.ts';
 import { currentRolloutScope, type RolloutScope } from './rollout-context.ts';
 
 /**
@@ -61,8 +62,13 @@ export function onUnhandledError(listener: (error: UnhandledError) => void): () 
   return () => unhandledListeners.delete(listener);
 }
 
+/** An unhandled error that nothing hears (a queue worker's thread, a thread before its first rollout): logged. */
+export function logUnhandledError(error: UnhandledError): void {
+  console.error(`rollout-test: ${redactUrlCredentials(error.stack ?? error.message)}`);
+}
+
 function unhandled(error: Error): void {
-  if (unhandledListeners.size === 0) console.error(`rollout-test: ${error.stack}`);
+  if (unhandledListeners.size === 0) logUnhandledError(error);
   for (const listener of unhandledListeners) listener({ message: error.message, stack: error.stack });
 }
 

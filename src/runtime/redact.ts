@@ -15,8 +15,8 @@ export function redactUrlCredentials(text: string): string {
   return text.includes('@') ? text.replace(URL_CREDENTIALS, '$1***@') : text;
 }
 
-/** A rollout error with the credentials of the URLs in its message and stack hidden. */
-export function redactError(error: RolloutError): RolloutError {
+/** An error (a rollout's, a late fault, an unhandled error) with the credentials of the URLs in its message and stack hidden. */
+export function redactError<E extends Pick<RolloutError, 'message' | 'stack'>>(error: E): E {
   const message = redactUrlCredentials(error.message);
   const stack = error.stack === undefined ? undefined : redactUrlCredentials(error.stack);
   return message === error.message && stack === error.stack ? error : { ...error, message, ...(stack === undefined ? {} : { stack }) };

@@ -5,7 +5,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import { type ControlLink, inChildProcess, openControlLink } from './control-link.ts';
-import { installFaultHandlers, interceptProcessExit, onLateFault, onUnhandledError } from './faults.ts';
+import { installFaultHandlers, interceptProcessExit, logUnhandledError, onLateFault, onUnhandledError } from './faults.ts';
 import type { Invoke } from './implementation.ts';
 import { runGraderPhase, runWorkflowPhase, setupFailure, type GraderPhaseOutcome, type WorkflowPhaseOutcome } from './phases.ts';
 import type { ControlMessage, PreloadTask, WorkerSession, WorkerTask } from './protocol.ts';
@@ -30,7 +30,7 @@ onLateFault((fault) => {
 });
 // And the run it happens during fails on a fault outside any rollout (a timer the rollout file started as it loaded).
 onUnhandledError((error) => {
-  if (channels.size === 0) console.error(`rollout-test: ${error.stack ?? error.message}`);
+  if (channels.size === 0) logUnhandledError(error);
   for (const link of channels.values()) link.post({ type: 'unhandled-error', ...error } satisfies ControlMessage);
 });
 

@@ -2,7 +2,7 @@ import { availableParallelism } from 'node:os';
 import v8 from 'node:v8';
 import { Tinypool, type Options as TinypoolOptions } from 'tinypool';
 import { ownFileUrl } from '../../package-files.ts';
-import type { LateFault, UnhandledError } from '../../runtime/faults.ts';
+import { type LateFault, logUnhandledError, type UnhandledError } from '../../runtime/faults.ts';
 import type { Deadline } from '../../runtime/guard.ts';
 import { cancelledOutcome, type GraderPhaseOutcome, type WorkflowPhaseOutcome } from '../../runtime/phases.ts';
 import type { Phase } from '../../model/result.ts';
@@ -319,7 +319,7 @@ export class WorkerPool {
     }
     if (message.type === 'unhandled-error') {
       const { type: _, ...error } = message;
-      if (this.#unhandledListeners.size === 0) process.stderr.write(`rollout-test: ${error.stack ?? error.message}\n`);
+      if (this.#unhandledListeners.size === 0) logUnhandledError(error);
       for (const listener of this.#unhandledListeners) listener(error);
     }
     if (message.type === 'hello') this.#knownThreads.add(message.threadId);

@@ -1,4 +1,5 @@
 import type { LateFault } from '../../runtime/faults.ts';
+import { redactError } from '../../runtime/redact.ts';
 
 /**
  * How long after a rollout ends its timers' faults are still heard (a 1 ms timer, say): the run waits that long after
@@ -45,7 +46,8 @@ export class LateFaults {
   }
 
   add(fault: LateFault): void {
-    this.#onLate(fault);
+    // As a rollout's errors are: the console, the journal, Redis and the reports never show a URL's credentials.
+    this.#onLate(redactError(fault));
   }
 
   /** The late faults heard (none when `onLate` was given). */

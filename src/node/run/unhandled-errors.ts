@@ -3,6 +3,7 @@ import { pathToFileURL } from 'node:url';
 import type { WorkerPool } from '../../backends/local/worker-pool.ts';
 import { PACKAGE_ROOT } from '../../package-files.ts';
 import { exitProcess, installFaultHandlers, onUnhandledError, type UnhandledError } from '../../runtime/faults.ts';
+import { redactError, redactUrlCredentials } from '../../runtime/redact.ts';
 import type { RunReport } from '../types/run-report.ts';
 
 /**
@@ -34,14 +35,6 @@ export function toolsOwn(stack: string | undefined): boolean {
   return places.some(ours) && places.every((place) => ours(place) || place.startsWith('node:'));
 }
 
-/**
- * A run's faults outside any rollout (see UnhandledError): those of the pool's threads, and, in the CLI's process
- * (`ownsProcess`), those of this thread, whose fault handlers are installed before the rollout files load and stay
- * until the run returns; a program that embeds the run keeps its process's faults. A rollout file's timer that threw
- * here crashed the process with no report (exit 1), and passed the run when it threw on a thread or with `--inline`.
- * Each fails the run now, which goes on and writes its reports; one that comes after the report was made is written
- * to stderr, and the run still exits 1. A fault raised alike by each thread that loaded a file is listed once.
- */
 /** How many runs hear this process's faults now: outside them, a watch session shows them itself. */
 let runsHearingProcess = 0;
 
@@ -51,10 +44,19 @@ export const runHearsProcess = (): boolean => runsHearingProcess > 0;
 /** A fault of rollout-test's own outside any rollout ends the process, as before these were heard (see toolsOwn). */
 export function endOnToolsOwn(error: UnhandledError): void {
   if (!toolsOwn(error.stack)) return;
-  process.stderr.write(`rollout-test: internal error: ${error.stack}\n`);
+  // As the CLI reports its other internal errors (main.ts): a URL's credentials in the stack are hidden.
+  process.stderr.write(`rollout-test: internal error: ${redactUrlCredentials(error.stack ?? error.message)}\n`);
   exitProcess(1);
 }
 
+/**
+ * A run's faults outside any rollout (see UnhandledError): those of the pool's threads, and, in the CLI's process
+ * (`ownsProcess`), those of this thread, whose fault handlers are installed before the rollout files load and stay
+ * until the run returns; a program that embeds the run keeps its process's faults. A rollout file's timer that threw
+ * here crashed the process with no report (exit 1), and passed the run when it threw on a thread or with `--inline`.
+ * Each fails the run now, which goes on and writes its reports; one that comes after the report was made is written
+ * to stderr, and the run still exits 1. A fault raised alike by each thread that loaded a file is listed once.
+ */
 export class UnhandledErrors {
   readonly #heard: UnhandledError[] = [];
   readonly #seen = new Set<string>();
@@ -74,7 +76,9 @@ export class UnhandledErrors {
     }
   }
 
-  #hear(error: UnhandledError): void {
+  #hear(heard: UnhandledError): void {
+    // As a rollout's errors are: the console, the journal and the reports never show a URL's credentials.
+    const error = redactError(heard);
     const key = `${error.origin}\0${error.stack ?? error.message}`;
     if (this.#seen.has(key)) return;
     this.#seen.add(key);

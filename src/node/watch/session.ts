@@ -15,6 +15,7 @@ import { WatchPool } from './watch-pool.ts';
 import { watchedDirs } from './watched-dirs.ts';
 import { exitProcess, installFaultHandlers, onUnhandledError } from '../../runtime/faults.ts';
 import { endOnToolsOwn, runHearsProcess } from '../run/unhandled-errors.ts';
+import { redactUrlCredentials } from '../../runtime/redact.ts';
 
 /** What watch mode needs from the CLI. */
 export interface WatchOptions {
@@ -76,7 +77,7 @@ export class WatchSession {
     installFaultHandlers();
     onUnhandledError((error) => {
       endOnToolsOwn(error);
-      if (!runHearsProcess()) this.#fail(`unhandled error outside any run: ${error.stack ?? error.message}`);
+      if (!runHearsProcess()) this.#fail(`unhandled error outside any run: ${redactUrlCredentials(error.stack ?? error.message)}`);
     });
     const exit = new Promise<number>((resolve) => (this.#quit = resolve));
     this.#keys = new KeyInput(this.#options.stdin, (text) => this.#write(text), (key) => void this.#onKey(key).catch((error) => this.#fail(error)));
